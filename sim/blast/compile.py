@@ -1,0 +1,222 @@
+"""Compiling a validated `BlastData` into the numeric `BlastTables` the kernels use.
+
+The compiled bundle also keeps the names needed to turn numbers back into words (event logs,
+tables) and a content hash of the data, so that every result can name the exact data it came from.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from kernels.blast import consts as C
+from kernels.blast.tables import BlastTables
+
+from .model import Action, BlastData, Card, Value
+from .route import RouteLayout, unroll
+
+#: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CompiledBundle:
+    """The kernels' tables plus what is needed to read results: names, layouts and the data hash."""
+
+    tables: BlastTables
+    data: BlastData
+    data_hash: str                    # 16 hex digits of the SHA-256 of the canonical data
+    card_names: tuple[str, ...]       # by card id
+    card_owner: tuple[str, ...]       # by card id: biathlete name, "common", "motivation" or venue
+    biathlete_names: tuple[str, ...]  # by biathlete id
+    trail_names: tuple[str, ...]      # by trail id
+    layouts: tuple[RouteLayout, ...]  # by trail id
+
+    def biathlete_id(self, name: str) -> int:
+        return _index(self.biathlete_names, name, "biathlete")
+
+    def trail_id(self, name: str) -> int:
+        return _index(self.trail_names, name, "trail")
+
+    def card_id(self, name: str) -> int:
+        return _index(self.card_names, name, "card")
+
+
+def _index(names: tuple[str, ...], name: str, what: str) -> int:
+    low = [n.lower() for n in names]
+    if name.lower() not in low:
+        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
+    return low.index(name.lower())
+
+
+def data_hash(data: BlastData) -> str:
+    """A hash of the data's content: equal for equal data, whatever the files' comments or layout."""
+    canonical = json.dumps({"format": FORMAT_VERSION, "data": asdict(data) | {"source": ""}},
+                           sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def compile_data(data: BlastData) -> CompiledBundle:
+    rules, sw = data.rules, data.switches
+    die_index = {colour: i for i, colour in enumerate(rules.dice)}
+
+    # --- cards: common, unique by biathlete, Motivation, then one range pseudo-card per trail
+    cards: list[Card] = []
+    owners: list[str] = []
+    cards.extend(data.common)
+    owners.extend(["common"] * len(data.common))
+    for b in data.biathletes:
+        cards.extend(b.cards)
+        owners.extend([b.name] * len(b.cards))
+    first_motivation = len(cards)
+    cards.extend(data.motivation)
+    owners.extend(["motivation"] * len(data.motivation))
+    trails = data.trails
+    range_card = []
+    for t in trails:
+        v = data.venue_of(t)
+        range_card.append(len(cards))
+        cards.append(Card(f"{v.name} range ({t.name})", Value(), v.wait, v.shoot, "range"))
+        owners.append(v.name)
+
+    n = len(cards)
+    card_kind = np.zeros(n, np.int8)
+    card_init = np.zeros((n, 3), np.int16)
+    card_steps = np.zeros((n, 2, 3, 3), np.int16)
+    card_pulse = np.zeros((n, 2), np.int16)
+    card_wind = np.zeros((n, 2), np.int8)
+    card_icy = np.zeros((n, 2), np.int8)
+    kinds = {"common": C.KIND_COMMON, "unique": C.KIND_UNIQUE, "motivation": C.KIND_MOTIVATION,
+             "range": C.KIND_RANGE}
+
+    def triple(v: Value) -> tuple[int, int, int]:
+        if v.source is None:
+            return (v.base, C.SRC_NONE, 0)
+        src = C.SRC_HITS if v.source == "hits" else die_index[v.source]
+        return (v.base, src, v.mult)
+
+    for i, card in enumerate(cards):
+        card_kind[i] = kinds[card.kind]
+        card_init[i] = triple(card.initiative)
+        for a, action in enumerate((card.top, card.bottom)):
+            _fill_action(action, card_steps[i, a], triple)
+            card_pulse[i, a] = action.pulse
+            card_wind[i, a] = action.wind
+            card_icy[i, a] = action.icy
+
+    # --- biathletes
+    nb = len(data.biathletes)
+    accuracy = np.array([b.accuracy for b in data.biathletes], np.int8).reshape(nb, 3)
+    flags = np.array([b.flags for b in data.biathletes], np.int8).reshape(nb, C.N_COLOURS)
+    deck_size = len(data.common) + rules.unique_cards
+    deck = np.zeros((nb, deck_size), np.int16)
+    offset = len(data.common)
+    for bi, b in enumerate(data.biathletes):
+        deck[bi, :len(data.common)] = np.arange(len(data.common))
+        deck[bi, len(data.common):] = np.arange(offset, offset + len(b.cards))
+        offset += len(b.cards)
+
+    motivation = np.array([first_motivation + i for i, c in enumerate(data.motivation)
+                           for _ in range(c.copies)], np.int16)
+
+    # --- gear
+    colour_id = {c: i for i, c in enumerate(C.COLOUR_NAMES)}
+    ski_order = np.array([colour_id[c] for c in data.gear.ski_colours], np.int8)
+    ski_rank = np.zeros(C.N_COLOURS, np.int8)
+    ski_rank[ski_order] = np.arange(C.N_COLOURS)
+    gear_bullets = np.array([data.gear.bullets[c] for c in C.COLOUR_NAMES], np.int8)
+    gear_wax = np.zeros((C.N_COLOURS, C.N_COLOURS), np.int8)
+    for ski, wax in data.gear.wax.items():
+        for colour, count in wax.items():
+            gear_wax[colour_id[ski], colour_id[colour]] = count
+
+    # --- trails
+    layouts = tuple(unroll(data.venue_of(t), t) for t in trails)
+    nt = len(trails)
+    max_len = max((len(l) for l in layouts), default=1)
+    max_slots = max((len(l.grid_slots()) for l in layouts), default=1)
+    arr = {k: np.zeros((nt, max_len), np.int8) for k in
+           ("terrain", "lanes", "heading", "coach_colour", "coach_strength", "start_line", "is_range", "lap")}
+    physical = np.zeros((nt, max_len), np.int16)
+    arr["coach_colour"][:] = C.NO_COACH
+    route_len = np.zeros(nt, np.int32)
+    finish_pos = np.zeros(nt, np.int32)
+    range_pos = np.zeros((nt, rules.range_visits), np.int32)
+    grid_slots = np.zeros((nt, max_slots, 2), np.int32)
+    n_grid_slots = np.zeros(nt, np.int32)
+    for ti, layout in enumerate(layouts):
+        route_len[ti] = len(layout)
+        lap = 0
+        for s in layout.spaces:
+            j = s.index
+            lap += s.start_line
+            arr["terrain"][ti, j] = C.TERRAIN_LETTERS.index(s.terrain)
+            arr["lanes"][ti, j] = C.MAX_RACERS if s.finish else s.lanes
+            arr["heading"][ti, j] = C.HEADING_LETTERS.index(s.heading)
+            physical[ti, j] = s.physical
+            if s.coach is not None:
+                arr["coach_colour"][ti, j] = colour_id[s.coach[0]]
+                arr["coach_strength"][ti, j] = s.coach[1]
+            arr["start_line"][ti, j] = s.start_line
+            arr["is_range"][ti, j] = s.is_range
+            arr["lap"][ti, j] = lap
+        finish_pos[ti] = layout.finish_positions[0]
+        range_pos[ti] = layout.range_positions
+        slots = layout.grid_slots()
+        grid_slots[ti, :len(slots)] = slots
+        n_grid_slots[ti] = len(slots)
+
+    r = np.zeros(C.N_RULES, np.int64)
+    r[C.R_PULSE_LIMIT] = rules.pulse_limit
+    r[C.R_BAND_LOW], r[C.R_BAND_MEDIUM] = rules.accuracy_bands
+    r[C.R_DRAFTING] = rules.drafting
+    r[C.R_HEADWIND] = rules.headwind
+    r[C.R_TAILWIND] = rules.tailwind
+    r[C.R_CROSSWIND_HITS] = rules.crosswind_hits
+    r[C.R_WINDSTILL_HITS] = rules.windstill_hits
+    r[C.R_MAX_HITS] = rules.max_hits
+    r[C.R_DIE_FACES] = rules.die_faces
+    r[C.R_N_DICE] = len(rules.dice)
+    r[C.R_FACE_UP_MOTIVATION] = rules.face_up_motivation
+    r[C.R_ROUND_CAP] = rules.round_cap
+    r[C.R_INITIAL_WIND] = C.WIND_NAMES.index(rules.initial_wind)
+    r[C.R_RANGE_VISITS] = rules.range_visits
+    r[C.R_START_LINE_CROSSINGS] = rules.start_line_crossings
+    r[C.R_MIXED_LANE_DRAFTING] = sw.mixed_lane_drafting
+    r[C.R_RANGE_DRAFTING] = sw.range_drafting
+    r[C.R_COACH_BOOST] = C.COACH_UNTIL_USABLE if sw.coach_boost == "until_usable" else C.COACH_NEXT_TURN
+    r[C.R_MOTIVATION_TO] = C.MOTIVATION_TO_DISCARD if sw.motivation_to == "discard" else C.MOTIVATION_TO_HAND
+
+    tables = BlastTables(
+        rules=r,
+        dice_colour=np.array([colour_id[c] for c in rules.dice], np.int8),
+        card_kind=card_kind, card_init=card_init, card_steps=card_steps, card_pulse=card_pulse,
+        card_wind=card_wind, card_icy=card_icy,
+        accuracy=accuracy, flags=flags, deck=deck, motivation=motivation,
+        ski_rank=ski_rank, ski_order=ski_order, gear_bullets=gear_bullets, gear_wax=gear_wax,
+        route_len=route_len, terrain=arr["terrain"], lanes=arr["lanes"], heading=arr["heading"],
+        physical=physical, coach_colour=arr["coach_colour"], coach_strength=arr["coach_strength"],
+        start_line=arr["start_line"], is_range=arr["is_range"], lap=arr["lap"],
+        finish_pos=finish_pos, range_pos=range_pos, grid_slots=grid_slots, n_grid_slots=n_grid_slots,
+        range_card=np.array(range_card, np.int16),
+    )
+    return CompiledBundle(
+        tables=tables, data=data, data_hash=data_hash(data),
+        card_names=tuple(c.name for c in cards), card_owner=tuple(owners),
+        biathlete_names=tuple(b.name for b in data.biathletes),
+        trail_names=tuple(t.name for t in trails), layouts=layouts,
+    )
+
+
+def _fill_action(action: Action, out: np.ndarray, triple) -> None:
+    for terrain, value in enumerate(action.steps):
+        out[terrain] = triple(value)
+
+
+def load_bundle(path=None) -> CompiledBundle:
+    """Load, validate and compile a data directory (the shipped one by default)."""
+    from .load import load_data
+
+    return compile_data(load_data(path))

@@ -1,0 +1,225 @@
+"""Reading TOML data files and collecting every problem in them, for any game.
+
+A problem names the file, the entry (which card, biathlete, segment ...), the field and what was
+expected, so a designer can fix a data set in one pass. Loading never stops at the first problem:
+readers record what is wrong and return a stand-in, and the loader raises one `DataError` with all
+problems at the end.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the data: where it is and what was expected."""
+
+    file: str
+    entry: str
+    field: str
+    expected: str
+
+    def __str__(self) -> str:
+        parts = [self.file, self.entry, self.field]
+        return ": ".join(p for p in parts if p) + ": " + self.expected
+
+
+class DataError(Exception):
+    """Raised once a data set has been read through, carrying every problem found."""
+
+    def __init__(self, problems: Iterable[Problem]):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+_MISSING = object()
+
+
+class Problems:
+    """Collects problems while a data set is read."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.items: list[Problem] = []
+
+    def add(self, file: str, entry: str, field: str, expected: str) -> None:
+        self.items.append(Problem(file, entry, field, expected))
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            raise DataError(self.items)
+
+    def read_toml(self, path: Path) -> dict | None:
+        """Parse one TOML file; a syntax error becomes a problem naming the line."""
+        name = self.rel(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            self.add(name, "", "", f"cannot be read ({exc.strerror or exc})")
+            return None
+        except UnicodeDecodeError:
+            self.add(name, "", "", "must be UTF-8 text")
+            return None
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            msg = str(exc)
+            m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+            where = f"line {m.group(1)}" if m else ""
+            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+            self.add(name, where, "", f"is not valid TOML: {msg}")
+            return None
+
+    def rel(self, path: Path) -> str:
+        try:
+            return str(path.relative_to(self.root))
+        except ValueError:
+            return str(path)
+
+
+class Table:
+    """Typed access to one TOML table; remembers which keys were read to flag unknown ones.
+
+    Every getter returns a usable stand-in (the default, or a zero of the right type) after
+    recording a problem, so reading goes on and every problem is reported at once.
+    """
+
+    def __init__(self, problems: Problems, file: str, entry: str, data: Any, prefix: str = ""):
+        self.p = problems
+        self.file = file
+        self.entry = entry
+        self.prefix = prefix
+        self.used: set[str] = set()
+        if not isinstance(data, dict):
+            self.p.add(file, entry, prefix.rstrip("."), f"must be a table, got {_kind(data)}")
+            data = {}
+        self.data = data
+
+    def field(self, key: str) -> str:
+        return self.prefix + key
+
+    def problem(self, key: str, expected: str) -> None:
+        self.p.add(self.file, self.entry, self.field(key), expected)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def raw(self, key: str, default: Any = _MISSING) -> Any:
+        """The raw value; a default of None (or none given) makes the key required."""
+        self.used.add(key)
+        if key not in self.data:
+            if default is _MISSING or default is None:
+                self.problem(key, "is missing")
+                return None
+            return default
+        return self.data[key]
+
+    def int(self, key: str, default: Any = _MISSING, lo: int | None = None, hi: int | None = None) -> int:
+        v = self.raw(key, default)
+        if v is None:
+            return lo if lo is not None else 0
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.problem(key, f"must be a whole number{_range(lo, hi)}, got {_show(v)}")
+            return lo if lo is not None else 0
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.problem(key, f"must be a whole number{_range(lo, hi)}, got {v}")
+            return min(max(v, lo if lo is not None else v), hi if hi is not None else v)
+        return v
+
+    def bool(self, key: str, default: Any = _MISSING) -> bool:
+        v = self.raw(key, default)
+        if v is None:
+            return False
+        if not isinstance(v, bool):
+            self.problem(key, f"must be true or false, got {_show(v)}")
+            return False
+        return v
+
+    def str(self, key: str, default: Any = _MISSING) -> str:
+        v = self.raw(key, default)
+        if v is None:
+            return ""
+        if not isinstance(v, str):
+            self.problem(key, f"must be a string, got {_show(v)}")
+            return ""
+        return v
+
+    def name(self, key: str = "name") -> str:
+        v = self.str(key)
+        if key in self.data and isinstance(self.data[key], str) and not v.strip():
+            self.problem(key, "must not be empty")
+        return v.strip()
+
+    def choice(self, key: str, choices: Iterable[str], default: Any = _MISSING, what: str = "one of") -> str:
+        choices = list(choices)
+        v = self.raw(key, default)
+        if v is None:
+            return choices[0]
+        if not isinstance(v, str) or v not in choices:
+            self.problem(key, f"must be {what} {', '.join(choices)}; got {_show(v)}")
+            return choices[0]
+        return v
+
+    def list(self, key: str, default: Any = _MISSING) -> list:
+        v = self.raw(key, default)
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            self.problem(key, f"must be a list, got {_show(v)}")
+            return []
+        return v
+
+    def table(self, key: str, default: Any = _MISSING) -> "Table":
+        v = self.raw(key, default)
+        return Table(self.p, self.file, self.entry, {} if v is None else v, self.field(key) + ".")
+
+    def tables(self, key: str, default: Any = _MISSING) -> list[dict]:
+        """An array of tables ([[key]] in TOML)."""
+        v = self.raw(key, default)
+        if v is None:
+            return []
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            self.problem(key, f"must be an array of tables ([[{key}]]), got {_show(v)}")
+            return []
+        return v
+
+    def done(self, hint: Iterable[str] = ()) -> None:
+        """Report every key that no getter asked for: a typo or an unsupported field."""
+        known = sorted(self.used | set(hint))
+        for key in self.data:
+            if key not in self.used:
+                close = _closest(key, known)
+                extra = f" (did you mean '{close}'?)" if close else f" (known: {', '.join(known)})"
+                self.problem(key, "is not a known field" + extra)
+
+
+def _closest(key: str, known: list[str]) -> str | None:
+    import difflib
+
+    m = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+    return m[0] if m else None
+
+
+def _range(lo: int | None, hi: int | None) -> str:
+    if lo is not None and hi is not None:
+        return f" from {lo} to {hi}"
+    if lo is not None:
+        return f" of at least {lo}"
+    if hi is not None:
+        return f" of at most {hi}"
+    return ""
+
+
+def _kind(v: Any) -> str:
+    return {dict: "a table", list: "a list", str: "a string", bool: "a boolean",
+            int: "a number", float: "a decimal number"}.get(type(v), type(v).__name__)
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, (dict, list)):
+        return _kind(v)
+    return repr(v)

@@ -1,0 +1,249 @@
+"""Every class of bad input gives a specific problem naming file, entry and field."""
+import pytest
+
+from minidata import edit
+from sim.blast.load import load_data
+from sim.validation import DataError
+
+
+def problems(root):
+    with pytest.raises(DataError) as info:
+        load_data(root)
+    return [str(p) for p in info.value.problems]
+
+
+def one_problem(root, *fragments):
+    """Exactly one problem, containing every fragment."""
+    found = problems(root)
+    assert len(found) == 1, found
+    for f in fragments:
+        assert f in found[0], (f, found[0])
+    return found[0]
+
+
+def test_minidata_is_valid(minidir):
+    data = load_data(minidir)
+    assert len(data.biathletes) == 6
+    assert data.trails[0].name == "Loop"
+
+
+def test_toml_syntax_error_names_the_line(minidir):
+    edit(minidir / "cards.toml", 'name = "Push"', 'name = "Push')
+    one_problem(minidir, "cards.toml: line 14", "not valid TOML")
+
+
+def test_missing_field(minidir):
+    edit(minidir / "biathletes" / "ann.toml", 'nation = "Norway"\n', "")
+    one_problem(minidir, "biathletes/ann.toml: biathlete 'Ann': nation: is missing")
+
+
+def test_missing_action(minidir):
+    edit(minidir / "cards.toml", 'bottom = { uphill = 1, pulse = -1 }\n', "")
+    one_problem(minidir, "cards.toml: card 'Breathe': bottom: is missing")
+
+
+def test_unknown_key_suggests_the_right_one(minidir):
+    edit(minidir / "cards.toml", "top = { flat = 3, pulse = 1 }", "top = { flatt = 3, pulse = 1 }")
+    one_problem(minidir, "cards.toml: card 'Glide': top.flatt: is not a known field", "did you mean 'flat'")
+
+
+def test_unknown_switch(minidir):
+    edit(minidir / "game.toml", "mixed_lane_drafting = true", "mixed_lane_draftin = true")
+    one_problem(minidir, "game.toml: [switches]: mixed_lane_draftin: is not a known field")
+
+
+def test_unknown_colour_in_gear_wax(minidir):
+    edit(minidir / "game.toml", "wax = { black = 2 }", "wax = { purple = 2 }")
+    one_problem(minidir, "game.toml: [gear.black]: wax.purple: is not a wax colour")
+
+
+def test_red_wax_is_not_a_wax_colour(minidir):
+    edit(minidir / "game.toml", "wax = { black = 2 }", "wax = { red = 2 }")
+    one_problem(minidir, "[gear.black]: wax.red: is not a wax colour")
+
+
+def test_unknown_coach_colour(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'colour = "black"', 'colour = "pink"')
+    one_problem(minidir, "venues/testhausen.toml: segment 'loop': segments.loop.coach[0].colour: "
+                         "must be a colour: red, black")
+
+
+def test_unknown_terrain_letter(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'terrain = "FFUUD DDFFU"', 'terrain = "FFUUX DDFFU"')
+    one_problem(minidir, "segment 'loop': segments.loop.terrain: 'X' at space 5 is not a terrain")
+
+
+def test_unknown_heading(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'heading = "EENNN EESSS"', 'heading = "EENNQ EESSS"')
+    one_problem(minidir, "segments.loop.heading: 'Q' at space 5 is not a heading")
+
+
+def test_unknown_lane_count(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'lanes   = "22112 22221"', 'lanes   = "22113 22221"')
+    one_problem(minidir, "segments.loop.lanes: '3' at space 5 is not a lane count")
+
+
+def test_unknown_die(minidir):
+    edit(minidir / "cards.toml", 'initiative = "blue"', 'initiative = "white"')
+    one_problem(minidir, "card 'Gust': initiative: there is no white die")
+
+
+def test_die_multiplier_out_of_range(minidir):
+    edit(minidir / "cards.toml", 'initiative = "blue"', 'initiative = "3x blue"')
+    one_problem(minidir, "card 'Gust': initiative: multiplier must be 1 to 2")
+
+
+def test_hits_only_in_shoot_action(minidir):
+    edit(minidir / "cards.toml", "top = { uphill = 2, pulse = 2 }", 'top = { uphill = "2x hits", pulse = 2 }')
+    one_problem(minidir, "card 'Push': top.uphill: 'hits' is only allowed in a venue's Shoot action")
+
+
+def test_negative_steps(minidir):
+    edit(minidir / "cards.toml", "top = { flat = 3, pulse = 1 }", "top = { flat = -3, pulse = 1 }")
+    one_problem(minidir, "card 'Glide': top.flat: must be a whole number from 0 to 20", "got -3")
+
+
+def test_absurd_numbers(minidir):
+    edit(minidir / "game.toml", "bullets = 4", "bullets = 400")
+    edit(minidir / "cards.toml", "top = { flat = 3, pulse = 1 }", "top = { flat = 3, pulse = 99 }")
+    found = problems(minidir)
+    assert len(found) == 2, found
+    assert any("[gear.red]: bullets: must be a whole number from 0 to 20, got 400" in f for f in found)
+    assert any("card 'Glide': top.pulse: must be a whole number from -10 to 10, got 99" in f for f in found)
+
+
+def test_wrong_type(minidir):
+    edit(minidir / "cards.toml", "initiative = 4", 'initiative = 4.5')
+    one_problem(minidir, "card 'Glide': initiative: must be a whole number from 0 to 20")
+
+
+def test_accuracy_must_not_improve_with_pulse(minidir):
+    edit(minidir / "biathletes" / "bo.toml", "accuracy = [3, 3, 4]", "accuracy = [3, 2, 4]")
+    one_problem(minidir, "biathletes/bo.toml: biathlete 'Bo': accuracy: must not get better")
+
+
+def test_accuracy_needs_three_thresholds(minidir):
+    edit(minidir / "biathletes" / "bo.toml", "accuracy = [3, 3, 4]", "accuracy = [3, 3]")
+    one_problem(minidir, "biathlete 'Bo': accuracy: must be three hit thresholds")
+
+
+def test_biathlete_needs_exactly_five_unique_cards(minidir):
+    path = minidir / "biathletes" / "cy.toml"
+    text = path.read_text()
+    path.write_text(text[: text.index('[[card]]\nname = "Cy Five"')])
+    one_problem(minidir, "biathletes/cy.toml: biathlete 'Cy': card: must list exactly 5 unique cards", "found 4")
+
+
+def test_six_unique_cards_is_also_wrong(minidir):
+    path = minidir / "biathletes" / "cy.toml"
+    path.write_text(path.read_text() + '\n[[card]]\nname = "Cy Six"\ninitiative = 1\n'
+                    'top = { flat = 1 }\nbottom = { flat = 1 }\n')
+    one_problem(minidir, "card: must list exactly 5 unique cards", "found 6")
+
+
+def test_common_card_count(minidir):
+    path = minidir / "cards.toml"
+    text = path.read_text()
+    path.write_text(text[: text.index('[[card]]\nname = "Gust"')])
+    one_problem(minidir, "cards.toml: card: must list exactly 4 common cards", "found 3")
+
+
+def test_duplicate_card_name(minidir):
+    edit(minidir / "biathletes" / "ann.toml", 'name = "Ann Three"', 'name = "Glide"')
+    one_problem(minidir, "biathletes/ann.toml: card 'Glide': name: duplicate card name", "cards.toml")
+
+
+def test_duplicate_biathlete_name(minidir):
+    edit(minidir / "biathletes" / "bo.toml", 'name = "Bo"', 'name = "Ann"')
+    # Bo's cards keep their names, so only the biathlete name clashes
+    one_problem(minidir, "biathletes/bo.toml: biathlete 'Ann': name: duplicate biathlete name")
+
+
+def test_duplicate_trail_name(minidir):
+    venue = minidir / "venues" / "testhausen.toml"
+    venue.write_text(venue.read_text() + '\n[[trail]]\nname = "Loop"\nroute = ["grid", "loop", "range", '
+                     '"stretch", "loop", "range", "stretch", "final"]\n')
+    one_problem(minidir, "trail 'Loop': name: duplicate trail name")
+
+
+def test_trail_without_range(minidir):
+    edit(minidir / "venues" / "testhausen.toml", '"loop", "range", "stretch", "loop", "range"',
+         '"loop", "stretch", "loop"')
+    one_problem(minidir, "trail 'Loop': route: must pass the shooting range exactly 2 times", "passes it 0")
+
+
+def test_trail_without_finish(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'terrain = "FFU # F"', 'terrain = "FFU   F"')
+    one_problem(minidir, "trail 'Loop': route: must have exactly one finish line")
+
+
+def test_finish_marker_off_the_route(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'terrain = "FFU # F"', 'terrain = "FFU F #"')
+    found = problems(minidir)
+    assert any("the finish line is typed after the last space of the route" in f for f in found), found
+
+
+def test_finish_must_end_the_route(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'terrain = "FFU # F"', 'terrain = "F # FUF"')
+    one_problem(minidir, "the finish line must be followed by exactly one space", "2 more follow it")
+
+
+def test_start_line_count(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'terrain = "DFF |"', 'terrain = "DFF"')
+    one_problem(minidir, "must cross the start line exactly 3 times", "crosses it 1 times")
+
+
+def test_route_strings_of_different_lengths(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'heading = "EENNN EESSS"', 'heading = "EENNN EESS"')
+    one_problem(minidir, "segment 'loop': segments.loop.heading: route strings must have the same length",
+                "terrain has 10 spaces, lanes 10, heading 9")
+
+
+def test_coach_zone_off_the_segment(minidir):
+    edit(minidir / "venues" / "testhausen.toml", "space = 8,", "space = 11,")
+    one_problem(minidir, "segments.loop.coach[1].space: must be a whole number from 1 to 10, got 11")
+
+
+def test_unknown_segment_in_route(minidir):
+    edit(minidir / "venues" / "testhausen.toml", '"stretch", "final"', '"strech", "final"')
+    one_problem(minidir, "trail 'Loop': route[6]: 'strech' is not a segment of this venue")
+
+
+def test_start_grid_too_small(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'lanes   = "222"\nheading = "EEE"',
+         'lanes   = "212"\nheading = "EEE"')
+    one_problem(minidir, "trail 'Loop': route: the start grid", "holds 5 racers; it must hold 6")
+
+
+def test_range_with_too_few_mats(minidir):
+    edit(minidir / "venues" / "testhausen.toml", "mats = 6", "mats = 4")
+    one_problem(minidir, "range.mats: must be a whole number from 6 to 12, got 4")
+
+
+def test_ski_colour_order_must_be_a_permutation(minidir):
+    edit(minidir / "game.toml", '"green", "blue", "white"]', '"green", "blue", "blue"]')
+    one_problem(minidir, "game.toml: [gear]: ski_colours: must list each of the six colours once")
+
+
+def test_missing_gear_colour(minidir):
+    edit(minidir / "game.toml", "[gear.white]\nbullets = 3\nwax = { white = 2 }\n", "")
+    one_problem(minidir, "game.toml: [gear]: white: is missing")
+
+
+def test_accuracy_bands_checked(minidir):
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 40\naccuracy_bands = [6, 2]")
+    one_problem(minidir, "[rules]: accuracy_bands: must be two whole numbers")
+
+
+def test_every_problem_reported_at_once(minidir):
+    edit(minidir / "cards.toml", "top = { flat = 3, pulse = 1 }", "top = { flatt = 3, pulse = 1 }")
+    edit(minidir / "biathletes" / "ann.toml", 'nation = "Norway"\n', "")
+    edit(minidir / "venues" / "testhausen.toml", "space = 8,", "space = 11,")
+    found = problems(minidir)
+    assert len(found) == 3, found
+    assert [f.split(":")[0] for f in found] == ["cards.toml", "biathletes/ann.toml", "venues/testhausen.toml"]
+
+
+def test_not_a_directory(tmp_path):
+    found = problems(tmp_path / "nowhere")
+    assert found == [f"{tmp_path / 'nowhere'}: must be a data directory (see docs/data-format.md)"]
