@@ -1,0 +1,58 @@
+"""The command line: summaries on good data, one line per problem and exit 2 on bad data."""
+import subprocess
+import sys
+
+import minidata as M
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "sim.cli", *args], capture_output=True, text=True)
+
+
+def test_validate_shipped_data():
+    r = run("validate")
+    assert r.returncode == 0, r.stderr
+    assert "OK: the data is valid." in r.stdout
+    for trail in ("Lang", "Kurz", "Short", "Long"):
+        assert f"- {trail}:" in r.stdout
+
+
+def test_validate_summary_of_own_data(minidir):
+    r = run("validate", str(minidir))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "#234  Ann" in out                      # bib from the accuracy tile
+    assert "4 common" in out and "30 unique" in out and "4 Motivation" in out
+    assert "Testhausen - Loop: 35 spaces" in out
+    assert "start line entering 3, 17, 31; range at 13, 27" in out
+    assert "5 black x2 (loop 3)" in out            # coach zones with their place on the route
+
+
+def test_bad_data_exits_2_with_one_line_per_problem(minidir):
+    M.edit(minidir / "cards.toml", "top = { flat = 3, pulse = 1 }", "top = { flatt = 3, pulse = 1 }")
+    M.edit(minidir / "venues" / "testhausen.toml", "space = 8,", "space = 11,")
+    r = run("validate", str(minidir))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr + r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert lines[0].endswith("2 problem(s) found:")
+    assert lines[1].startswith("cards.toml: card 'Glide': top.flatt: is not a known field")
+    assert lines[2].startswith("venues/testhausen.toml: segment 'loop': segments.loop.coach[1].space:")
+
+
+def test_syntax_error_exits_2_without_traceback(minidir):
+    (minidir / "game.toml").write_text("[rules\npulse_limit = 10\n")
+    r = run("validate", str(minidir))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert "game.toml: line 1: is not valid TOML" in r.stderr
+
+
+def test_missing_directory_exits_2(tmp_path):
+    r = run("validate", str(tmp_path / "nope"))
+    assert r.returncode == 2 and "must be a data directory" in r.stderr
+
+
+def test_help_has_examples():
+    r = run("validate", "--help")
+    assert r.returncode == 0 and "examples:" in r.stdout
