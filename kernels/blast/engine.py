@@ -1,0 +1,670 @@
+"""The Biathlon Blast race engine: set-up, rounds and turns by the full rules (docs/rules.md).
+
+`play_race_nb` plays one complete race on a `RaceState`; `play_races_nb` plays a block of races and
+fills one result row per race and seat (`kernels.results`). Every choice goes through
+`kernels.blast.players`; every chance outcome comes from the race's own random stream, so a race is
+the same whether played alone or among millions. With a log capacity the race writes its event log
+(docs/event-log.md).
+"""
+import numpy as np
+from numba import njit
+
+from .consts import (
+    BLUE, DOWNHILL, FLAT, MAX_RACERS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
+    R_FACE_UP_MOTIVATION, R_INITIAL_WIND, R_MAX_HITS, R_MOTIVATION_TO, R_N_DICE, R_PULSE_LIMIT,
+    R_ROUND_CAP, RED, SHOOT, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
+)
+from .events import (
+    ACTION, BOOST, BOOST_LOST, CARD_END, CAUSE_NO_CARDS, CAUSE_PULSE, CHOOSE, DECK, ELIMINATED,
+    FACE_UP, GRID, HITS, MOTIVATION, MOTIVATION_BLIND, MOVE, PICKUP, PICKUP_BULLET, PICKUP_COACH,
+    PICKUP_FREE, PLACE, PULSE, ROLL, ROUND, SETUP_DICE, SETUP_DISCARD, STALL, STATE, STATUS_ELIMINATED,
+    STATUS_RACING, STATUS_WON, STEPS, TURN, WIN, WIND, COL_ARG,
+)
+from .players import (
+    choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
+    choose_range_action_nb, choose_wind_nb, decide_pickup_nb,
+)
+from .rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
+from .rules import (
+    value_nb, action_steps_nb, apply_shot_wind_nb, coach_at_nb, dice_hits_nb, facing_nb, initiative_nb,
+    pulse_adjust_nb, shot_wind_nb, threshold_nb,
+)
+from .state import (
+    G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
+    G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER, N_STATS,
+    S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
+    S_CROSSWIND0, S_DICE_HITS0, S_ELIM_CAUSE, S_ELIM_ROUND, S_HITS0, S_ICY, S_ICY_LAP0, S_MAX_PULSE,
+    S_MOTIVATION, S_PLACE, S_SHOT_PULSE0, S_SHOTS0, S_TURNS, S_WAITS, S_WAX0, S_WIND_CHANGES,
+)
+from .. import results as R
+
+
+# --- the event log -------------------------------------------------------------------------------
+@njit(cache=True)
+def ev_nb(st, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
+          a11=0, a12=0):
+    cap = st.g[G_LOG_CAP]
+    if cap == 0:
+        return
+    i = st.g[G_LOG_N]
+    if i >= cap:
+        st.g[G_LOG_OVERFLOW] = 1
+        return
+    row = st.log[i]
+    row[0] = st.g[G_ROUND]
+    row[1] = seat
+    row[2] = kind
+    row[COL_ARG + 0] = a0
+    row[COL_ARG + 1] = a1
+    row[COL_ARG + 2] = a2
+    row[COL_ARG + 3] = a3
+    row[COL_ARG + 4] = a4
+    row[COL_ARG + 5] = a5
+    row[COL_ARG + 6] = a6
+    row[COL_ARG + 7] = a7
+    row[COL_ARG + 8] = a8
+    row[COL_ARG + 9] = a9
+    row[COL_ARG + 10] = a10
+    row[COL_ARG + 11] = a11
+    row[COL_ARG + 12] = a12
+    st.g[G_LOG_N] = i + 1
+
+
+@njit(cache=True)
+def ev_state_nb(st, s):
+    if st.g[G_LOG_CAP] == 0:
+        return
+    w = st.wax[s]
+    ev_nb(st, s, STATE, st.pos[s], st.lane[s], st.on_mat[s], st.pulse[s], st.bullets[s],
+          w[BLACK], w[YELLOW], w[GREEN], w[BLUE], w[WHITE], st.hand_n[s], st.disc_n[s], st.status[s])
+
+
+@njit(cache=True)
+def ev_dice_nb(st, seat, kind, tb):
+    d = st.dice
+    ev_nb(st, seat, kind, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+
+
+# --- cards ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def take_from_hand_nb(st, s, card):
+    """Remove one copy of `card` from the hand (keeping the others' order); False if absent."""
+    n = st.hand_n[s]
+    for i in range(n):
+        if st.hand[s, i] == card:
+            for j in range(i, n - 1):
+                st.hand[s, j] = st.hand[s, j + 1]
+            st.hand_n[s] = n - 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def pick_up_nb(st, s):
+    """The whole discard pile into the hand; returns the number of cards picked up."""
+    k = st.disc_n[s]
+    for i in range(k):
+        st.hand[s, st.hand_n[s] + i] = st.disc[s, i]
+    st.hand_n[s] += k
+    st.disc_n[s] = 0
+    return k
+
+
+@njit(cache=True)
+def discard_nb(st, s, card):
+    st.disc[s, st.disc_n[s]] = card
+    st.disc_n[s] += 1
+
+
+# --- set-up ----------------------------------------------------------------------------------------
+@njit(cache=True)
+def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap):
+    g = st.g
+    g[:] = 0
+    g[G_N] = n
+    g[G_TRAIL] = trail
+    g[G_WINNER] = -1
+    g[G_LEADER] = -1
+    g[G_LEADER_AFTER_RANGE] = -1
+    g[G_LOG_CAP] = log_cap
+    g[G_WIND] = tb.rules[R_INITIAL_WIND]
+    seed_stream_nb(st.rng[0:1], seed, race, STREAM_CHANCE)
+    seed_stream_nb(st.rng[1:2], seed, race, STREAM_PLAYER)
+    chance = st.rng[0:1]
+    deck_size = tb.deck.shape[1]
+    for s in range(MAX_RACERS):
+        st.status[s] = STATUS_ELIMINATED if s >= n else STATUS_RACING
+    for s in range(n):
+        b = biathletes[s]
+        c = colours[s]
+        st.biathlete[s] = b
+        st.colour[s] = c
+        st.player[s] = players[s]
+        st.params[s, :params.shape[1]] = params[s]
+        st.pos[s] = 0
+        st.lane[s] = 0
+        st.on_mat[s] = 0
+        st.pulse[s] = 0
+        st.bullets[s] = tb.gear_bullets[c]
+        for w in range(6):
+            st.wax[s, w] = tb.gear_wax[c, w]
+        st.chosen[s] = -1
+        st.played[s] = 0
+        st.elim_stamp[s] = 0
+        st.boost_c[s] = -1
+        st.boost_s[s] = 0
+        st.boost_round[s] = 0
+        st.waits[s] = 0
+        for i in range(deck_size):
+            st.hand[s, i] = tb.deck[b, i]
+        st.hand_n[s] = deck_size
+        st.disc_n[s] = 0
+        st.removed_n[s] = 0
+        st.stats[s, :] = 0
+        for v in range(2):
+            st.stats[s, S_HITS0 + v] = -1
+            st.stats[s, S_DICE_HITS0 + v] = -1
+            st.stats[s, S_ARRIVE_PULSE0 + v] = -1
+            st.stats[s, S_SHOT_PULSE0 + v] = -1
+            st.stats[s, S_ARRIVE_ROUND0 + v] = -1
+    # the initial roll
+    faces = tb.rules[R_DIE_FACES]
+    st.dice[:] = 0
+    for i in range(tb.rules[R_N_DICE]):
+        st.dice[i] = below_nb(chance, faces)
+    ev_dice_nb(st, -1, SETUP_DICE, tb)
+    # the Motivation deck, shuffled (Fisher-Yates), and the face-up cards
+    m = tb.motivation.shape[0]
+    for i in range(m):
+        st.mdeck[i] = tb.motivation[i]
+    for i in range(m - 1, 0, -1):
+        j = below_nb(chance, i + 1)
+        t = st.mdeck[i]
+        st.mdeck[i] = st.mdeck[j]
+        st.mdeck[j] = t
+    g[G_MN] = m
+    g[G_MTOP] = 0
+    for i in range(m):
+        ev_nb(st, -1, DECK, i, st.mdeck[i])
+    for k in range(2):
+        g[G_FACE0 + k] = -1
+    for k in range(tb.rules[R_FACE_UP_MOTIVATION]):
+        refill_nb(st, k)
+    # one random card of each racer to its discard pile
+    for s in range(n):
+        k = below_nb(chance, st.hand_n[s])
+        card = st.hand[s, k]
+        take_from_hand_nb(st, s, card)
+        discard_nb(st, s, card)
+        ev_nb(st, s, SETUP_DISCARD, card)
+    # the grid, highest initiative of that card first, ties by ski colour order
+    placed = np.zeros(MAX_RACERS, np.int64)
+    for k in range(n):
+        best = -1
+        best_init = -1
+        for s in range(n):
+            if placed[s] == 1:
+                continue
+            ini = initiative_nb(tb, st.disc[s, 0], st.dice)
+            if best < 0 or ini > best_init or (ini == best_init and tb.ski_rank[st.colour[s]] < tb.ski_rank[st.colour[best]]):
+                best = s
+                best_init = ini
+        placed[best] = 1
+        st.pos[best] = tb.grid_slots[trail, k, 0]
+        st.lane[best] = tb.grid_slots[trail, k, 1]
+        ev_nb(st, best, GRID, best_init, st.pos[best], st.lane[best])
+    for s in range(n):
+        ev_state_nb(st, s)
+
+
+@njit(cache=True)
+def refill_nb(st, slot):
+    """Lay the top of the Motivation deck face up in `slot` (empty if the deck is exhausted)."""
+    if st.g[G_MTOP] < st.g[G_MN]:
+        st.g[G_FACE0 + slot] = st.mdeck[st.g[G_MTOP]]
+        st.g[G_MTOP] += 1
+    else:
+        st.g[G_FACE0 + slot] = -1
+    ev_nb(st, -1, FACE_UP, slot, st.g[G_FACE0 + slot])
+
+
+# --- eliminations and boosts -------------------------------------------------------------------
+@njit(cache=True)
+def eliminate_nb(st, s, cause, stamp):
+    st.status[s] = STATUS_ELIMINATED
+    st.elim_stamp[s] = stamp
+    st.stats[s, S_ELIM_ROUND] = st.g[G_ROUND]
+    st.stats[s, S_ELIM_CAUSE] = cause
+    ev_nb(st, s, ELIMINATED, cause)
+
+
+@njit(cache=True)
+def red_boost_ready_nb(st, s):
+    """A pending red coach boost from an earlier turn that may be spent now."""
+    return st.boost_c[s] == RED and st.boost_round[s] < st.g[G_ROUND]
+
+
+# --- a round -------------------------------------------------------------------------------------
+@njit(cache=True)
+def round_start_nb(tb, trail, st, red_usable):
+    """Pick-ups and eliminations for lack of cards, in ski colour order."""
+    n = st.g[G_N]
+    stamp = st.g[G_ELIM] + 1
+    any_out = False
+    for k in range(6):
+        colour = tb.ski_order[k]
+        for s in range(n):
+            if st.colour[s] != colour or st.status[s] != STATUS_RACING:
+                continue
+            red_usable[s] = 0
+            if st.hand_n[s] == 0:
+                if st.disc_n[s] == 0:
+                    eliminate_nb(st, s, CAUSE_NO_CARDS, stamp)
+                    any_out = True
+                else:
+                    got = pick_up_nb(st, s)
+                    ev_nb(st, s, PICKUP, PICKUP_FREE, got)
+                continue
+            coach_ok = red_boost_ready_nb(st, s)
+            if coach_ok:
+                red_usable[s] = 1
+            d = decide_pickup_nb(st, tb, trail, s, coach_ok)
+            if d == PICKUP_BULLET and st.bullets[s] > 0:
+                st.bullets[s] -= 1
+                st.stats[s, S_BULLETS_PICKUP] += 1
+                got = pick_up_nb(st, s)
+                ev_nb(st, s, PICKUP, PICKUP_BULLET, got)
+            elif d == PICKUP_COACH and coach_ok:
+                st.boost_c[s] = -1
+                st.stats[s, S_COACH_BULLETS] += 1
+                got = pick_up_nb(st, s)
+                ev_nb(st, s, PICKUP, PICKUP_COACH, got)
+    if any_out:
+        st.g[G_ELIM] = stamp
+    for s in range(n):
+        if st.status[s] == STATUS_RACING:
+            ev_state_nb(st, s)
+
+
+@njit(cache=True)
+def next_seat_nb(tb, st):
+    """The seat to play next: highest initiative now among those yet to play; ties by ski colour."""
+    best = -1
+    best_init = 0
+    card_init = tb.card_init
+    ski_rank = tb.ski_rank
+    status = st.status
+    played = st.played
+    chosen = st.chosen
+    colour = st.colour
+    dice = st.dice
+    for s in range(st.g[G_N]):
+        if status[s] != STATUS_RACING or played[s] == 1:
+            continue
+        ini = value_nb(card_init[chosen[s]], dice, 0)
+        if best < 0 or ini > best_init or (ini == best_init and ski_rank[colour[s]] < ski_rank[colour[best]]):
+            best = s
+            best_init = ini
+    return best
+
+
+@njit(cache=True)
+def take_motivation_nb(tb, st, s):
+    choice = choose_motivation_nb(st, tb, s)
+    n_face = tb.rules[R_FACE_UP_MOTIVATION]
+    card = -1
+    if choice >= 0 and choice < n_face and st.g[G_FACE0 + choice] >= 0:
+        card = st.g[G_FACE0 + choice]
+    elif choice == MOTIVATION_BLIND and st.g[G_MTOP] < st.g[G_MN]:
+        card = st.mdeck[st.g[G_MTOP]]
+        st.g[G_MTOP] += 1
+    else:
+        choice = -1
+    ev_nb(st, s, MOTIVATION, choice, card)
+    if card < 0:
+        return
+    if choice < n_face:
+        refill_nb(st, choice)
+    st.stats[s, S_MOTIVATION] += 1
+    if tb.rules[R_MOTIVATION_TO] == MOTIVATION_TO_DISCARD:
+        discard_nb(st, s, card)
+    else:
+        st.hand[s, st.hand_n[s]] = card
+        st.hand_n[s] += 1
+
+
+@njit(cache=True)
+def visit_of_nb(tb, trail, pos):
+    """Which range visit (0, 1, ...) a range position is."""
+    for v in range(tb.range_pos.shape[1]):
+        if tb.range_pos[trail, v] == pos:
+            return v
+    return 0
+
+
+@njit(cache=True)
+def play_turn_nb(tb, trail, st, s, red_usable):
+    rnd = st.g[G_ROUND]
+    card = st.chosen[s]
+    st.stats[s, S_TURNS] += 1
+    ev_nb(st, s, TURN, initiative_nb(tb, card, st.dice), st.on_mat[s])
+    # a pending next-turn boost from an earlier turn
+    inc_c = -1
+    inc_s = 0
+    if st.boost_c[s] >= 0 and st.boost_round[s] < rnd:
+        inc_c = st.boost_c[s]
+        inc_s = st.boost_s[s]
+        st.boost_c[s] = -1
+    inc_used = False
+    inc_usable = red_usable[s] == 1 and inc_c == RED
+    boost_steps = np.zeros(3, np.int64)
+    if inc_c == BLACK:
+        boost_steps[UPHILL] = inc_s
+    elif inc_c == YELLOW:
+        boost_steps[FLAT] = inc_s
+    elif inc_c == GREEN:
+        boost_steps[DOWNHILL] = inc_s
+
+    on_mat = st.on_mat[s] == 1
+    rc = tb.range_card[trail]
+    wax = np.zeros(6, np.int64)
+    if on_mat:
+        choose_range_action_nb(st, tb, trail, s)
+        action = st.scratch[0]
+        act_card = rc
+    else:
+        choose_action_nb(st, tb, trail, s, card, boost_steps)
+        action = st.scratch[0]
+        act_card = card
+    for c in range(1, 6):
+        k = min(max(st.scratch[c], 0), st.wax[s, c])
+        wax[c] = k
+        st.wax[s, c] -= k
+        st.stats[s, S_WAX0 + c - 1] += k
+    ev_nb(st, s, ACTION, card, action, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
+
+    start = st.pos[s]
+    blue_zone = 0
+    white_zone = False
+    visit = visit_of_nb(tb, trail, start) if on_mat else 0
+    if on_mat and action == WAIT:
+        st.waits[s] += 1
+        st.stats[s, S_WAITS] += 1
+        dest = start
+    else:
+        hits = 0
+        if on_mat:
+            # Shoot: roll, count, wind, bullets
+            faces = tb.rules[R_DIE_FACES]
+            for i in range(tb.rules[R_N_DICE]):
+                st.dice[i] = below_nb(st.rng[0:1], faces)
+            ev_dice_nb(st, s, ROLL, tb)
+            thr = threshold_nb(tb, st.biathlete[s], st.pulse[s])
+            dh = dice_hits_nb(tb, st.dice, thr)
+            facing = facing_nb(tb, trail, start, 1)
+            h = apply_shot_wind_nb(tb, dh, shot_wind_nb(tb, st.g[G_WIND], facing))
+            coach_ok = inc_c == RED
+            if coach_ok:
+                inc_usable = True
+            choose_bullets_nb(st, tb, trail, s, h, coach_ok, visit)
+            room = tb.rules[R_MAX_HITS] - h
+            coach = 1 if (coach_ok and st.scratch[1] == 1 and room > 0) else 0
+            own = min(max(st.scratch[0], 0), st.bullets[s], room - coach)
+            if coach == 1:
+                inc_used = True
+                st.stats[s, S_COACH_BULLETS] += 1
+            st.bullets[s] -= own
+            st.stats[s, S_BULLETS_HITS] += own
+            hits = h + own + coach
+            ev_nb(st, s, HITS, dh, h - dh, own, coach, hits)
+            st.stats[s, S_SHOTS0 + visit] = 1
+            st.stats[s, S_HITS0 + visit] = hits
+            st.stats[s, S_DICE_HITS0 + visit] = dh
+            st.stats[s, S_SHOT_PULSE0 + visit] = st.pulse[s]
+            w = st.g[G_WIND]
+            cls = 0 if w == 4 else (1 if (w != facing and w != (facing + 2) % 4) else (2 if w == facing else 3))
+            st.stats[s, S_CROSSWIND0 + visit] = cls
+        steps = np.zeros(3, np.int64)
+        action_steps_nb(tb, act_card, action, st.dice, hits, steps)
+        steps[UPHILL] += wax[BLACK] + boost_steps[UPHILL]
+        steps[FLAT] += wax[YELLOW] + boost_steps[FLAT]
+        steps[DOWNHILL] += wax[GREEN] + boost_steps[DOWNHILL]
+        if inc_c == BLACK or inc_c == YELLOW or inc_c == GREEN:
+            inc_used = True
+            inc_usable = True
+        ev_nb(st, s, STEPS, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
+        cost_est = tb.card_pulse[act_card, action] - wax[BLUE]
+        out = np.zeros(3, np.int64)
+        choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
+                              cost_est, on_mat, out)
+        dest = out[0]
+        st.pos[s] = dest
+        st.lane[s] = out[1]
+        st.on_mat[s] = out[2]
+        if on_mat:
+            st.waits[s] = 0
+        ev_nb(st, s, MOVE, start, dest, out[1], out[2])
+        for q in range(start + 1, dest + 1):
+            if tb.start_line[trail, q] == 1:
+                take_motivation_nb(tb, st, s)
+        if st.on_mat[s] == 1:
+            v = visit_of_nb(tb, trail, dest)
+            st.stats[s, S_ARRIVE_ROUND0 + v] = rnd
+        if dest != start:
+            zc = coach_at_nb(tb, trail, dest)
+            if zc >= 0:
+                zs = tb.coach_strength[trail, dest]
+                st.stats[s, S_BOOSTS] += 1
+                ev_nb(st, s, BOOST, zc, zs)
+                if zc == BLUE:
+                    blue_zone = zs
+                elif zc == WHITE:
+                    white_zone = True
+                else:
+                    # a next-turn boost; one pending at a time
+                    if inc_c >= 0 and not inc_used and tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE \
+                            and not inc_usable:
+                        ev_nb(st, s, BOOST_LOST, inc_c, inc_s)
+                        inc_c = -1
+                    st.boost_c[s] = zc
+                    st.boost_s[s] = zs
+                    st.boost_round[s] = rnd
+
+    # pulse
+    before = st.pulse[s]
+    cost = tb.card_pulse[act_card, action]
+    reduction = wax[BLUE] + blue_zone
+    adj = np.zeros(2, np.int64)
+    pulse_adjust_nb(st, tb, trail, s, st.pos[s], st.lane[s], st.on_mat[s], adj)
+    after = before + cost - reduction + adj[0] + adj[1]
+    if after < 0:
+        after = 0
+    st.pulse[s] = after
+    ev_nb(st, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
+    if after > st.stats[s, S_MAX_PULSE]:
+        st.stats[s, S_MAX_PULSE] = after
+    if after > tb.rules[R_PULSE_LIMIT]:
+        st.g[G_ELIM] += 1
+        eliminate_nb(st, s, CAUSE_PULSE, st.g[G_ELIM])
+        return
+    if st.pos[s] == tb.finish_pos[trail]:
+        st.status[s] = STATUS_WON
+        st.g[G_WINNER] = s
+        ev_nb(st, s, WIN, st.pos[s])
+        return
+    if st.on_mat[s] == 1 and not on_mat:
+        st.stats[s, S_ARRIVE_PULSE0 + visit_of_nb(tb, trail, st.pos[s])] = after
+    # wind
+    if tb.card_wind[act_card, action] == 1 or wax[WHITE] > 0 or white_zone:
+        old = st.g[G_WIND]
+        new = choose_wind_nb(st, tb, trail, s)
+        if new < 0 or new > 4:
+            new = old
+        st.g[G_WIND] = new
+        if new != old:
+            st.stats[s, S_WIND_CHANGES] += 1
+        ev_nb(st, s, WIND, old, new)
+    # the card
+    icy = tb.card_icy[act_card, action]
+    if icy == 1:
+        st.removed_n[s] += 1
+        st.stats[s, S_ICY] += 1
+        lap = tb.lap[trail, start]
+        lap = min(max(lap, 1), 3)
+        st.stats[s, S_ICY_LAP0 + lap - 1] += 1
+    else:
+        discard_nb(st, s, card)
+    st.chosen[s] = -1
+    ev_nb(st, s, CARD_END, card, icy)
+    # a boost from an earlier turn that this turn did not use
+    if inc_c >= 0 and not inc_used:
+        if tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE and not inc_usable and st.boost_c[s] < 0:
+            st.boost_c[s] = inc_c          # keeps waiting for a turn that can use it
+            st.boost_s[s] = inc_s
+            st.boost_round[s] = rnd - 1
+        else:
+            ev_nb(st, s, BOOST_LOST, inc_c, inc_s)
+    ev_state_nb(st, s)
+
+
+@njit(cache=True)
+def update_leader_nb(tb, trail, st):
+    best = -1
+    for s in range(st.g[G_N]):
+        if st.status[s] == STATUS_ELIMINATED:
+            continue
+        if best < 0 or st.pos[s] > st.pos[best] or (
+                st.pos[s] == st.pos[best] and tb.ski_rank[st.colour[s]] < tb.ski_rank[st.colour[best]]):
+            best = s
+    if best >= 0 and best != st.g[G_LEADER]:
+        if st.g[G_LEADER] >= 0:
+            st.g[G_LEAD_CHANGES] += 1
+        st.g[G_LEADER] = best
+    last_range = tb.range_pos[trail, tb.range_pos.shape[1] - 1]
+    if st.g[G_LEADER_AFTER_RANGE] < 0 and best >= 0 and st.pos[best] > last_range:
+        st.g[G_LEADER_AFTER_RANGE] = best
+
+
+@njit(cache=True)
+def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap):
+    """Play one complete race. Returns the number of rounds played."""
+    setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap)
+    red_usable = np.zeros(MAX_RACERS, np.int64)
+    cap = tb.rules[R_ROUND_CAP]
+    while True:
+        racing = 0
+        for s in range(n):
+            if st.status[s] == STATUS_RACING:
+                racing += 1
+        if racing == 0:
+            break
+        if st.g[G_ROUND] >= cap:
+            st.g[G_STALLED] = 1
+            ev_nb(st, -1, STALL, cap)
+            break
+        st.g[G_ROUND] += 1
+        ev_nb(st, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
+        round_start_nb(tb, trail, st, red_usable)
+        for s in range(n):
+            st.played[s] = 0
+            if st.status[s] == STATUS_RACING:
+                c = choose_card_nb(st, tb, trail, s)
+                take_from_hand_nb(st, s, c)
+                st.chosen[s] = c
+                ev_nb(st, s, CHOOSE, c)
+        while True:
+            s = next_seat_nb(tb, st)
+            if s < 0:
+                break
+            st.played[s] = 1
+            play_turn_nb(tb, trail, st, s, red_usable)
+            update_leader_nb(tb, trail, st)
+            if st.g[G_WINNER] >= 0:
+                break
+        if st.g[G_WINNER] >= 0:
+            break
+    rank_nb(tb, trail, st)
+    return st.g[G_ROUND]
+
+
+@njit(cache=True)
+def rank_nb(tb, trail, st):
+    """Final places: the winner, racers by distance to the finish, then eliminated racers."""
+    n = st.g[G_N]
+    key = np.zeros(n, np.int64)
+    for s in range(n):
+        rank = tb.ski_rank[st.colour[s]]
+        if st.status[s] == STATUS_WON:
+            key[s] = rank
+        elif st.status[s] == STATUS_RACING:
+            key[s] = 1_000_000 + (tb.finish_pos[trail] - st.pos[s]) * 10 + rank
+        else:
+            key[s] = 100_000_000 - st.elim_stamp[s] * 10 + rank
+    order = np.argsort(key, kind="mergesort")
+    for place in range(n):
+        s = order[place]
+        st.stats[s, S_PLACE] = place + 1
+        ev_nb(st, s, PLACE, place + 1, st.status[s])
+
+
+@njit(cache=True)
+def write_results_nb(tb, trail, st, race, out, row0):
+    """One result row per seat (columns: kernels.results.FIELDS)."""
+    n = st.g[G_N]
+    for s in range(n):
+        r = out[row0 + s]
+        r[R.RACE] = race
+        r[R.TRAIL] = trail
+        r[R.N_RACERS] = n
+        r[R.SEAT] = s
+        r[R.COLOUR] = st.colour[s]
+        r[R.BIATHLETE] = st.biathlete[s]
+        r[R.PLAYER] = st.player[s]
+        r[R.PLACE] = st.stats[s, S_PLACE]
+        r[R.WON] = 1 if st.status[s] == STATUS_WON else 0
+        r[R.ELIMINATED] = 1 if st.status[s] == STATUS_ELIMINATED else 0
+        r[R.ELIM_CAUSE] = st.stats[s, S_ELIM_CAUSE]
+        r[R.ELIM_ROUND] = st.stats[s, S_ELIM_ROUND]
+        r[R.ROUNDS] = st.g[G_ROUND]
+        r[R.STALLED] = st.g[G_STALLED]
+        r[R.DISTANCE_LEFT] = tb.finish_pos[trail] - st.pos[s]
+        r[R.FINAL_PULSE] = st.pulse[s]
+        r[R.MAX_PULSE] = st.stats[s, S_MAX_PULSE]
+        for v in range(2):
+            r[R.SHOTS_1 + v] = st.stats[s, S_SHOTS0 + v]
+            r[R.HITS_1 + v] = st.stats[s, S_HITS0 + v]
+            r[R.DICE_HITS_1 + v] = st.stats[s, S_DICE_HITS0 + v]
+            r[R.SHOT_PULSE_1 + v] = st.stats[s, S_SHOT_PULSE0 + v]
+            r[R.ARRIVE_PULSE_1 + v] = st.stats[s, S_ARRIVE_PULSE0 + v]
+            r[R.ARRIVE_ROUND_1 + v] = st.stats[s, S_ARRIVE_ROUND0 + v]
+            r[R.SHOT_WIND_1 + v] = st.stats[s, S_CROSSWIND0 + v]
+        r[R.WAITS] = st.stats[s, S_WAITS]
+        r[R.BULLETS_PICKUP] = st.stats[s, S_BULLETS_PICKUP]
+        r[R.BULLETS_HITS] = st.stats[s, S_BULLETS_HITS]
+        r[R.COACH_BULLETS] = st.stats[s, S_COACH_BULLETS]
+        for c in range(5):
+            r[R.WAX_BLACK + c] = st.stats[s, S_WAX0 + c]
+        r[R.MOTIVATION] = st.stats[s, S_MOTIVATION]
+        r[R.ICY] = st.stats[s, S_ICY]
+        for lap in range(3):
+            r[R.ICY_LAP_1 + lap] = st.stats[s, S_ICY_LAP0 + lap]
+        r[R.TURNS] = st.stats[s, S_TURNS]
+        r[R.BOOSTS] = st.stats[s, S_BOOSTS]
+        r[R.WIND_CHANGES] = st.stats[s, S_WIND_CHANGES]
+        r[R.LEAD_CHANGES] = st.g[G_LEAD_CHANGES]
+        r[R.LEADER_AFTER_RANGE] = 1 if st.g[G_LEADER_AFTER_RANGE] == s else 0
+        r[R.BULLETS_LEFT] = st.bullets[s]
+        r[R.WAX_LEFT] = st.wax[s, 1] + st.wax[s, 2] + st.wax[s, 3] + st.wax[s, 4] + st.wax[s, 5]
+
+
+@njit(cache=True)
+def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out):
+    """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat.
+
+    trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
+    params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched).
+    """
+    for i in range(races.shape[0]):
+        play_race_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i],
+                     seed, races[i], st, 0)
+        write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)

@@ -1,0 +1,524 @@
+"""Player policies: every choice a racer makes goes through one of these functions.
+
+Two kinds for now: RANDOM (uniform over legal moves, a floor and a rule-coverage tool) and
+HEURISTIC (the default player: it looks at what each choice does to distance, pulse, drafting,
+wind and accuracy before choosing). A heuristic player's style is its weight vector `params[seat]`
+(indices P_*); tunable personas build on it.
+
+Every function reads the race state and returns its decision; none changes the state, except the
+player random stream and the `scratch` array used to hand multi-part decisions to the engine.
+"""
+import numpy as np
+from numba import njit
+
+from .consts import (
+    NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_HEADWIND, R_TAILWIND, R_DRAFTING, R_MIXED_LANE_DRAFTING, R_RANGE_DRAFTING, BLACK, BLUE, DOWNHILL, FLAT, GREEN, R_DIE_FACES, R_FACE_UP_MOTIVATION, R_MAX_HITS, R_N_DICE,
+    R_PULSE_LIMIT, R_START_LINE_CROSSINGS, RED, STILL, UPHILL, VAL_BASE, VAL_MULT, VAL_SRC, WHITE,
+    YELLOW, SRC_NONE, TOP, WAIT, SHOOT,
+)
+from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH
+from .rng import below_nb, uniform_nb
+from .rules import (
+    reach_route_nb, value_nb, action_steps_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb, lane_free_nb,
+    occupant_mask_nb, reach_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
+)
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND
+
+RANDOM = 0
+HEURISTIC = 1
+PLAYER_KINDS = ("random", "heuristic")
+
+# heuristic weights (params[seat, P_*]); DEFAULT_PARAMS is the balanced default player
+P_PROGRESS = 0        # value of one space of progress
+P_PULSE = 1           # cost of one point of pulse after the action
+P_PULSE_HIGH = 2      # extra cost per squared point of pulse above P_HIGH_FROM
+P_HIGH_FROM = 3       # pulse from which the extra cost starts
+P_BAND = 4            # cost of one point of accuracy threshold when arriving near the range
+P_ICY = 5             # cost of removing a card (icy action) before the last lap
+P_WAX = 6             # cost of spending one wax token
+P_BULLET_RESERVE = 7  # bullets kept back at the first range visit (for pick-ups)
+P_WAIT_GAIN = 8       # expected extra hits that make waiting at the range worth a turn
+N_PARAMS = 9
+DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9])
+
+R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
+NEG = -1.0e9
+
+
+# --- helpers shared by the heuristic's evaluations ---------------------------------------------
+@njit(cache=True)
+def next_range_nb(tb, trail, pos):
+    """Position of the next range at or after `pos`, or -1."""
+    for v in range(tb.range_pos.shape[1]):
+        if tb.range_pos[trail, v] >= pos:
+            return np.int64(tb.range_pos[trail, v])
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def final_lap_nb(tb, trail, pos):
+    return tb.lap[trail, pos] >= tb.rules[R_START_LINE_CROSSINGS]
+
+
+@njit(cache=True, inline="always")
+def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, band_low, band_medium):
+    """Heuristic value of ending `moved` spaces ahead at `dest` with `pulse_after`.
+
+    to_range: spaces from dest to the next range (-1 if none). Every input is a scalar or a small
+    array so the candidate loop calls no function that takes the tables (see best_destination_nb).
+    """
+    if pulse_after > limit:
+        return NEG + dest
+    if dest == finish:
+        return 1.0e6 - pulse_after
+    score = w[P_PROGRESS] * moved - w[P_PULSE] * pulse_after
+    over = pulse_after - w[P_HIGH_FROM]
+    if over > 0:
+        score -= w[P_PULSE_HIGH] * over * over
+    if to_range >= 0 and to_range <= R_LOOKAHEAD:
+        closeness = 1.0 - to_range / (R_LOOKAHEAD + 1.0)
+        score -= w[P_BAND] * band_threshold_nb(acc_row, band_low, band_medium, pulse_after) * closeness
+    return score
+
+
+@njit(cache=True)
+def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
+    """The best legal end of a move with these steps and this action cost (after blue wax).
+
+    out[0] destination, out[1] lane, out[2] 1 if on a mat there; returns its score. Staying put is a
+    candidate (for a Shoot turn that means leaving the mat but staying on the range). The rules are
+    those of kernels.blast.rules. Arrays are taken out of the tables once: passing the tables to a
+    function costs a reference-count round trip per array, far more than the work in this loop.
+    """
+    pos = st.pos[s]
+    far = reach_nb(tb, trail, pos, up, flat, down)
+    n_route = tb.route_len[trail]
+    physical = tb.physical[trail]
+    lanes = tb.lanes[trail]
+    is_range = tb.is_range[trail]
+    heading = tb.heading[trail]
+    coach = tb.coach_colour[trail]
+    strength = tb.coach_strength[trail]
+    range_pos = tb.range_pos[trail]
+    status = st.status
+    spos = st.pos
+    slane = st.lane
+    n = st.g[G_N]
+    rules = tb.rules
+    mixed = rules[R_MIXED_LANE_DRAFTING]
+    range_sw = rules[R_RANGE_DRAFTING]
+    headwind = rules[R_HEADWIND]
+    tailwind = rules[R_TAILWIND]
+    band_low = rules[R_BAND_LOW]
+    band_medium = rules[R_BAND_MEDIUM]
+    limit = rules[R_PULSE_LIMIT]
+    drafting_adj = rules[R_DRAFTING]
+    finish = tb.finish_pos[trail]
+    acc_row = tb.accuracy[st.biathlete[s]]
+    w = st.params[s]
+    wind = st.g[G_WIND]
+    pulse = st.pulse[s]
+    # occupant masks for positions base .. top (one before the start to one past the furthest end)
+    base = max(pos - 1, 0)
+    top = min(far + 1, n_route - 1)
+    masks = np.zeros(top - base + 1, np.int64)
+    for q in range(base, top + 1):
+        masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
+    free_mat = -1
+    if is_range[far] == 1 and far > pos:
+        free_mat = free_mat_nb(st, tb, trail, s, far)
+    best = NEG * 10.0
+    for q in range(pos, far + 1):
+        if q == pos:
+            lane_lo = -1 if shooting else slane[s]
+            lane_hi = lane_lo + 1
+            mat = 0 if shooting else st.on_mat[s]
+        elif is_range[q] == 1:
+            if free_mat < 0:
+                continue
+            lane_lo = free_mat
+            lane_hi = lane_lo + 1
+            mat = 1
+        elif lanes[q] > 2:
+            lane_lo = 0
+            lane_hi = 1
+            mat = 0
+        else:
+            lane_lo = 0
+            lane_hi = lanes[q]
+            mat = 0
+        if is_range[q] == 1 and mat == 0 and q + 1 < n_route:
+            facing = heading[q + 1]
+        else:
+            facing = heading[q]
+        to_range = -1
+        for v in range(range_pos.shape[0]):
+            if range_pos[v] >= q and not (range_pos[v] == q and mat == 0):
+                to_range = range_pos[v] - q
+                break
+        for lane in range(lane_lo, lane_hi):
+            if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
+                continue
+            drafting = False
+            if q + 1 < n_route:
+                drafting = in_line_nb(lanes[q], lanes[q + 1], is_range[q], is_range[q + 1], lane,
+                                      masks[q + 1 - base], mixed, range_sw)
+            behind = False
+            if q - 1 >= 0:
+                behind = in_line_nb(lanes[q], lanes[q - 1], is_range[q], is_range[q - 1], lane,
+                                    masks[q - 1 - base], mixed, range_sw)
+            p = pulse + cost + (drafting_adj if drafting else 0) + \
+                wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind)
+            if p < 0:
+                p = 0
+            sc = score_end_nb(w, q - pos, q, p, limit, finish, to_range, acc_row, band_low, band_medium)
+            if q != pos and coach[q] != NO_COACH:
+                sc += 0.3 * strength[q]
+            if sc > best:
+                best = sc
+                out[0] = q
+                out[1] = lane
+                out[2] = mat
+    return best
+
+
+@njit(cache=True)
+def quick_value_nb(st, tb, trail, s, card, action):
+    """A cheap estimate of an action's worth from here: furthest reach and the pulse it costs."""
+    steps = np.zeros(3, np.int64)
+    action_steps_nb(tb, card, action, st.dice, 0, steps)
+    pos = st.pos[s]
+    far = reach_nb(tb, trail, pos, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
+    p = max(0, st.pulse[s] + tb.card_pulse[card, action])
+    r = next_range_nb(tb, trail, far)
+    v = score_end_nb(st.params[s], far - pos, far, p, tb.rules[R_PULSE_LIMIT], tb.finish_pos[trail],
+                     r - far if r >= 0 else -1, tb.accuracy[st.biathlete[s]], tb.rules[R_BAND_LOW],
+                     tb.rules[R_BAND_MEDIUM])
+    if tb.card_icy[card, action] == 1 and not final_lap_nb(tb, trail, st.pos[s]):
+        v -= st.params[s, P_ICY]
+    return v
+
+
+@njit(cache=True)
+def card_worth_nb(tb, card):
+    """A position-free worth of a card, for choosing Motivation cards (dice count 2.5 on average)."""
+    best = NEG
+    for a in range(2):
+        v = 0.0
+        for t in range(3):
+            tr = tb.card_steps[card, a, t]
+            x = tr[VAL_BASE] + (0.0 if tr[VAL_SRC] == SRC_NONE else tr[VAL_MULT] * 2.5)
+            v += x * (1.2 if t == UPHILL else (1.0 if t == FLAT else 0.6))
+        v -= 0.5 * tb.card_pulse[card, a]
+        if tb.card_icy[card, a] == 1:
+            v -= 1.0
+        if tb.card_wind[card, a] == 1:
+            v += 0.3
+        if v > best:
+            best = v
+    return best
+
+
+# --- decisions ---------------------------------------------------------------------------------
+@njit(cache=True)
+def decide_pickup_nb(st, tb, trail, s, coach_ok):
+    """At round start with a non-empty hand: 0 no pick-up, PICKUP_BULLET or PICKUP_COACH."""
+    can_bullet = st.bullets[s] > 0
+    if st.disc_n[s] == 0 or not (can_bullet or coach_ok):
+        return np.int64(0)
+    if st.player[s] == RANDOM:
+        if uniform_nb(st.rng[1:]) < 0.25:
+            if coach_ok and (not can_bullet or uniform_nb(st.rng[1:]) < 0.5):
+                return np.int64(PICKUP_COACH)
+            return np.int64(PICKUP_BULLET)
+        return np.int64(0)
+    if coach_ok:
+        return np.int64(PICKUP_COACH)
+    if st.hand_n[s] <= 2 and st.disc_n[s] >= 4 and st.bullets[s] >= 2:
+        return np.int64(PICKUP_BULLET)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def choose_card_nb(st, tb, trail, s):
+    """The card to play this round (secret and simultaneous: only the round-start state is read).
+
+    Each card is judged by its better action: the furthest space it reaches from here and the pulse
+    it costs, less the price of an icy action before the last lap. On a shooting mat the card counts
+    only for its initiative, so the least useful card is given up.
+    """
+    n = st.hand_n[s]
+    if st.player[s] == RANDOM:
+        return st.hand[s, below_nb(st.rng[1:], n)]
+    hand = st.hand[s]
+    dice = st.dice
+    card_steps = tb.card_steps
+    card_pulse = tb.card_pulse
+    card_icy = tb.card_icy
+    terrain = tb.terrain[trail]
+    is_range = tb.is_range[trail]
+    n_route = tb.route_len[trail]
+    range_pos = tb.range_pos[trail]
+    rules = tb.rules
+    limit = rules[R_PULSE_LIMIT]
+    band_low = rules[R_BAND_LOW]
+    band_medium = rules[R_BAND_MEDIUM]
+    finish = tb.finish_pos[trail]
+    acc_row = tb.accuracy[st.biathlete[s]]
+    w = st.params[s]
+    pos = st.pos[s]
+    pulse = st.pulse[s]
+    icy_cost = 0.0 if final_lap_nb(tb, trail, pos) else w[P_ICY]
+    sign = -1.0 if st.on_mat[s] == 1 else 1.0
+    best_i = 0
+    best_v = NEG * 10.0
+    for i in range(n):
+        c = hand[i]
+        v_card = NEG * 10.0
+        for a in range(2):
+            up = value_nb(card_steps[c, a, UPHILL], dice, 0)
+            fl = value_nb(card_steps[c, a, FLAT], dice, 0)
+            dn = value_nb(card_steps[c, a, DOWNHILL], dice, 0)
+            far = reach_route_nb(terrain, is_range, n_route, pos, up, fl, dn)
+            p = max(0, pulse + card_pulse[c, a])
+            to_range = -1
+            for v in range(range_pos.shape[0]):
+                if range_pos[v] >= far:
+                    to_range = range_pos[v] - far
+                    break
+            sc = score_end_nb(w, far - pos, far, p, limit, finish, to_range, acc_row, band_low, band_medium)
+            if card_icy[c, a] == 1:
+                sc -= icy_cost
+            if sc > v_card:
+                v_card = sc
+        v_card *= sign
+        if v_card > best_v:
+            best_v = v_card
+            best_i = i
+    return hand[best_i]
+
+
+@njit(cache=True)
+def plan_move_nb(st, tb, trail, s, card, action, boost_steps, extra, blue, out):
+    """Score of an action with wax: extra[UPHILL..DOWNHILL] wax steps, `blue` blue wax."""
+    steps = np.zeros(3, np.int64)
+    action_steps_nb(tb, card, action, st.dice, 0, steps)
+    cost = tb.card_pulse[card, action] - blue
+    sc = best_destination_nb(st, tb, trail, s, steps[0] + boost_steps[0] + extra[0],
+                             steps[1] + boost_steps[1] + extra[1], steps[2] + boost_steps[2] + extra[2],
+                             cost, False, out)
+    if tb.card_icy[card, action] == 1 and not final_lap_nb(tb, trail, st.pos[s]):
+        sc -= st.params[s, P_ICY]
+    return sc
+
+
+@njit(cache=True)
+def choose_action_nb(st, tb, trail, s, card, boost_steps):
+    """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white."""
+    sc = st.scratch
+    for i in range(6):
+        sc[i] = 0
+    if st.player[s] == RANDOM:
+        sc[0] = below_nb(st.rng[1:], 2)
+        for c in range(1, 6):
+            for k in range(st.wax[s, c]):
+                if uniform_nb(st.rng[1:]) < 0.15:
+                    sc[c] += 1
+        return
+    out = np.zeros(3, np.int64)
+    extra = np.zeros(3, np.int64)
+    best_a = 0
+    best = NEG * 10.0
+    for a in range(2):
+        v = plan_move_nb(st, tb, trail, s, card, a, boost_steps, extra, 0, out)
+        if v > best:
+            best = v
+            best_a = a
+    sc[0] = best_a
+    w_wax = st.params[s, P_WAX]
+    if final_lap_nb(tb, trail, st.pos[s]):
+        w_wax *= 0.25
+    # terrain wax, one token at a time while it pays
+    blue = 0
+    for colour in (BLACK, YELLOW, GREEN):
+        t = colour - BLACK          # black -> uphill steps, yellow -> flat, green -> downhill
+        while sc[colour] < st.wax[s, colour]:
+            extra[t] += 1
+            v = plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue, out)
+            if v - best > w_wax:
+                best = v
+                sc[colour] += 1
+            else:
+                extra[t] -= 1
+                break
+    while sc[BLUE] < st.wax[s, BLUE]:
+        v = plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue + 1, out)
+        if v - best > w_wax:
+            best = v
+            blue += 1
+            sc[BLUE] += 1
+        else:
+            break
+    # white wax: calm the wind before shooting if the move reaches the range
+    if st.wax[s, WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
+        plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue, out)
+        if tb.is_range[trail, out[0]] == 1 and out[0] != st.pos[s]:
+            sc[WHITE] = 1
+
+
+@njit(cache=True)
+def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
+    """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
+    if st.player[s] != RANDOM:
+        best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
+        return
+    pos = st.pos[s]
+    far = reach_nb(tb, trail, pos, up, flat, down)
+    # count legal ends, then pick one uniformly
+    n = 1
+    for q in range(pos + 1, far + 1):
+        if tb.is_range[trail, q] == 1:
+            n += 1 if free_mat_nb(st, tb, trail, s, q) >= 0 else 0
+        elif tb.lanes[trail, q] > 2:
+            n += 1
+        else:
+            for lane in range(tb.lanes[trail, q]):
+                n += 1 if lane_free_nb(st, tb, trail, s, q, lane) else 0
+    k = below_nb(st.rng[1:], n)
+    out[0] = pos
+    out[1] = -1 if shooting else st.lane[s]
+    out[2] = 0 if shooting else st.on_mat[s]
+    if k == 0:
+        return
+    k -= 1
+    for q in range(pos + 1, far + 1):
+        if tb.is_range[trail, q] == 1:
+            m = free_mat_nb(st, tb, trail, s, q)
+            if m >= 0:
+                if k == 0:
+                    out[0] = q
+                    out[1] = m
+                    out[2] = 1
+                    return
+                k -= 1
+        elif tb.lanes[trail, q] > 2:
+            if k == 0:
+                out[0] = q
+                out[1] = 0
+                out[2] = 0
+                return
+            k -= 1
+        else:
+            for lane in range(tb.lanes[trail, q]):
+                if lane_free_nb(st, tb, trail, s, q, lane):
+                    if k == 0:
+                        out[0] = q
+                        out[1] = lane
+                        out[2] = 0
+                        return
+                    k -= 1
+
+
+@njit(cache=True)
+def expected_hits_nb(tb, biathlete, pulse, wind_adj):
+    faces = tb.rules[R_DIE_FACES]
+    thr = threshold_nb(tb, biathlete, pulse)
+    p = (faces - thr) / faces if thr < faces else 0.0
+    e = p * tb.rules[R_N_DICE] + wind_adj
+    return min(max(e, 0.0), tb.rules[R_MAX_HITS] * 1.0)
+
+
+@njit(cache=True)
+def choose_range_action_nb(st, tb, trail, s):
+    """On a mat: scratch[0] WAIT or SHOOT, scratch[1..5] wax."""
+    sc = st.scratch
+    for i in range(6):
+        sc[i] = 0
+    if st.player[s] == RANDOM:
+        sc[0] = WAIT if (st.waits[s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT
+        for c in range(1, 6):
+            for k in range(st.wax[s, c]):
+                if uniform_nb(st.rng[1:]) < 0.1:
+                    sc[c] += 1
+        return
+    rc = tb.range_card[trail]
+    facing = facing_nb(tb, trail, st.pos[s], 1)
+    adj = shot_wind_nb(tb, st.g[G_WIND], facing)
+    now = expected_hits_nb(tb, st.biathlete[s], st.pulse[s], adj)
+    later_pulse = max(0, st.pulse[s] + tb.card_pulse[rc, WAIT])
+    later = expected_hits_nb(tb, st.biathlete[s], later_pulse, adj)
+    if later - now >= st.params[s, P_WAIT_GAIN] and st.waits[s] < 2:
+        sc[0] = WAIT
+    else:
+        sc[0] = SHOOT
+
+
+@njit(cache=True)
+def choose_bullets_nb(st, tb, trail, s, hits, coach_ok, visit):
+    """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] 1 to spend the coach's."""
+    room = tb.rules[R_MAX_HITS] - hits
+    sc = st.scratch
+    sc[0] = 0
+    sc[1] = 0
+    if room <= 0:
+        return
+    if st.player[s] == RANDOM:
+        if coach_ok and uniform_nb(st.rng[1:]) < 0.5:
+            sc[1] = 1
+            room -= 1
+        sc[0] = below_nb(st.rng[1:], min(room, st.bullets[s]) + 1)
+        return
+    if coach_ok:
+        sc[1] = 1
+        room -= 1
+    keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
+    sc[0] = max(0, min(room, st.bullets[s] - keep))
+
+
+@njit(cache=True)
+def choose_motivation_nb(st, tb, s):
+    """0 or 1 for a face-up slot, MOTIVATION_BLIND for the top of the deck; -1 if nothing is left."""
+    n_face = tb.rules[R_FACE_UP_MOTIVATION]
+    deck_left = st.g[G_MN] - st.g[G_MTOP]
+    if st.player[s] == RANDOM:
+        n = (1 if deck_left > 0 else 0)
+        for k in range(n_face):
+            n += 1 if st.g[G_FACE0 + k] >= 0 else 0
+        if n == 0:
+            return np.int64(-1)
+        k = below_nb(st.rng[1:], n)
+        for slot in range(n_face):
+            if st.g[G_FACE0 + slot] >= 0:
+                if k == 0:
+                    return np.int64(slot)
+                k -= 1
+        return np.int64(MOTIVATION_BLIND)
+    # the blind draw is worth the average of the cards not seen yet
+    blind = NEG
+    if deck_left > 0:
+        tot = 0.0
+        for i in range(st.g[G_MTOP], st.g[G_MN]):
+            tot += card_worth_nb(tb, st.mdeck[i])
+        blind = tot / deck_left
+    best = np.int64(MOTIVATION_BLIND if deck_left > 0 else -1)
+    best_v = blind
+    for slot in range(n_face):
+        c = st.g[G_FACE0 + slot]
+        if c >= 0:
+            v = card_worth_nb(tb, c)
+            if v >= best_v:
+                best_v = v
+                best = np.int64(slot)
+    return best
+
+
+@njit(cache=True)
+def choose_wind_nb(st, tb, trail, s):
+    """The new wind after an action with the wind symbol."""
+    if st.player[s] == RANDOM:
+        return below_nb(st.rng[1:], 5)
+    if st.on_mat[s] == 1:
+        return np.int64(STILL)          # about to shoot: windstill gives a hit
+    # a tailwind for where it will be skiing next
+    ahead = min(st.pos[s] + 3, tb.route_len[trail] - 1)
+    return np.int64((tb.heading[trail, ahead] + 2) % 4)

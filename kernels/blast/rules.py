@@ -1,0 +1,250 @@
+"""Biathlon Blast rule functions: pure computations on the compiled tables and a race state.
+
+Chance is an input: functions take the dice as they show; the engine rolls them. Interpretations
+follow docs/rules.md; switches are read from `tb.rules`.
+"""
+import numpy as np
+from numba import njit
+
+from .consts import (
+    DOWNHILL, FLAT, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_CROSSWIND_HITS, R_DRAFTING, R_HEADWIND,
+    R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_RANGE_DRAFTING, R_TAILWIND, R_WINDSTILL_HITS,
+    SRC_HITS, STILL, UPHILL, VAL_BASE, VAL_MULT, VAL_SRC,
+)
+from .events import STATUS_RACING
+from .state import G_N, G_WIND
+
+
+@njit(cache=True, inline="always")
+def value_nb(triple, dice, hits):
+    """A card value: base + mult * (die face | hits). `triple` is (base, source, mult)."""
+    src = triple[VAL_SRC]
+    if src == -1:
+        return np.int64(triple[VAL_BASE])
+    if src == SRC_HITS:
+        return np.int64(triple[VAL_BASE] + triple[VAL_MULT] * hits)
+    return np.int64(triple[VAL_BASE] + triple[VAL_MULT] * dice[src])
+
+
+@njit(cache=True)
+def initiative_nb(tb, card, dice):
+    return value_nb(tb.card_init[card], dice, 0)
+
+
+@njit(cache=True)
+def action_steps_nb(tb, card, action, dice, hits, out):
+    """Steps of a card's action by terrain class into out[UPHILL..DOWNHILL]."""
+    for t in range(3):
+        out[t] = value_nb(tb.card_steps[card, action, t], dice, hits)
+
+
+@njit(cache=True, inline="always")
+def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
+    """The furthest position reachable from `start` with the given steps, on one trail's arrays.
+
+    Each entered space takes the least versatile step that may enter it (downhill, then flat, then
+    uphill), which reaches every space any other assignment could. The range and the run-out stop
+    a move. Every position between start and the result is passed through (docs/rules.md 4.1).
+    """
+    q = start
+    last = n_route - 1
+    while q < last:
+        if q > start and is_range[q] == 1:
+            break
+        nxt = q + 1
+        t = terrain[nxt]
+        if t == DOWNHILL and down > 0:
+            down -= 1
+        elif t != UPHILL and flat > 0:
+            flat -= 1
+        elif up > 0:
+            up -= 1
+        else:
+            break
+        q = nxt
+    return q
+
+
+@njit(cache=True)
+def reach_nb(tb, trail, start, up, flat, down):
+    return reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], start, up, flat, down)
+
+
+@njit(cache=True, inline="always")
+def in_line_nb(lanes_a, lanes_n, range_a, range_n, lane_a, mask_n, mixed_sw, range_sw):
+    """Is any racer of the neighbouring space directly in line with a racer in lane `lane_a`?
+
+    The neighbour is the space right after (drafting) or right before (tailwind blocking) on the
+    racer's own route; `mask_n` has bit k set for a racer in lane k there (see occupant_mask_nb).
+    Two double-lane spaces: the same lane only (diagonal does not count); two single-lane spaces:
+    always; a single- and a double-lane space: the `mixed_lane_drafting` switch. The range takes
+    part only with the `range_drafting` switch; the run-out has no lanes.
+    """
+    if mask_n == 0:
+        return False
+    if range_a == 1 or range_n == 1:
+        return range_sw == 1
+    if lanes_a == 2 and lanes_n == 2:
+        return ((mask_n >> lane_a) & 1) == 1
+    if lanes_a == 1 and lanes_n == 1:
+        return True
+    if lanes_a > 2 or lanes_n > 2:
+        return True
+    return mixed_sw == 1
+
+
+@njit(cache=True, inline="always")
+def occupant_mask_nb(physical, status, spos, slane, n, me, phys):
+    """Bit k set if a racing seat other than `me` is in lane k of physical space `phys`.
+
+    Occupancy is physical, so a racer on another lap of a shared segment counts. A racer off the
+    mat on the range (lane -1) sets bit 6.
+    """
+    mask = 0
+    for s in range(n):
+        if s == me or status[s] != STATUS_RACING:
+            continue
+        if physical[spos[s]] == phys:
+            ln = slane[s]
+            mask |= 1 << (ln if ln >= 0 else 6)
+    return mask
+
+
+@njit(cache=True)
+def neighbour_in_line_nb(st, tb, trail, me, pos, lane, step):
+    """Is a racing seat other than `me` directly ahead (step=+1) or behind (step=-1) of (pos, lane)?"""
+    nb = pos + step
+    if nb < 0 or nb >= tb.route_len[trail]:
+        return False
+    physical = tb.physical[trail]
+    mask = occupant_mask_nb(physical, st.status, st.pos, st.lane, st.g[G_N], me, physical[nb])
+    return in_line_nb(tb.lanes[trail, pos], tb.lanes[trail, nb], tb.is_range[trail, pos],
+                      tb.is_range[trail, nb], lane, mask, tb.rules[R_MIXED_LANE_DRAFTING],
+                      tb.rules[R_RANGE_DRAFTING])
+
+
+@njit(cache=True)
+def facing_nb(tb, trail, pos, on_mat):
+    """The way a racer faces: its space's heading; on the range off the mat, the next space's."""
+    if tb.is_range[trail, pos] == 1 and on_mat == 0 and pos + 1 < tb.route_len[trail]:
+        return np.int64(tb.heading[trail, pos + 1])
+    return np.int64(tb.heading[trail, pos])
+
+
+@njit(cache=True, inline="always")
+def wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind):
+    """Headwind (facing into it, not drafting) or tailwind (wind at the back, nobody behind)."""
+    if wind == STILL:
+        return np.int64(0)
+    if wind == facing:
+        return np.int64(0) if drafting else np.int64(headwind)
+    if wind == (facing + 2) % 4:
+        return np.int64(0) if behind else np.int64(tailwind)
+    return np.int64(0)
+
+
+@njit(cache=True)
+def pulse_adjust_nb(st, tb, trail, me, pos, lane, on_mat, out):
+    """Drafting and wind adjustments for `me` ending at (pos, lane): out[0] drafting, out[1] wind."""
+    drafting = neighbour_in_line_nb(st, tb, trail, me, pos, lane, 1)
+    behind = neighbour_in_line_nb(st, tb, trail, me, pos, lane, -1)
+    out[0] = tb.rules[R_DRAFTING] if drafting else 0
+    out[1] = wind_adjust_nb(st.g[G_WIND], facing_nb(tb, trail, pos, on_mat), drafting, behind,
+                            tb.rules[R_HEADWIND], tb.rules[R_TAILWIND])
+
+
+@njit(cache=True, inline="always")
+def band_threshold_nb(accuracy_row, band_low, band_medium, pulse):
+    """The accuracy threshold for a pulse: low, medium or high band of a biathlete's tile."""
+    if pulse <= band_low:
+        return np.int64(accuracy_row[0])
+    if pulse <= band_medium:
+        return np.int64(accuracy_row[1])
+    return np.int64(accuracy_row[2])
+
+
+@njit(cache=True)
+def threshold_nb(tb, biathlete, pulse):
+    return band_threshold_nb(tb.accuracy[biathlete], tb.rules[R_BAND_LOW], tb.rules[R_BAND_MEDIUM], pulse)
+
+
+@njit(cache=True)
+def dice_hits_nb(tb, dice, threshold):
+    h = 0
+    for i in range(tb.rules[R_N_DICE]):  # five dice: no loop to speak of
+        if dice[i] >= threshold:
+            h += 1
+    return np.int64(h)
+
+
+@njit(cache=True)
+def shot_wind_nb(tb, wind, facing):
+    """The hit adjustment the wind gives a shooter facing `facing`: windstill, crosswind or 0."""
+    if wind == STILL:
+        return np.int64(tb.rules[R_WINDSTILL_HITS])
+    if wind != facing and wind != (facing + 2) % 4:
+        return np.int64(tb.rules[R_CROSSWIND_HITS])
+    return np.int64(0)
+
+
+@njit(cache=True)
+def apply_shot_wind_nb(tb, hits, adj):
+    """Hits after the wind: never below 0 nor above max_hits."""
+    h = hits + adj
+    if h < 0:
+        h = 0
+    if h > tb.rules[R_MAX_HITS]:
+        h = tb.rules[R_MAX_HITS]
+    return np.int64(h)
+
+
+@njit(cache=True)
+def lane_free_nb(st, tb, trail, me, pos, lane):
+    """Is lane `lane` of route space `pos` free for `me` (ordinary spaces; the run-out is always)?"""
+    if tb.lanes[trail, pos] > 2:
+        return True
+    physical = tb.physical[trail]
+    phys = physical[pos]
+    status = st.status
+    spos = st.pos
+    slane = st.lane
+    for s in range(st.g[G_N]):
+        if s == me or status[s] != STATUS_RACING:
+            continue
+        if physical[spos[s]] == phys and slane[s] == lane:
+            return False
+    return True
+
+
+@njit(cache=True)
+def free_mat_nb(st, tb, trail, me, pos):
+    """The lowest-numbered free shooting mat on the range at `pos`, or -1."""
+    physical = tb.physical[trail]
+    phys = physical[pos]
+    status = st.status
+    spos = st.pos
+    slane = st.lane
+    on_mat = st.on_mat
+    for m in range(tb.lanes[trail, pos]):
+        taken = False
+        for s in range(st.g[G_N]):
+            if s != me and status[s] == STATUS_RACING and on_mat[s] == 1 \
+                    and physical[spos[s]] == phys and slane[s] == m:
+                taken = True
+                break
+        if not taken:
+            return np.int64(m)
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def coach_at_nb(tb, trail, pos):
+    return np.int64(tb.coach_colour[trail, pos]) if tb.coach_colour[trail, pos] != NO_COACH else np.int64(-1)
+
+
+@njit(cache=True)
+def max_hits_nb(tb):
+    return np.int64(tb.rules[R_MAX_HITS])
+
+
+FLAT_ = FLAT  # re-exported for players
