@@ -266,7 +266,7 @@ def round_start_nb(tb, trail, st, red_usable):
                     ev_nb(st, s, PICKUP, PICKUP_FREE, got)
                 continue
             coach_ok = red_boost_ready_nb(st, s)
-            if coach_ok:
+            if coach_ok and st.disc_n[s] > 0:
                 red_usable[s] = 1
             d = decide_pickup_nb(st, tb, trail, s, coach_ok)
             if d == PICKUP_BULLET and st.bullets[s] > 0:
@@ -319,10 +319,8 @@ def take_motivation_nb(tb, st, s):
         card = st.mdeck[st.g[G_MTOP]]
         st.g[G_MTOP] += 1
     else:
-        choice = -1
+        return      # nothing left to give: no card, no event
     ev_nb(st, s, MOTIVATION, choice, card)
-    if card < 0:
-        return
     if choice < n_face:
         refill_nb(st, choice)
     st.stats[s, S_MOTIVATION] += 1
@@ -403,16 +401,16 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             dh = dice_hits_nb(tb, st.dice, thr)
             facing = facing_nb(tb, trail, start, 1)
             h = apply_shot_wind_nb(tb, dh, shot_wind_nb(tb, st.g[G_WIND], facing))
-            coach_ok = inc_c == RED
-            if coach_ok:
-                inc_usable = True
-            choose_bullets_nb(st, tb, trail, s, h, coach_ok, visit)
             room = tb.rules[R_MAX_HITS] - h
-            coach = 1 if (coach_ok and st.scratch[1] == 1 and room > 0) else 0
+            coach_max = min(inc_s, room) if inc_c == RED else 0
+            if coach_max > 0:
+                inc_usable = True
+            choose_bullets_nb(st, tb, trail, s, h, coach_max, visit)
+            coach = min(max(st.scratch[1], 0), coach_max)
             own = min(max(st.scratch[0], 0), st.bullets[s], room - coach)
-            if coach == 1:
+            if coach > 0:
                 inc_used = True
-                st.stats[s, S_COACH_BULLETS] += 1
+                st.stats[s, S_COACH_BULLETS] += coach
             st.bullets[s] -= own
             st.stats[s, S_BULLETS_HITS] += own
             hits = h + own + coach

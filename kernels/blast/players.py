@@ -454,8 +454,11 @@ def choose_range_action_nb(st, tb, trail, s):
 
 
 @njit(cache=True)
-def choose_bullets_nb(st, tb, trail, s, hits, coach_ok, visit):
-    """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] 1 to spend the coach's."""
+def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
+    """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] red coach bullets.
+
+    coach_max: bullets a pending red coach boost offers (already capped by the room left).
+    """
     room = tb.rules[R_MAX_HITS] - hits
     sc = st.scratch
     sc[0] = 0
@@ -463,14 +466,13 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_ok, visit):
     if room <= 0:
         return
     if st.player[s] == RANDOM:
-        if coach_ok and uniform_nb(st.rng[1:]) < 0.5:
-            sc[1] = 1
-            room -= 1
+        if coach_max > 0:
+            sc[1] = below_nb(st.rng[1:], coach_max + 1)
+            room -= sc[1]
         sc[0] = below_nb(st.rng[1:], min(room, st.bullets[s]) + 1)
         return
-    if coach_ok:
-        sc[1] = 1
-        room -= 1
+    sc[1] = coach_max
+    room -= coach_max
     keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
     sc[0] = max(0, min(room, st.bullets[s] - keep))
 

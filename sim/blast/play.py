@@ -1,0 +1,128 @@
+"""Playing Biathlon Blast races from Python: one race with its event log, or a block of races.
+
+The thin layer between names (biathletes, trails, players) and the kernel's numbers. Running many
+races in parallel, with tables and files, is `sim.run`'s job; this module plays and returns arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import results as R
+from kernels.blast import consts as C
+from kernels.blast.engine import play_race_nb, play_races_nb
+from kernels.blast.events import N_COLS
+from kernels.blast.players import DEFAULT_PARAMS, HEURISTIC, N_PARAMS, PLAYER_KINDS, RANDOM
+from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, new_state
+
+from .compile import CompiledBundle
+
+#: events of one race fit easily: set-up ~50, then ~30 per racer per round
+DEFAULT_LOG_CAP = 40_000
+
+
+@dataclass(frozen=True)
+class RaceSetup:
+    """Who races where: trail id, and per seat a biathlete id, a ski colour id and a player kind."""
+
+    trail: int
+    biathletes: tuple[int, ...]
+    colours: tuple[int, ...]
+    players: tuple[int, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.biathletes)
+
+
+def player_kind(name: str | int) -> int:
+    if isinstance(name, (int, np.integer)):
+        return int(name)
+    key = name.lower()
+    if key in ("default", "balanced"):
+        key = "heuristic"
+    if key not in PLAYER_KINDS:
+        raise KeyError(f"no player named {name!r}; known: {', '.join(PLAYER_KINDS)} (default)")
+    return PLAYER_KINDS.index(key)
+
+
+def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players="heuristic") -> RaceSetup:
+    """A set-up from names or ids. Colours default to the ski colour order (seat 0 red, ...)."""
+    t = bundle.trail_id(trail) if isinstance(trail, str) else int(trail)
+    bis = tuple(bundle.biathlete_id(b) if isinstance(b, str) else int(b) for b in biathletes)
+    n = len(bis)
+    if not C.MIN_RACERS <= n <= C.MAX_RACERS:
+        raise ValueError(f"a race needs {C.MIN_RACERS} to {C.MAX_RACERS} racers, got {n}")
+    if colours is None:
+        cols = tuple(int(c) for c in bundle.tables.ski_order[:n])
+    else:
+        cols = tuple(C.COLOUR_NAMES.index(c) if isinstance(c, str) else int(c) for c in colours)
+    if len(cols) != n or len(set(cols)) != n:
+        raise ValueError(f"each of the {n} racers needs its own ski colour, got {cols}")
+    if isinstance(players, (str, int)):
+        players = [players] * n
+    pls = tuple(player_kind(p) for p in players)
+    if len(pls) != n:
+        raise ValueError(f"{n} racers need {n} players, got {len(pls)}")
+    return RaceSetup(t, bis, cols, pls)
+
+
+def _seat_arrays(setup: RaceSetup):
+    def pad(x):
+        a = np.zeros(C.MAX_RACERS, np.int64)
+        a[:len(x)] = x
+        return a
+    params = np.tile(DEFAULT_PARAMS, (C.MAX_RACERS, 1))
+    return pad(setup.biathletes), pad(setup.colours), pad(setup.players), params
+
+
+@dataclass
+class RaceLog:
+    setup: RaceSetup
+    seed: int
+    race: int
+    events: np.ndarray          # int16[n_events, N_COLS]
+    results: np.ndarray         # int32[n_seats, N_FIELDS]
+    rounds: int
+
+
+def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
+             log_cap: int = DEFAULT_LOG_CAP) -> RaceLog:
+    """Play race `race` of the study with `seed`, recording its event log."""
+    from kernels.blast.engine import write_results_nb
+
+    st = new_state(N_PARAMS, log_cap)
+    b, c, p, params = _seat_arrays(setup)
+    rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b, c, p, params, seed, race, st, log_cap)
+    if st.g[G_LOG_OVERFLOW]:
+        raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
+                           f"pass a larger log_cap")
+    out = np.zeros((C.MAX_RACERS, R.N_FIELDS), np.int32)
+    write_results_nb(bundle.tables, setup.trail, st, race, out, 0)
+    return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), out[:setup.n], int(rounds))
+
+
+def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races) -> np.ndarray:
+    """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows."""
+    races = np.asarray(races, np.int64)
+    k = len(setups)
+    trails = np.array([s.trail for s in setups], np.int64)
+    n_racers = np.array([s.n for s in setups], np.int64)
+    bis = np.zeros((k, C.MAX_RACERS), np.int64)
+    cols = np.zeros((k, C.MAX_RACERS), np.int64)
+    pls = np.zeros((k, C.MAX_RACERS), np.int64)
+    for i, s in enumerate(setups):
+        bis[i, :s.n] = s.biathletes
+        cols[i, :s.n] = s.colours
+        pls[i, :s.n] = s.players
+    params = np.broadcast_to(DEFAULT_PARAMS, (k, C.MAX_RACERS, N_PARAMS)).copy()
+    st = new_state(N_PARAMS, 0)
+    out = np.zeros((k * C.MAX_RACERS, R.N_FIELDS), np.int32)
+    play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out)
+    keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
+    return out[keep]
+
+
+__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "player_kind",
+           "HEURISTIC", "RANDOM", "N_COLS"]
