@@ -17,11 +17,15 @@ def imported_roots(path: Path) -> set[str]:
     return roots
 
 
+# kernels/__init__.py fingerprints the kernel sources to name the numba cache folder
+ALLOWED = {"kernels/__init__.py": {"pathlib"}}
+
+
 def check(folder: str, forbidden: set[str]) -> None:
     files = list((ROOT / folder).rglob("*.py"))
     assert files, folder
     for f in files:
-        bad = imported_roots(f) & forbidden
+        bad = imported_roots(f) & (forbidden - ALLOWED.get(str(f.relative_to(ROOT)), set()))
         assert not bad, f"{f.relative_to(ROOT)} imports {sorted(bad)}"
 
 

@@ -26,6 +26,7 @@ R4.  A turn with zero steps still logs `STEPS` and a `MOVE` to the same position
      racer is off its mat; if it stays on the range its lane is -1 (lanes on the range are mat
      numbers and it no longer holds a mat), and off-mat racers hold no mat.
 R5.  The lane of the run-out is not checked (any 0..5 is accepted): it holds any number of racers.
+     It has no lanes, so a racer on it and a racer on a neighbouring space are always in line.
 R6.  Taking a face-up Motivation card is always followed by a `FACE_UP` row for that slot, with
      card -1 when the deck is empty (the slot stays empty). A blind draw has no `FACE_UP` row.
 R7.  A start-line crossing with no face-up card and an empty deck gives nothing and logs no
@@ -960,8 +961,10 @@ class _Referee:
             return False
         if a.is_range or b.is_range:
             return self.sw.range_drafting
-        a_single = a.finish or a.lanes == 1
-        b_single = b.finish or b.lanes == 1
+        if a.finish or b.finish:
+            return True      # the run-out has no lanes: whoever is next to it is in line
+        a_single = a.lanes == 1
+        b_single = b.lanes == 1
         if a_single and b_single:
             return True
         if not a_single and not b_single:
