@@ -26,8 +26,8 @@ from .players import (
 )
 from .rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
-    value_nb, action_steps_nb, apply_shot_wind_nb, coach_at_nb, dice_hits_nb, facing_nb, initiative_nb,
-    pulse_adjust_nb, shot_wind_nb, threshold_nb,
+    action_steps_nb, coach_at_nb, facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
+    shot_hits_nb, value_nb,
 )
 from .state import (
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
@@ -397,10 +397,8 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             for i in range(tb.rules[R_N_DICE]):
                 st.dice[i] = below_nb(st.rng[0:1], faces)
             ev_dice_nb(st, s, ROLL, tb)
-            thr = threshold_nb(tb, st.biathlete[s], st.pulse[s])
-            dh = dice_hits_nb(tb, st.dice, thr)
             facing = facing_nb(tb, trail, start, 1)
-            h = apply_shot_wind_nb(tb, dh, shot_wind_nb(tb, st.g[G_WIND], facing))
+            dh, h = shot_hits_nb(tb, st.biathlete[s], st.pulse[s], st.dice, st.g[G_WIND], facing)
             room = tb.rules[R_MAX_HITS] - h
             coach_max = min(inc_s, room) if inc_c == RED else 0
             if coach_max > 0:
@@ -474,9 +472,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     reduction = wax[BLUE] + blue_zone
     adj = np.zeros(2, np.int64)
     pulse_adjust_nb(st, tb, trail, s, st.pos[s], st.lane[s], st.on_mat[s], adj)
-    after = before + cost - reduction + adj[0] + adj[1]
-    if after < 0:
-        after = 0
+    after = pulse_total_nb(before, cost, reduction, adj[0], adj[1])
     st.pulse[s] = after
     ev_nb(st, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
     if after > st.stats[s, S_MAX_PULSE]:

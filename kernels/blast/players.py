@@ -26,7 +26,19 @@ from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND
 
 RANDOM = 0
 HEURISTIC = 1
-PLAYER_KINDS = ("random", "heuristic")
+SCRIPTED = 2     # tests: decisions read from st.script[seat]; -1 entries fall back to the heuristic
+PLAYER_KINDS = ("random", "heuristic", "scripted")
+
+# st.script columns for SCRIPTED seats
+SC_CARD = 0          # card id to choose
+SC_ACTION = 1        # TOP/BOTTOM, or WAIT/SHOOT on a mat
+SC_WAX = 2           # SC_WAX + colour - 1: wax of black .. white to spend (with SC_ACTION)
+SC_DEST = 7          # destination position
+SC_LANE = 8          # lane there (ignored on the range and the run-out)
+SC_WIND = 9          # new wind
+SC_MOTIVATION = 10   # 0/1 face-up slot, 2 blind
+SC_BULLETS = 11      # own bullets for hits
+SC_COACH = 12        # red coach bullets for hits
 
 # heuristic weights (params[seat, P_*]); DEFAULT_PARAMS is the balanced default player
 P_PROGRESS = 0        # value of one space of progress
@@ -250,6 +262,8 @@ def choose_card_nb(st, tb, trail, s):
     n = st.hand_n[s]
     if st.player[s] == RANDOM:
         return st.hand[s, below_nb(st.rng[1:], n)]
+    if st.player[s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
+        return st.script[s, SC_CARD]
     hand = st.hand[s]
     dice = st.dice
     card_steps = tb.card_steps
@@ -325,6 +339,11 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
                 if uniform_nb(st.rng[1:]) < 0.15:
                     sc[c] += 1
         return
+    if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
+        sc[0] = st.script[s, SC_ACTION]
+        for c in range(1, 6):
+            sc[c] = max(st.script[s, SC_WAX + c - 1], 0)
+        return
     out = np.zeros(3, np.int64)
     extra = np.zeros(3, np.int64)
     best_a = 0
@@ -369,6 +388,19 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
 @njit(cache=True)
 def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
+    if st.player[s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
+        q = st.script[s, SC_DEST]
+        out[0] = q
+        if q == st.pos[s]:
+            out[1] = -1 if shooting else st.lane[s]
+            out[2] = 0 if shooting else st.on_mat[s]
+        elif tb.is_range[trail, q] == 1:
+            out[1] = free_mat_nb(st, tb, trail, s, q)
+            out[2] = 1
+        else:
+            out[1] = max(st.script[s, SC_LANE], 0)
+            out[2] = 0
+        return
     if st.player[s] != RANDOM:
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         return
@@ -441,6 +473,11 @@ def choose_range_action_nb(st, tb, trail, s):
                 if uniform_nb(st.rng[1:]) < 0.1:
                     sc[c] += 1
         return
+    if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
+        sc[0] = st.script[s, SC_ACTION]
+        for c in range(1, 6):
+            sc[c] = max(st.script[s, SC_WAX + c - 1], 0)
+        return
     rc = tb.range_card[trail]
     facing = facing_nb(tb, trail, st.pos[s], 1)
     adj = shot_wind_nb(tb, st.g[G_WIND], facing)
@@ -471,6 +508,10 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
             room -= sc[1]
         sc[0] = below_nb(st.rng[1:], min(room, st.bullets[s]) + 1)
         return
+    if st.player[s] == SCRIPTED and st.script[s, SC_BULLETS] >= 0:
+        sc[0] = st.script[s, SC_BULLETS]
+        sc[1] = max(st.script[s, SC_COACH], 0)
+        return
     sc[1] = coach_max
     room -= coach_max
     keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
@@ -495,6 +536,8 @@ def choose_motivation_nb(st, tb, s):
                     return np.int64(slot)
                 k -= 1
         return np.int64(MOTIVATION_BLIND)
+    if st.player[s] == SCRIPTED and st.script[s, SC_MOTIVATION] >= 0:
+        return st.script[s, SC_MOTIVATION]
     # the blind draw is worth the average of the cards not seen yet
     blind = NEG
     if deck_left > 0:
@@ -519,6 +562,8 @@ def choose_wind_nb(st, tb, trail, s):
     """The new wind after an action with the wind symbol."""
     if st.player[s] == RANDOM:
         return below_nb(st.rng[1:], 5)
+    if st.player[s] == SCRIPTED and st.script[s, SC_WIND] >= 0:
+        return st.script[s, SC_WIND]
     if st.on_mat[s] == 1:
         return np.int64(STILL)          # about to shoot: windstill gives a hit
     # a tailwind for where it will be skiing next

@@ -248,3 +248,21 @@ def max_hits_nb(tb):
 
 
 FLAT_ = FLAT  # re-exported for players
+
+
+@njit(cache=True)
+def shot_hits_nb(tb, biathlete, pulse, dice, wind, facing):
+    """A shot before bullets: (dice meeting the accuracy, hits after the wind adjustment).
+
+    Accuracy by the pulse band at the moment of shooting; crosswind (wind from the shooter's left or
+    right) and windstill adjust the count, never below 0 nor above max_hits.
+    """
+    dh = dice_hits_nb(tb, dice, threshold_nb(tb, biathlete, pulse))
+    return dh, apply_shot_wind_nb(tb, dh, shot_wind_nb(tb, wind, facing))
+
+
+@njit(cache=True, inline="always")
+def pulse_total_nb(before, cost, reduction, drafting, wind):
+    """Pulse after an action: cost less blue reductions, drafting and wind, floored at 0 once."""
+    after = before + cost - reduction + drafting + wind
+    return after if after > 0 else 0

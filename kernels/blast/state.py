@@ -30,6 +30,7 @@ G_LEADER_AFTER_RANGE = 16   # leader when the first racer left its last range vi
 N_G = 17
 
 MAX_FACE_UP = 2
+N_SCRIPT = 16        # see players.SC_*
 MAX_HAND = 32        # deck (9) plus Motivation cards, with room to spare
 MAX_MOTIVATION = 64
 
@@ -97,6 +98,7 @@ class RaceState(NamedTuple):
     scratch: np.ndarray     # int64[64]: decisions handed from players to the engine
     rng: np.ndarray         # uint64[2]: chance stream, player stream
     log: np.ndarray         # int16[cap, N_COLS]
+    script: np.ndarray      # int64[S, N_SCRIPT]: decisions of SCRIPTED seats (kernels.blast.players)
 
 
 def new_state(n_params: int, log_cap: int = 0) -> RaceState:
@@ -111,4 +113,5 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
         removed_n=z(S), mdeck=z(MAX_MOTIVATION), stats=z(S, N_STATS),
         params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(64),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
+        script=np.full((S, N_SCRIPT), -1, np.int64),
     )

@@ -1,0 +1,285 @@
+"""The rulebook's worked examples, set up as the book describes them and played by the kernel.
+
+Each scenario builds a mid-race state, lets SCRIPTED seats make the book's choices, plays the
+turn with the engine's own `play_turn_nb` (or the engine's turn-order function) and checks the
+book's result in the event log and the state.
+"""
+import numpy as np
+import pytest
+from numba import njit
+
+import minidata as M
+from kernels.blast import consts as C
+from kernels.blast import events as E
+from kernels.blast.engine import next_seat_nb, play_turn_nb, setup_nb
+from kernels.blast.players import (
+    DEFAULT_PARAMS, N_PARAMS, SC_ACTION, SC_BULLETS, SC_CARD, SC_COACH, SC_DEST, SC_LANE, SC_WIND,
+    SCRIPTED,
+)
+from kernels.blast.rng import below_nb
+from kernels.blast.rules import pulse_adjust_nb, reach_nb
+from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
+from sim.blast import load_bundle
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_bundle()
+
+
+def scenario(bundle, trail, biathletes, colours):
+    """A state after set-up, with an empty log, in round 5; every seat SCRIPTED."""
+    tb = bundle.tables
+    n = len(biathletes)
+    st = new_state(N_PARAMS, 4000)
+    pad = lambda xs: np.array(list(xs) + [0] * (C.MAX_RACERS - len(xs)), np.int64)  # noqa: E731
+    params = np.tile(DEFAULT_PARAMS, (C.MAX_RACERS, 1))
+    setup_nb(tb, trail, n, pad(biathletes), pad(colours), pad([SCRIPTED] * n), params, 0, 0, st, 4000)
+    st.g[G_LOG_N] = 0
+    st.g[G_ROUND] = 5
+    st.g[G_WIND] = C.STILL
+    return st
+
+
+def place(st, seat, pos, lane=0, on_mat=0, pulse=0):
+    st.pos[seat], st.lane[seat], st.on_mat[seat], st.pulse[seat] = pos, lane, on_mat, pulse
+
+
+def give_card(bundle, st, seat, name):
+    """The seat has chosen `name` this round (taken out of its hand, as the engine does)."""
+    card = bundle.card_id(name)
+    st.hand[seat, 0] = card
+    st.hand_n[seat] = 1
+    st.chosen[seat] = card
+    return card
+
+
+def events_of(st, kind, seat=None):
+    log = st.log[:st.g[G_LOG_N]]
+    rows = log[log[:, E.COL_KIND] == kind]
+    if seat is not None:
+        rows = rows[rows[:, E.COL_SEAT] == seat]
+    return rows[:, E.COL_ARG:]
+
+
+def play(bundle, st, seat, trail):
+    play_turn_nb(bundle.tables, trail, st, seat, np.zeros(C.MAX_RACERS, np.int64))
+
+
+# --- initiative ----------------------------------------------------------------------------------
+def test_initiative_virtuoso_beats_offset_with_red_die_3(shipped):
+    """Yellow plays Virtuoso (9), Blue plays Offset (2 x red die); the red die shows 3: 6 < 9."""
+    b = shipped
+    owens, bakken = b.biathlete_id("Owens"), b.biathlete_id("Bakken")
+    st = scenario(b, b.trail_id("Kurz"), [bakken, owens], [C.YELLOW, C.BLUE])
+    st.chosen[0] = b.card_id("Virtuoso")
+    st.chosen[1] = b.card_id("Offset")
+    red = b.data.rules.dice.index("red")
+    st.dice[red] = 3
+    st.played[:] = 0
+    assert next_seat_nb(b.tables, st) == 0            # Yellow first
+    st.dice[red] = 5                                   # Offset now reads 10
+    assert next_seat_nb(b.tables, st) == 1
+    st.dice[red] = 3
+    st.played[0] = 1
+    assert next_seat_nb(b.tables, st) == 1             # then Blue
+
+
+def test_initiative_ties_go_by_ski_colour_order(shipped):
+    b = shipped
+    st = scenario(b, 0, [b.biathlete_id("Fischer"), b.biathlete_id("Owens")], [C.WHITE, C.GREEN])
+    st.chosen[0] = b.card_id("Prime Time")             # initiative 6
+    st.chosen[1] = b.card_id("Offset")                 # 2 x red = 6
+    st.dice[b.data.rules.dice.index("red")] = 3
+    st.played[:] = 0
+    assert next_seat_nb(b.tables, st) == 1             # green comes before white
+
+
+# --- movement ------------------------------------------------------------------------------------
+def test_wei_movement_example(shipped):
+    """2 uphill and 5 downhill steps over U, D, D, D, F, U: spaces 1 to 5 reachable, not 6."""
+    b = shipped
+    t = b.trail_id("Lang")
+    terrain = "".join(C.TERRAIN_LETTERS[x] for x in b.tables.terrain[t, :b.tables.route_len[t]])
+    start = terrain.find("UDDDFU") - 1
+    assert start >= 0, "the Lang trail holds the book's terrain"
+    card = b.card_id("Dragon Descent")
+    assert b.tables.card_steps[card, C.TOP, :, 0].tolist() == [2, 0, 5]
+    assert reach_nb(b.tables, t, start, 2, 0, 5) == start + 5
+    assert reach_nb(b.tables, t, start, 3, 0, 5) >= start + 6    # one more uphill step reaches 6
+    # played by the engine: Wei may stop on space 5 ...
+    st = scenario(b, t, [b.biathlete_id("Wei")], [C.BLACK])
+    place(st, 0, start)
+    give_card(b, st, 0, "Dragon Descent")
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = start + 5
+    st.script[0, SC_LANE] = 0
+    play(b, st, 0, t)
+    assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [2, 0, 5]
+    assert events_of(st, E.MOVE, 0)[0, :2].tolist() == [start, start + 5]
+    assert st.pos[0] == start + 5
+
+
+# --- pulse -----------------------------------------------------------------------------------------
+FISCHER_LOOP = ('terrain = "FFUUD DDFFU"', 'terrain = "DDDDD DDDDD"'), \
+               ('lanes   = "22112 22221"', 'lanes   = "22222 21111"'), \
+               ('heading = "EENNN EESSS"', 'heading = "NNNNN ESSSS"'), \
+               ('coach = [ { space = 3, colour = "black", strength = 2 }, '
+                '{ space = 8, colour = "blue", strength = 1 } ]', 'coach = []'), \
+               ('top = { flat = 4, pulse = 1 }', 'top = { flat = 4, downhill = 6, pulse = 2 }')
+
+
+@pytest.fixture
+def fischer_bundle(minidir):
+    """Route: grid 0-2, then a northbound double-lane stretch that turns south onto single lanes.
+
+    Fischer (red) on 3; Wei (black) on 6, right lane, facing north; Olsson (yellow) on 10, single
+    lane, facing south; the wind blows from the north. Fischer's card: up to 10 steps, cost 2.
+    """
+    for old, new in FISCHER_LOOP:
+        M.edit(minidir / ("venues/testhausen.toml" if "top =" not in old else "biathletes/ann.toml"), old, new)
+    return load_bundle(minidir)
+
+
+@pytest.mark.parametrize("end, lane, adjust", [
+    (5, 1, -1),    # right lane directly behind Wei: drafting, the headwind does not count
+    (5, 0, +1),    # left lane: diagonal to Wei, no drafting, headwind
+    (9, 0, -2),    # behind Olsson: drafting, and tailwind with nobody behind
+    (11, 0, 0),    # just ahead of Olsson: no drafting, and she blocks the tailwind
+])
+def test_fischer_pulse_example(fischer_bundle, end, lane, adjust):
+    b = fischer_bundle
+    st = scenario(b, 0, [0, 1, 2], [C.RED, C.BLACK, C.YELLOW])
+    place(st, 0, 3, 0, pulse=4)
+    place(st, 1, 6, 1)
+    place(st, 2, 10, 0)
+    st.g[G_WIND] = C.NORTH
+    out = np.zeros(2, np.int64)
+    pulse_adjust_nb(st, b.tables, 0, 0, end, lane, 0, out)
+    assert out.sum() == adjust
+    # the whole turn, played by the engine: total change = cost 2 + adjustment (0 to 3)
+    card = give_card(b, st, 0, "Ann One")
+    assert reach_nb(b.tables, 0, 3, 0, 4, 6) == 13          # up to 10 spaces ahead
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = end
+    st.script[0, SC_LANE] = lane
+    play(b, st, 0, 0)
+    before, after, cost, reduction, drafting, wind = events_of(st, E.PULSE, 0)[0, :6]
+    assert (before, cost, reduction) == (4, 2, 0)
+    assert drafting + wind == adjust
+    assert after - before == 2 + adjust
+    assert b.tables.card_pulse[card, C.TOP] == 2
+
+
+# --- shooting --------------------------------------------------------------------------------------
+@njit
+def _roll_from(state, n, faces):
+    out = np.zeros(n, np.int64)
+    for i in range(n):
+        out[i] = below_nb(state, faces)
+    return out
+
+
+def rng_state_for(dice_pattern):
+    """A chance-stream state whose next roll gives these faces (found by search)."""
+    for k in range(1, 200_000):
+        state = np.array([np.uint64(k * 0x9E3779B97F4A7C15 % 2**64)], np.uint64)
+        if _roll_from(state.copy(), len(dice_pattern), 6).tolist() == list(dice_pattern):
+            return state[0]
+    raise AssertionError("no state found")
+
+
+def test_pinto_shooting_example(shipped):
+    """Pinto, pulse 5 (accuracy 3+), rolls hits on the black and blue dice, windstill: 3 hits,
+    6 uphill steps at no cost; the Shoot action is icy, so Carnival is removed."""
+    b = shipped
+    t = b.trail_id("Short")
+    assert b.data.venue_of(b.data.trails[t]).name == "Port Rock"
+    rng = b.tables.range_pos[t, 0]
+    st = scenario(b, t, [b.biathlete_id("Pinto")], [C.GREEN])
+    place(st, 0, rng, 0, on_mat=1, pulse=5)
+    carnival = give_card(b, st, 0, "Carnival")
+    dice = b.data.rules.dice
+    faces = [0] * len(dice)
+    faces[dice.index("black")] = 4
+    faces[dice.index("blue")] = 3
+    faces[dice.index("red")] = 2
+    faces[dice.index("green")] = 1
+    st.rng[0] = rng_state_for(faces)
+    bullets, discards = st.bullets[0], st.disc_n[0]
+    st.script[0, SC_ACTION] = C.SHOOT
+    st.script[0, SC_BULLETS] = 0
+    st.script[0, SC_COACH] = 0
+    st.script[0, SC_DEST] = rng + 6
+    st.script[0, SC_LANE] = 0
+    play(b, st, 0, t)
+    assert events_of(st, E.ROLL, 0)[0, :len(dice)].tolist() == faces
+    dice_hits, wind_adj, own, coach, hits = events_of(st, E.HITS, 0)[0, :5]
+    assert (dice_hits, wind_adj, own, coach, hits) == (2, 1, 0, 0, 3)
+    assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [6, 0, 0]
+    assert events_of(st, E.PULSE, 0)[0, 2] == 0                   # Shoot costs nothing
+    assert events_of(st, E.CARD_END, 0)[0, :2].tolist() == [carnival, 1]   # removed
+    assert st.disc_n[0] == discards and st.removed_n[0] == 1 and st.bullets[0] == bullets
+    assert st.on_mat[0] == 0 and st.pos[0] == rng + 6
+
+
+def test_crosswind_and_windstill_bounds(shipped):
+    """Crosswind -1 never below 0; windstill +1 never above 5 (book: minimum 0, maximum 5)."""
+    from kernels.blast.rules import shot_hits_nb
+    b = shipped
+    pinto = b.biathlete_id("Pinto")
+    t = b.trail_id("Short")
+    facing = b.tables.heading[t, b.tables.range_pos[t, 0]]
+    side = (facing + 1) % 4
+    five = np.full(8, 5, np.int64)
+    zero = np.zeros(8, np.int64)
+    assert shot_hits_nb(b.tables, pinto, 0, five, C.STILL, facing) == (5, 5)
+    assert shot_hits_nb(b.tables, pinto, 8, zero, side, facing) == (0, 0)
+    assert shot_hits_nb(b.tables, pinto, 8, five, side, facing) == (5, 4)
+    assert shot_hits_nb(b.tables, pinto, 8, five, facing, facing) == (5, 5)   # headwind: no change
+
+
+# --- coach zones -----------------------------------------------------------------------------------
+def test_owens_yellow_coach_zone(shipped):
+    """Owens ended his last turn in a yellow zone worth 3: Rush More's bottom action has 3 more
+    flat steps this turn, so he reaches further than its own steps allow."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+    start = 3                                       # a long flat stretch follows
+    place(st, 0, start)
+    give_card(b, st, 0, "Rush More")
+    st.boost_c[0], st.boost_s[0], st.boost_round[0] = C.YELLOW, 3, 4
+    own = b.tables.card_steps[b.card_id("Rush More"), C.BOTTOM, C.FLAT, 0]
+    plain = reach_nb(b.tables, t, start, 0, own, 0)
+    boosted = reach_nb(b.tables, t, start, 0, own + 3, 0)
+    assert boosted == plain + 3
+    st.script[0, SC_ACTION] = C.BOTTOM
+    st.script[0, SC_DEST] = boosted
+    st.script[0, SC_LANE] = 0
+    play(b, st, 0, t)
+    assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [0, own + 3, 0]
+    assert st.pos[0] == boosted
+    assert len(events_of(st, E.BOOST_LOST, 0)) == 0     # the boost was used
+    assert st.boost_c[0] == -1
+
+
+def test_owens_blue_coach_zone(shipped):
+    """Owens ends his move in a blue zone worth 2 with Offset's top action (cost 1): -1."""
+    b = shipped
+    t = b.trail_id("Lang")
+    zones = np.flatnonzero((b.tables.coach_colour[t] == C.BLUE) & (b.tables.coach_strength[t] == 2))
+    zone = int(zones[0])
+    st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+    place(st, 0, zone - 1, pulse=4)
+    give_card(b, st, 0, "Offset")
+    assert reach_nb(b.tables, t, zone - 1, 0, 4, 0) >= zone
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = zone
+    st.script[0, SC_LANE] = 0
+    st.script[0, SC_WIND] = C.STILL
+    play(b, st, 0, t)
+    before, after, cost, reduction, drafting, wind = events_of(st, E.PULSE, 0)[0, :6]
+    assert (cost, reduction, drafting, wind) == (1, 2, 0, 0)
+    assert after - before == -1
+    assert events_of(st, E.BOOST, 0)[0, :2].tolist() == [C.BLUE, 2]
