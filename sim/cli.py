@@ -26,6 +26,54 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def split_list(text: str | None) -> list[str] | None:
+    """'Owens, Olsson,Wei' -> ['Owens', 'Olsson', 'Wei']; None stays None."""
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from kernels.blast import consts as C
+
+    from .blast.compile import load_bundle
+    from .blast.eventlog import render_log
+    from .blast.play import make_setup, play_one
+
+    def bad(message: str) -> int:
+        print(f"biathlon-sim replay: {message}", file=sys.stderr)
+        return EXIT_BAD_DATA
+
+    try:
+        bundle = load_bundle(args.data)
+    except DataError as exc:
+        where = args.data or "the shipped data"
+        print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
+        for p in exc.problems:
+            print(str(p), file=sys.stderr)
+        return EXIT_BAD_DATA
+    biathletes = split_list(args.biathletes)
+    colours = split_list(args.colours)
+    players = split_list(args.players)
+    if colours is not None:
+        colours = [c.lower() for c in colours]
+        unknown = [c for c in colours if c not in C.COLOUR_NAMES]
+        if unknown:
+            return bad(f"no ski colour named {unknown[0]!r}; known: {', '.join(C.COLOUR_NAMES)}")
+    if not players:
+        players = "heuristic"
+    elif len(players) == 1:
+        players = players[0]
+    try:
+        setup = make_setup(bundle, args.trail, biathletes, colours, players)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    if args.race < 0:
+        return bad(f"--race must be 0 or more, got {args.race}")
+    print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biathlon-sim",
@@ -44,6 +92,36 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("data", nargs="?", default=None, metavar="DIR",
                    help="data directory (default: the shipped illustrative data set)")
     v.set_defaults(func=cmd_validate)
+    r = sub.add_parser(
+        "replay", help="play one race and print its event log as text",
+        description="Play one race (given by its seed and race index, as in a study) and print what "
+                    "happened: the set-up, one line per turn (card and action, dice, hits, steps, move, "
+                    "Motivation cards, coach boosts, pulse, wind), pick-ups and eliminations, and the "
+                    "final ranking. Positions are route indices with the space's name; lanes, mats and "
+                    "face-up slots count from 1. Exits 2 with one line naming what was expected when a "
+                    "name is unknown.",
+        epilog="examples:\n"
+               "  biathlon-sim replay --trail Kurz --biathletes Owens,Olsson,Wei,Pinto --seed 1 --race 17\n"
+               "  biathlon-sim replay --trail Lang --biathletes Owens,Wei --colours blue,white \\\n"
+               "      --players heuristic,random --seed 3 --race 0\n"
+               "  biathlon-sim replay --trail Short --biathletes Pinto,Wei,Bakken --states --data my-data/",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    r.add_argument("--trail", required=True, help="trail name, e.g. Kurz")
+    r.add_argument("--biathletes", required=True, metavar="NAMES",
+                   help="comma-separated biathletes, one per seat (2 to 6), e.g. Owens,Olsson,Wei")
+    r.add_argument("--colours", default=None, metavar="COLOURS",
+                   help="comma-separated ski colours, one per seat (red, black, yellow, green, blue, "
+                        "white; default: the ski colour order)")
+    r.add_argument("--players", default="heuristic", metavar="KINDS",
+                   help="player kind for every seat, or a comma-separated list, one per seat "
+                        "(heuristic, random; default: heuristic)")
+    r.add_argument("--seed", type=int, default=1, help="the study's seed (default: 1)")
+    r.add_argument("--race", type=int, default=0, help="the race index within the study (default: 0)")
+    r.add_argument("--states", action="store_true",
+                   help="after every turn, also print the racer's position, pulse, bullets, wax and cards")
+    r.add_argument("--data", default=None, metavar="DIR",
+                   help="data directory (default: the shipped illustrative data set)")
+    r.set_defaults(func=cmd_replay)
     return parser
 
 

@@ -6,7 +6,6 @@ so a race it accepts was played by the rules as documented, decision by decision
 from collections import Counter
 
 import numpy as np
-import pytest
 
 from blastrace import flipped_bundle, random_setups
 from kernels.blast import events as E

@@ -13,7 +13,7 @@ from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast.engine import next_seat_nb, play_turn_nb, setup_nb
 from kernels.blast.players import (
-    DEFAULT_PARAMS, N_PARAMS, SC_ACTION, SC_BULLETS, SC_CARD, SC_COACH, SC_DEST, SC_LANE, SC_WIND,
+    DEFAULT_PARAMS, N_PARAMS, SC_ACTION, SC_BULLETS, SC_COACH, SC_DEST, SC_LANE, SC_WIND,
     SCRIPTED,
 )
 from kernels.blast.rng import below_nb

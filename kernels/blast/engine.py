@@ -10,9 +10,9 @@ import numpy as np
 from numba import njit
 
 from .consts import (
-    BLUE, DOWNHILL, FLAT, MAX_RACERS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
+    NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
     R_FACE_UP_MOTIVATION, R_INITIAL_WIND, R_MAX_HITS, R_MOTIVATION_TO, R_N_DICE, R_PULSE_LIMIT,
-    R_ROUND_CAP, RED, SHOOT, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
+    R_ROUND_CAP, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
 )
 from .events import (
     ACTION, BOOST, BOOST_LOST, CARD_END, CAUSE_NO_CARDS, CAUSE_PULSE, CHOOSE, DECK, ELIMINATED,
@@ -26,12 +26,12 @@ from .players import (
 )
 from .rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
-    action_steps_nb, coach_at_nb, facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
+    facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
     shot_hits_nb, value_nb,
 )
 from .state import (
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
-    G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER, N_STATS,
+    G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER,
     S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
     S_CROSSWIND0, S_DICE_HITS0, S_ELIM_CAUSE, S_ELIM_ROUND, S_HITS0, S_ICY, S_ICY_LAP0, S_MAX_PULSE,
     S_MOTIVATION, S_PLACE, S_SHOT_PULSE0, S_SHOTS0, S_TURNS, S_WAITS, S_WAX0, S_WIND_CHANGES,
@@ -41,17 +41,18 @@ from .. import results as R
 
 # --- the event log -------------------------------------------------------------------------------
 @njit(cache=True)
-def ev_nb(st, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
+def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
           a11=0, a12=0):
-    cap = st.g[G_LOG_CAP]
+    """Append one event row (takes the two arrays, not the state: see best_destination_nb)."""
+    cap = g[G_LOG_CAP]
     if cap == 0:
         return
-    i = st.g[G_LOG_N]
+    i = g[G_LOG_N]
     if i >= cap:
-        st.g[G_LOG_OVERFLOW] = 1
+        g[G_LOG_OVERFLOW] = 1
         return
-    row = st.log[i]
-    row[0] = st.g[G_ROUND]
+    row = log[i]
+    row[0] = g[G_ROUND]
     row[1] = seat
     row[2] = kind
     row[COL_ARG + 0] = a0
@@ -67,34 +68,35 @@ def ev_nb(st, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, 
     row[COL_ARG + 10] = a10
     row[COL_ARG + 11] = a11
     row[COL_ARG + 12] = a12
-    st.g[G_LOG_N] = i + 1
+    g[G_LOG_N] = i + 1
 
 
 @njit(cache=True)
 def ev_state_nb(st, s):
-    if st.g[G_LOG_CAP] == 0:
-        return
     w = st.wax[s]
-    ev_nb(st, s, STATE, st.pos[s], st.lane[s], st.on_mat[s], st.pulse[s], st.bullets[s],
+    ev_nb(st.g, st.log, s, STATE, st.pos[s], st.lane[s], st.on_mat[s], st.pulse[s], st.bullets[s],
           w[BLACK], w[YELLOW], w[GREEN], w[BLUE], w[WHITE], st.hand_n[s], st.disc_n[s], st.status[s])
 
 
 @njit(cache=True)
-def ev_dice_nb(st, seat, kind, tb):
-    d = st.dice
-    ev_nb(st, seat, kind, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
+def ev_dice_nb(g, log, d, seat, kind):
+    ev_nb(g, log, seat, kind, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
 
 
 # --- cards ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def take_from_hand_nb(st, s, card):
-    """Remove one copy of `card` from the hand (keeping the others' order); False if absent."""
-    n = st.hand_n[s]
+def take_from_hand_nb(hand, hand_n, s, card):
+    """Remove one copy of `card` from seat s's hand (keeping the others' order); False if absent.
+
+    Takes the two arrays rather than the state: a call passing the state costs a reference-count
+    round trip per array it holds.
+    """
+    n = hand_n[s]
     for i in range(n):
-        if st.hand[s, i] == card:
+        if hand[s, i] == card:
             for j in range(i, n - 1):
-                st.hand[s, j] = st.hand[s, j + 1]
-            st.hand_n[s] = n - 1
+                hand[s, j] = hand[s, j + 1]
+            hand_n[s] = n - 1
             return True
     return False
 
@@ -111,9 +113,9 @@ def pick_up_nb(st, s):
 
 
 @njit(cache=True)
-def discard_nb(st, s, card):
-    st.disc[s, st.disc_n[s]] = card
-    st.disc_n[s] += 1
+def discard_nb(disc, disc_n, s, card):
+    disc[s, disc_n[s]] = card
+    disc_n[s] += 1
 
 
 # --- set-up ----------------------------------------------------------------------------------------
@@ -172,7 +174,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
     st.dice[:] = 0
     for i in range(tb.rules[R_N_DICE]):
         st.dice[i] = below_nb(chance, faces)
-    ev_dice_nb(st, -1, SETUP_DICE, tb)
+    ev_dice_nb(st.g, st.log, st.dice, -1, SETUP_DICE)
     # the Motivation deck, shuffled (Fisher-Yates), and the face-up cards
     m = tb.motivation.shape[0]
     for i in range(m):
@@ -185,7 +187,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
     g[G_MN] = m
     g[G_MTOP] = 0
     for i in range(m):
-        ev_nb(st, -1, DECK, i, st.mdeck[i])
+        ev_nb(st.g, st.log, -1, DECK, i, st.mdeck[i])
     for k in range(2):
         g[G_FACE0 + k] = -1
     for k in range(tb.rules[R_FACE_UP_MOTIVATION]):
@@ -194,9 +196,9 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
     for s in range(n):
         k = below_nb(chance, st.hand_n[s])
         card = st.hand[s, k]
-        take_from_hand_nb(st, s, card)
-        discard_nb(st, s, card)
-        ev_nb(st, s, SETUP_DISCARD, card)
+        take_from_hand_nb(st.hand, st.hand_n, s, card)
+        discard_nb(st.disc, st.disc_n, s, card)
+        ev_nb(st.g, st.log, s, SETUP_DISCARD, card)
     # the grid, highest initiative of that card first, ties by ski colour order
     placed = np.zeros(MAX_RACERS, np.int64)
     for k in range(n):
@@ -212,9 +214,10 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         placed[best] = 1
         st.pos[best] = tb.grid_slots[trail, k, 0]
         st.lane[best] = tb.grid_slots[trail, k, 1]
-        ev_nb(st, best, GRID, best_init, st.pos[best], st.lane[best])
+        ev_nb(st.g, st.log, best, GRID, best_init, st.pos[best], st.lane[best])
     for s in range(n):
-        ev_state_nb(st, s)
+        if st.g[G_LOG_CAP] > 0:
+            ev_state_nb(st, s)
 
 
 @njit(cache=True)
@@ -225,7 +228,7 @@ def refill_nb(st, slot):
         st.g[G_MTOP] += 1
     else:
         st.g[G_FACE0 + slot] = -1
-    ev_nb(st, -1, FACE_UP, slot, st.g[G_FACE0 + slot])
+    ev_nb(st.g, st.log, -1, FACE_UP, slot, st.g[G_FACE0 + slot])
 
 
 # --- eliminations and boosts -------------------------------------------------------------------
@@ -235,13 +238,7 @@ def eliminate_nb(st, s, cause, stamp):
     st.elim_stamp[s] = stamp
     st.stats[s, S_ELIM_ROUND] = st.g[G_ROUND]
     st.stats[s, S_ELIM_CAUSE] = cause
-    ev_nb(st, s, ELIMINATED, cause)
-
-
-@njit(cache=True)
-def red_boost_ready_nb(st, s):
-    """A pending red coach boost from an earlier turn that may be spent now."""
-    return st.boost_c[s] == RED and st.boost_round[s] < st.g[G_ROUND]
+    ev_nb(st.g, st.log, s, ELIMINATED, cause)
 
 
 # --- a round -------------------------------------------------------------------------------------
@@ -263,27 +260,30 @@ def round_start_nb(tb, trail, st, red_usable):
                     any_out = True
                 else:
                     got = pick_up_nb(st, s)
-                    ev_nb(st, s, PICKUP, PICKUP_FREE, got)
+                    ev_nb(st.g, st.log, s, PICKUP, PICKUP_FREE, got)
                 continue
-            coach_ok = red_boost_ready_nb(st, s)
+            coach_ok = st.boost_c[s] == RED and st.boost_round[s] < st.g[G_ROUND]
             if coach_ok and st.disc_n[s] > 0:
                 red_usable[s] = 1
-            d = decide_pickup_nb(st, tb, trail, s, coach_ok)
+            d = 0
+            if st.disc_n[s] > 0 and (coach_ok or st.bullets[s] > 0):
+                d = decide_pickup_nb(st, tb, trail, s, coach_ok)
             if d == PICKUP_BULLET and st.bullets[s] > 0:
                 st.bullets[s] -= 1
                 st.stats[s, S_BULLETS_PICKUP] += 1
                 got = pick_up_nb(st, s)
-                ev_nb(st, s, PICKUP, PICKUP_BULLET, got)
+                ev_nb(st.g, st.log, s, PICKUP, PICKUP_BULLET, got)
             elif d == PICKUP_COACH and coach_ok:
                 st.boost_c[s] = -1
                 st.stats[s, S_COACH_BULLETS] += 1
                 got = pick_up_nb(st, s)
-                ev_nb(st, s, PICKUP, PICKUP_COACH, got)
+                ev_nb(st.g, st.log, s, PICKUP, PICKUP_COACH, got)
     if any_out:
         st.g[G_ELIM] = stamp
     for s in range(n):
         if st.status[s] == STATUS_RACING:
-            ev_state_nb(st, s)
+            if st.g[G_LOG_CAP] > 0:
+                ev_state_nb(st, s)
 
 
 @njit(cache=True)
@@ -320,12 +320,12 @@ def take_motivation_nb(tb, st, s):
         st.g[G_MTOP] += 1
     else:
         return      # nothing left to give: no card, no event
-    ev_nb(st, s, MOTIVATION, choice, card)
+    ev_nb(st.g, st.log, s, MOTIVATION, choice, card)
     if choice < n_face:
         refill_nb(st, choice)
     st.stats[s, S_MOTIVATION] += 1
     if tb.rules[R_MOTIVATION_TO] == MOTIVATION_TO_DISCARD:
-        discard_nb(st, s, card)
+        discard_nb(st.disc, st.disc_n, s, card)
     else:
         st.hand[s, st.hand_n[s]] = card
         st.hand_n[s] += 1
@@ -345,7 +345,8 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
     card = st.chosen[s]
     st.stats[s, S_TURNS] += 1
-    ev_nb(st, s, TURN, initiative_nb(tb, card, st.dice), st.on_mat[s])
+    if st.g[G_LOG_CAP] > 0:
+        ev_nb(st.g, st.log, s, TURN, initiative_nb(tb, card, st.dice), st.on_mat[s])
     # a pending next-turn boost from an earlier turn
     inc_c = -1
     inc_s = 0
@@ -379,7 +380,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         wax[c] = k
         st.wax[s, c] -= k
         st.stats[s, S_WAX0 + c - 1] += k
-    ev_nb(st, s, ACTION, card, action, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
+    ev_nb(st.g, st.log, s, ACTION, card, action, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
 
     start = st.pos[s]
     blue_zone = 0
@@ -396,7 +397,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             faces = tb.rules[R_DIE_FACES]
             for i in range(tb.rules[R_N_DICE]):
                 st.dice[i] = below_nb(st.rng[0:1], faces)
-            ev_dice_nb(st, s, ROLL, tb)
+            ev_dice_nb(st.g, st.log, st.dice, s, ROLL)
             facing = facing_nb(tb, trail, start, 1)
             dh, h = shot_hits_nb(tb, st.biathlete[s], st.pulse[s], st.dice, st.g[G_WIND], facing)
             room = tb.rules[R_MAX_HITS] - h
@@ -412,7 +413,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             st.bullets[s] -= own
             st.stats[s, S_BULLETS_HITS] += own
             hits = h + own + coach
-            ev_nb(st, s, HITS, dh, h - dh, own, coach, hits)
+            ev_nb(st.g, st.log, s, HITS, dh, h - dh, own, coach, hits)
             st.stats[s, S_SHOTS0 + visit] = 1
             st.stats[s, S_HITS0 + visit] = hits
             st.stats[s, S_DICE_HITS0 + visit] = dh
@@ -421,25 +422,31 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             cls = 0 if w == 4 else (1 if (w != facing and w != (facing + 2) % 4) else (2 if w == facing else 3))
             st.stats[s, S_CROSSWIND0 + visit] = cls
         steps = np.zeros(3, np.int64)
-        action_steps_nb(tb, act_card, action, st.dice, hits, steps)
+        for t in range(3):
+            steps[t] = value_nb(tb.card_steps[act_card, action, t], st.dice, hits)
         steps[UPHILL] += wax[BLACK] + boost_steps[UPHILL]
         steps[FLAT] += wax[YELLOW] + boost_steps[FLAT]
         steps[DOWNHILL] += wax[GREEN] + boost_steps[DOWNHILL]
         if inc_c == BLACK or inc_c == YELLOW or inc_c == GREEN:
             inc_used = True
             inc_usable = True
-        ev_nb(st, s, STEPS, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
+        ev_nb(st.g, st.log, s, STEPS, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
         cost_est = tb.card_pulse[act_card, action] - wax[BLUE]
         out = np.zeros(3, np.int64)
-        choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
-                              cost_est, on_mat, out)
+        if st.scratch[9] == 1 and not on_mat:
+            # the heuristic planned this end with exactly these steps when choosing the action
+            out[:] = st.scratch[6:9]
+            st.scratch[9] = 0
+        else:
+            choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
+                                  cost_est, on_mat, out)
         dest = out[0]
         st.pos[s] = dest
         st.lane[s] = out[1]
         st.on_mat[s] = out[2]
         if on_mat:
             st.waits[s] = 0
-        ev_nb(st, s, MOVE, start, dest, out[1], out[2])
+        ev_nb(st.g, st.log, s, MOVE, start, dest, out[1], out[2])
         for q in range(start + 1, dest + 1):
             if tb.start_line[trail, q] == 1:
                 take_motivation_nb(tb, st, s)
@@ -447,11 +454,11 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             v = visit_of_nb(tb, trail, dest)
             st.stats[s, S_ARRIVE_ROUND0 + v] = rnd
         if dest != start:
-            zc = coach_at_nb(tb, trail, dest)
-            if zc >= 0:
+            zc = np.int64(tb.coach_colour[trail, dest])
+            if zc != NO_COACH:
                 zs = tb.coach_strength[trail, dest]
                 st.stats[s, S_BOOSTS] += 1
-                ev_nb(st, s, BOOST, zc, zs)
+                ev_nb(st.g, st.log, s, BOOST, zc, zs)
                 if zc == BLUE:
                     blue_zone = zs
                 elif zc == WHITE:
@@ -460,7 +467,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
                     # a next-turn boost; one pending at a time
                     if inc_c >= 0 and not inc_used and tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE \
                             and not inc_usable:
-                        ev_nb(st, s, BOOST_LOST, inc_c, inc_s)
+                        ev_nb(st.g, st.log, s, BOOST_LOST, inc_c, inc_s)
                         inc_c = -1
                     st.boost_c[s] = zc
                     st.boost_s[s] = zs
@@ -474,7 +481,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     pulse_adjust_nb(st, tb, trail, s, st.pos[s], st.lane[s], st.on_mat[s], adj)
     after = pulse_total_nb(before, cost, reduction, adj[0], adj[1])
     st.pulse[s] = after
-    ev_nb(st, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
+    ev_nb(st.g, st.log, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
     if after > st.stats[s, S_MAX_PULSE]:
         st.stats[s, S_MAX_PULSE] = after
     if after > tb.rules[R_PULSE_LIMIT]:
@@ -484,7 +491,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     if st.pos[s] == tb.finish_pos[trail]:
         st.status[s] = STATUS_WON
         st.g[G_WINNER] = s
-        ev_nb(st, s, WIN, st.pos[s])
+        ev_nb(st.g, st.log, s, WIN, st.pos[s])
         return
     if st.on_mat[s] == 1 and not on_mat:
         st.stats[s, S_ARRIVE_PULSE0 + visit_of_nb(tb, trail, st.pos[s])] = after
@@ -497,7 +504,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         st.g[G_WIND] = new
         if new != old:
             st.stats[s, S_WIND_CHANGES] += 1
-        ev_nb(st, s, WIND, old, new)
+        ev_nb(st.g, st.log, s, WIND, old, new)
     # the card
     icy = tb.card_icy[act_card, action]
     if icy == 1:
@@ -507,9 +514,9 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         lap = min(max(lap, 1), 3)
         st.stats[s, S_ICY_LAP0 + lap - 1] += 1
     else:
-        discard_nb(st, s, card)
+        discard_nb(st.disc, st.disc_n, s, card)
     st.chosen[s] = -1
-    ev_nb(st, s, CARD_END, card, icy)
+    ev_nb(st.g, st.log, s, CARD_END, card, icy)
     # a boost from an earlier turn that this turn did not use
     if inc_c >= 0 and not inc_used:
         if tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE and not inc_usable and st.boost_c[s] < 0:
@@ -517,8 +524,9 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             st.boost_s[s] = inc_s
             st.boost_round[s] = rnd - 1
         else:
-            ev_nb(st, s, BOOST_LOST, inc_c, inc_s)
-    ev_state_nb(st, s)
+            ev_nb(st.g, st.log, s, BOOST_LOST, inc_c, inc_s)
+    if st.g[G_LOG_CAP] > 0:
+        ev_state_nb(st, s)
 
 
 @njit(cache=True)
@@ -554,18 +562,18 @@ def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race,
             break
         if st.g[G_ROUND] >= cap:
             st.g[G_STALLED] = 1
-            ev_nb(st, -1, STALL, cap)
+            ev_nb(st.g, st.log, -1, STALL, cap)
             break
         st.g[G_ROUND] += 1
-        ev_nb(st, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
+        ev_nb(st.g, st.log, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
         round_start_nb(tb, trail, st, red_usable)
         for s in range(n):
             st.played[s] = 0
             if st.status[s] == STATUS_RACING:
                 c = choose_card_nb(st, tb, trail, s)
-                take_from_hand_nb(st, s, c)
+                take_from_hand_nb(st.hand, st.hand_n, s, c)
                 st.chosen[s] = c
-                ev_nb(st, s, CHOOSE, c)
+                ev_nb(st.g, st.log, s, CHOOSE, c)
         while True:
             s = next_seat_nb(tb, st)
             if s < 0:
@@ -598,7 +606,7 @@ def rank_nb(tb, trail, st):
     for place in range(n):
         s = order[place]
         st.stats[s, S_PLACE] = place + 1
-        ev_nb(st, s, PLACE, place + 1, st.status[s])
+        ev_nb(st.g, st.log, s, PLACE, place + 1, st.status[s])
 
 
 @njit(cache=True)

@@ -8,19 +8,22 @@ wind and accuracy before choosing). A heuristic player's style is its weight vec
 Every function reads the race state and returns its decision; none changes the state, except the
 player random stream and the `scratch` array used to hand multi-part decisions to the engine.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from .consts import (
-    NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_HEADWIND, R_TAILWIND, R_DRAFTING, R_MIXED_LANE_DRAFTING, R_RANGE_DRAFTING, BLACK, BLUE, DOWNHILL, FLAT, GREEN, R_DIE_FACES, R_FACE_UP_MOTIVATION, R_MAX_HITS, R_N_DICE,
-    R_PULSE_LIMIT, R_START_LINE_CROSSINGS, RED, STILL, UPHILL, VAL_BASE, VAL_MULT, VAL_SRC, WHITE,
-    YELLOW, SRC_NONE, TOP, WAIT, SHOOT,
+    BLACK, BLUE, DOWNHILL, FLAT, GREEN, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
+    R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
+    R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, SHOOT, SRC_NONE, STILL, UPHILL, VAL_BASE,
+    VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
 )
-from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH
+from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
 from .rng import below_nb, uniform_nb
 from .rules import (
-    reach_route_nb, value_nb, action_steps_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb, lane_free_nb,
-    occupant_mask_nb, reach_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
+    reach_route_nb, value_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb,
+    occupant_mask_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND
 
@@ -67,11 +70,6 @@ def next_range_nb(tb, trail, pos):
     return np.int64(-1)
 
 
-@njit(cache=True)
-def final_lap_nb(tb, trail, pos):
-    return tb.lap[trail, pos] >= tb.rules[R_START_LINE_CROSSINGS]
-
-
 @njit(cache=True, inline="always")
 def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, band_low, band_medium):
     """Heuristic value of ending `moved` spaces ahead at `dest` with `pulse_after`.
@@ -93,122 +91,185 @@ def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, 
     return score
 
 
-@njit(cache=True)
-def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
-    """The best legal end of a move with these steps and this action cost (after blue wax).
+class MoveContext(NamedTuple):
+    """What judging the ends of one racer's move needs, read out of the tables and state once.
 
-    out[0] destination, out[1] lane, out[2] 1 if on a mat there; returns its score. Staying put is a
-    candidate (for a Shoot turn that means leaving the mat but staying on the range). The rules are
-    those of kernels.blast.rules. Arrays are taken out of the tables once: passing the tables to a
-    function costs a reference-count round trip per array, far more than the work in this loop.
+    In numba every call that passes the tables or the race state costs a reference-count round
+    trip per array they hold, far more than the work of judging a move; a context holds only the
+    few arrays that work reads, and the occupancy ahead as lane masks (occupant_mask_nb), for the
+    window pos-1 .. the furthest end + 1.
     """
+    terrain: np.ndarray
+    is_range: np.ndarray
+    lanes: np.ndarray
+    heading: np.ndarray
+    coach: np.ndarray
+    strength: np.ndarray
+    range_pos: np.ndarray
+    masks: np.ndarray
+    acc_row: np.ndarray
+    w: np.ndarray
+    pos: int
+    base: int
+    n_route: int
+    free_mat: int        # lowest free mat of the range ahead in the window (-1 none)
+    stay_lane: int       # lane if the racer stays where it is
+    stay_mat: int
+    mixed: int
+    range_sw: int
+    headwind: int
+    tailwind: int
+    band_low: int
+    band_medium: int
+    limit: int
+    drafting_adj: int
+    finish: int
+    wind: int
+    pulse: int
+
+
+@njit(cache=True)
+def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
+    """The context for judging moves of seat s with at most these steps (see MoveContext)."""
     pos = st.pos[s]
-    far = reach_nb(tb, trail, pos, up, flat, down)
     n_route = tb.route_len[trail]
+    terrain = tb.terrain[trail]
+    is_range = tb.is_range[trail]
+    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
     physical = tb.physical[trail]
     lanes = tb.lanes[trail]
-    is_range = tb.is_range[trail]
-    heading = tb.heading[trail]
-    coach = tb.coach_colour[trail]
-    strength = tb.coach_strength[trail]
-    range_pos = tb.range_pos[trail]
     status = st.status
     spos = st.pos
     slane = st.lane
+    on_mat = st.on_mat
     n = st.g[G_N]
-    rules = tb.rules
-    mixed = rules[R_MIXED_LANE_DRAFTING]
-    range_sw = rules[R_RANGE_DRAFTING]
-    headwind = rules[R_HEADWIND]
-    tailwind = rules[R_TAILWIND]
-    band_low = rules[R_BAND_LOW]
-    band_medium = rules[R_BAND_MEDIUM]
-    limit = rules[R_PULSE_LIMIT]
-    drafting_adj = rules[R_DRAFTING]
-    finish = tb.finish_pos[trail]
-    acc_row = tb.accuracy[st.biathlete[s]]
-    w = st.params[s]
-    wind = st.g[G_WIND]
-    pulse = st.pulse[s]
-    # occupant masks for positions base .. top (one before the start to one past the furthest end)
     base = max(pos - 1, 0)
     top = min(far + 1, n_route - 1)
     masks = np.zeros(top - base + 1, np.int64)
     for q in range(base, top + 1):
         masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
     free_mat = -1
-    if is_range[far] == 1 and far > pos:
-        free_mat = free_mat_nb(st, tb, trail, s, far)
-    best = NEG * 10.0
+    for q in range(pos + 1, far + 1):
+        if is_range[q] == 1:
+            for m in range(lanes[q]):
+                taken = False
+                for o in range(n):
+                    if o != s and status[o] == STATUS_RACING and on_mat[o] == 1 \
+                            and physical[spos[o]] == physical[q] and slane[o] == m:
+                        taken = True
+                        break
+                if not taken:
+                    free_mat = m
+                    break
+            break
+    rules = tb.rules
+    return MoveContext(
+        terrain, is_range, lanes, tb.heading[trail], tb.coach_colour[trail], tb.coach_strength[trail],
+        tb.range_pos[trail], masks, tb.accuracy[st.biathlete[s]], st.params[s],
+        pos, base, n_route, free_mat, -1 if shooting else slane[s], 0 if shooting else on_mat[s],
+        rules[R_MIXED_LANE_DRAFTING], rules[R_RANGE_DRAFTING], rules[R_HEADWIND], rules[R_TAILWIND],
+        rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], rules[R_DRAFTING],
+        tb.finish_pos[trail], st.g[G_WIND], st.pulse[s])
+
+
+@njit(cache=True)
+def scan_ends_nb(c, up, flat, down, cost, cand, score, scored):
+    """Every legal end of a move with these steps: cand[k] = (position, lane, on a mat).
+
+    Staying put is always legal (for a Shoot turn it means leaving the mat but staying on the
+    range). With `scored`, score[k] is the heuristic value of ending there with this action cost
+    (after blue wax), drafting and wind included. The steps must not reach past the context's
+    window. Returns the number of ends.
+    """
+    pos = c.pos
+    base = c.base
+    lanes = c.lanes
+    is_range = c.is_range
+    heading = c.heading
+    masks = c.masks
+    far = reach_route_nb(c.terrain, is_range, c.n_route, pos, up, flat, down)
+    k = 0
     for q in range(pos, far + 1):
         if q == pos:
-            lane_lo = -1 if shooting else slane[s]
-            lane_hi = lane_lo + 1
-            mat = 0 if shooting else st.on_mat[s]
+            lane_lo = c.stay_lane
+            mat = c.stay_mat
         elif is_range[q] == 1:
-            if free_mat < 0:
+            if c.free_mat < 0:
                 continue
-            lane_lo = free_mat
-            lane_hi = lane_lo + 1
+            lane_lo = c.free_mat
             mat = 1
-        elif lanes[q] > 2:
-            lane_lo = 0
-            lane_hi = 1
-            mat = 0
         else:
             lane_lo = 0
-            lane_hi = lanes[q]
             mat = 0
-        if is_range[q] == 1 and mat == 0 and q + 1 < n_route:
+        lane_hi = lane_lo + 1
+        if q != pos and is_range[q] == 0 and lanes[q] == 2:
+            lane_hi = 2
+        if is_range[q] == 1 and mat == 0 and q + 1 < c.n_route:
             facing = heading[q + 1]
         else:
             facing = heading[q]
         to_range = -1
-        for v in range(range_pos.shape[0]):
-            if range_pos[v] >= q and not (range_pos[v] == q and mat == 0):
-                to_range = range_pos[v] - q
-                break
+        if scored:
+            for v in range(c.range_pos.shape[0]):
+                rp = c.range_pos[v]
+                if rp >= q and not (rp == q and mat == 0):
+                    to_range = rp - q
+                    break
         for lane in range(lane_lo, lane_hi):
             if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
                 continue
-            drafting = False
-            if q + 1 < n_route:
-                drafting = in_line_nb(lanes[q], lanes[q + 1], is_range[q], is_range[q + 1], lane,
-                                      masks[q + 1 - base], mixed, range_sw)
-            behind = False
-            if q - 1 >= 0:
-                behind = in_line_nb(lanes[q], lanes[q - 1], is_range[q], is_range[q - 1], lane,
-                                    masks[q - 1 - base], mixed, range_sw)
-            p = pulse + cost + (drafting_adj if drafting else 0) + \
-                wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind)
-            if p < 0:
-                p = 0
-            sc = score_end_nb(w, q - pos, q, p, limit, finish, to_range, acc_row, band_low, band_medium)
-            if q != pos and coach[q] != NO_COACH:
-                sc += 0.3 * strength[q]
-            if sc > best:
-                best = sc
-                out[0] = q
-                out[1] = lane
-                out[2] = mat
-    return best
+            cand[k, 0] = q
+            cand[k, 1] = lane
+            cand[k, 2] = mat
+            if scored:
+                drafting = False
+                if q + 1 < c.n_route:
+                    drafting = in_line_nb(lanes[q], lanes[q + 1], is_range[q], is_range[q + 1], lane,
+                                          masks[q + 1 - base], c.mixed, c.range_sw)
+                behind = False
+                if q - 1 >= 0:
+                    behind = in_line_nb(lanes[q], lanes[q - 1], is_range[q], is_range[q - 1], lane,
+                                        masks[q - 1 - base], c.mixed, c.range_sw)
+                p = c.pulse + cost + (c.drafting_adj if drafting else 0) + \
+                    wind_adjust_nb(c.wind, facing, drafting, behind, c.headwind, c.tailwind)
+                if p < 0:
+                    p = 0
+                sc = score_end_nb(c.w, q - pos, q, p, c.limit, c.finish, to_range, c.acc_row,
+                                  c.band_low, c.band_medium)
+                if q != pos and c.coach[q] != NO_COACH:
+                    sc += 0.3 * c.strength[q]
+                score[k] = sc
+            k += 1
+    return k
 
 
 @njit(cache=True)
-def quick_value_nb(st, tb, trail, s, card, action):
-    """A cheap estimate of an action's worth from here: furthest reach and the pulse it costs."""
-    steps = np.zeros(3, np.int64)
-    action_steps_nb(tb, card, action, st.dice, 0, steps)
-    pos = st.pos[s]
-    far = reach_nb(tb, trail, pos, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
-    p = max(0, st.pulse[s] + tb.card_pulse[card, action])
-    r = next_range_nb(tb, trail, far)
-    v = score_end_nb(st.params[s], far - pos, far, p, tb.rules[R_PULSE_LIMIT], tb.finish_pos[trail],
-                     r - far if r >= 0 else -1, tb.accuracy[st.biathlete[s]], tb.rules[R_BAND_LOW],
-                     tb.rules[R_BAND_MEDIUM])
-    if tb.card_icy[card, action] == 1 and not final_lap_nb(tb, trail, st.pos[s]):
-        v -= st.params[s, P_ICY]
-    return v
+def legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, score, scored):
+    """scan_ends_nb for one set of steps."""
+    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
+    return scan_ends_nb(c, up, flat, down, cost, cand, score, scored)
+
+
+@njit(cache=True)
+def best_of_nb(c, up, flat, down, cost, cand, score, out):
+    """The best scored end for these steps: out = (position, lane, on a mat); returns its score."""
+    k = scan_ends_nb(c, up, flat, down, cost, cand, score, True)
+    best = 0
+    for i in range(1, k):
+        if score[i] > score[best]:
+            best = i
+    out[0] = cand[best, 0]
+    out[1] = cand[best, 1]
+    out[2] = cand[best, 2]
+    return score[best]
+
+
+@njit(cache=True)
+def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
+    """The heuristic's best legal end: out = (position, lane, on a mat); returns its score."""
+    size = 2 * (up + flat + down) + 8
+    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
+    return best_of_nb(c, up, flat, down, cost, np.empty((size, 3), np.int64), np.empty(size), out)
 
 
 @njit(cache=True)
@@ -282,7 +343,7 @@ def choose_card_nb(st, tb, trail, s):
     w = st.params[s]
     pos = st.pos[s]
     pulse = st.pulse[s]
-    icy_cost = 0.0 if final_lap_nb(tb, trail, pos) else w[P_ICY]
+    icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
     sign = -1.0 if st.on_mat[s] == 1 else 1.0
     best_i = 0
     best_v = NEG * 10.0
@@ -313,24 +374,15 @@ def choose_card_nb(st, tb, trail, s):
 
 
 @njit(cache=True)
-def plan_move_nb(st, tb, trail, s, card, action, boost_steps, extra, blue, out):
-    """Score of an action with wax: extra[UPHILL..DOWNHILL] wax steps, `blue` blue wax."""
-    steps = np.zeros(3, np.int64)
-    action_steps_nb(tb, card, action, st.dice, 0, steps)
-    cost = tb.card_pulse[card, action] - blue
-    sc = best_destination_nb(st, tb, trail, s, steps[0] + boost_steps[0] + extra[0],
-                             steps[1] + boost_steps[1] + extra[1], steps[2] + boost_steps[2] + extra[2],
-                             cost, False, out)
-    if tb.card_icy[card, action] == 1 and not final_lap_nb(tb, trail, st.pos[s]):
-        sc -= st.params[s, P_ICY]
-    return sc
-
-
-@njit(cache=True)
 def choose_action_nb(st, tb, trail, s, card, boost_steps):
-    """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white."""
+    """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white.
+
+    The heuristic judges both actions by their best end, then adds wax one token at a time while
+    a token gains more than its price (P_WAX, a quarter of it on the last lap). The chosen end is
+    kept in scratch[6..8] (scratch[9] = 1) for choose_destination: the steps will be the same.
+    """
     sc = st.scratch
-    for i in range(6):
+    for i in range(10):
         sc[i] = 0
     if st.player[s] == RANDOM:
         sc[0] = below_nb(st.rng[1:], 2)
@@ -344,45 +396,68 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
         for c in range(1, 6):
             sc[c] = max(st.script[s, SC_WAX + c - 1], 0)
         return
+    wax = st.wax[s]
+    steps = np.zeros((2, 3), np.int64)
+    most = np.zeros(3, np.int64)
+    for a in range(2):
+        for t in range(3):
+            steps[a, t] = value_nb(tb.card_steps[card, a, t], st.dice, 0) + boost_steps[t]
+            most[t] = max(most[t], steps[a, t])
+    most[UPHILL] += wax[BLACK]
+    most[FLAT] += wax[YELLOW]
+    most[DOWNHILL] += wax[GREEN]
+    ctx = move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], False)
+    size = 2 * (most[0] + most[1] + most[2]) + 8
+    cand = np.empty((size, 3), np.int64)
+    score = np.empty(size)
     out = np.zeros(3, np.int64)
-    extra = np.zeros(3, np.int64)
+    last_lap = tb.lap[trail, st.pos[s]] >= tb.rules[R_START_LINE_CROSSINGS]
+    icy_cost = 0.0 if last_lap else st.params[s, P_ICY]
     best_a = 0
     best = NEG * 10.0
     for a in range(2):
-        v = plan_move_nb(st, tb, trail, s, card, a, boost_steps, extra, 0, out)
+        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], tb.card_pulse[card, a], cand, score, out)
+        if tb.card_icy[card, a] == 1:
+            v -= icy_cost
         if v > best:
             best = v
             best_a = a
+            sc[6:9] = out
     sc[0] = best_a
-    w_wax = st.params[s, P_WAX]
-    if final_lap_nb(tb, trail, st.pos[s]):
-        w_wax *= 0.25
-    # terrain wax, one token at a time while it pays
+    icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
+    cost = tb.card_pulse[card, best_a]
+    w_wax = st.params[s, P_WAX] * (0.25 if last_lap else 1.0)
+    extra = np.zeros(3, np.int64)
     blue = 0
+    # terrain wax (black -> uphill, yellow -> flat, green -> downhill), one token at a time
     for colour in (BLACK, YELLOW, GREEN):
-        t = colour - BLACK          # black -> uphill steps, yellow -> flat, green -> downhill
-        while sc[colour] < st.wax[s, colour]:
+        t = colour - BLACK
+        while sc[colour] < wax[colour]:
             extra[t] += 1
-            v = plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue, out)
+            v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
+                           steps[best_a, 2] + extra[2], cost - blue, cand, score, out) - icy
             if v - best > w_wax:
                 best = v
                 sc[colour] += 1
+                sc[6:9] = out
             else:
                 extra[t] -= 1
                 break
-    while sc[BLUE] < st.wax[s, BLUE]:
-        v = plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue + 1, out)
+    while sc[BLUE] < wax[BLUE]:
+        v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
+                       steps[best_a, 2] + extra[2], cost - blue - 1, cand, score, out) - icy
         if v - best > w_wax:
             best = v
             blue += 1
             sc[BLUE] += 1
+            sc[6:9] = out
         else:
             break
     # white wax: calm the wind before shooting if the move reaches the range
-    if st.wax[s, WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
-        plan_move_nb(st, tb, trail, s, card, best_a, boost_steps, extra, blue, out)
-        if tb.is_range[trail, out[0]] == 1 and out[0] != st.pos[s]:
+    if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
+        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.pos[s]:
             sc[WHITE] = 1
+    sc[9] = 1
 
 
 @njit(cache=True)
@@ -402,53 +477,22 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
             out[2] = 0
         return
     if st.player[s] != RANDOM:
+        if st.scratch[9] == 1 and not shooting:
+            # planned by choose_action with exactly these steps and this cost
+            out[0] = st.scratch[6]
+            out[1] = st.scratch[7]
+            out[2] = st.scratch[8]
+            st.scratch[9] = 0
+            return
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         return
-    pos = st.pos[s]
-    far = reach_nb(tb, trail, pos, up, flat, down)
-    # count legal ends, then pick one uniformly
-    n = 1
-    for q in range(pos + 1, far + 1):
-        if tb.is_range[trail, q] == 1:
-            n += 1 if free_mat_nb(st, tb, trail, s, q) >= 0 else 0
-        elif tb.lanes[trail, q] > 2:
-            n += 1
-        else:
-            for lane in range(tb.lanes[trail, q]):
-                n += 1 if lane_free_nb(st, tb, trail, s, q, lane) else 0
-    k = below_nb(st.rng[1:], n)
-    out[0] = pos
-    out[1] = -1 if shooting else st.lane[s]
-    out[2] = 0 if shooting else st.on_mat[s]
-    if k == 0:
-        return
-    k -= 1
-    for q in range(pos + 1, far + 1):
-        if tb.is_range[trail, q] == 1:
-            m = free_mat_nb(st, tb, trail, s, q)
-            if m >= 0:
-                if k == 0:
-                    out[0] = q
-                    out[1] = m
-                    out[2] = 1
-                    return
-                k -= 1
-        elif tb.lanes[trail, q] > 2:
-            if k == 0:
-                out[0] = q
-                out[1] = 0
-                out[2] = 0
-                return
-            k -= 1
-        else:
-            for lane in range(tb.lanes[trail, q]):
-                if lane_free_nb(st, tb, trail, s, q, lane):
-                    if k == 0:
-                        out[0] = q
-                        out[1] = lane
-                        out[2] = 0
-                        return
-                    k -= 1
+    size = 2 * (up + flat + down) + 8
+    cand = np.empty((size, 3), np.int64)
+    k = legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, np.empty(0), False)
+    i = below_nb(st.rng[1:], k)
+    out[0] = cand[i, 0]
+    out[1] = cand[i, 1]
+    out[2] = cand[i, 2]
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from .consts import (
-    DOWNHILL, FLAT, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_CROSSWIND_HITS, R_DRAFTING, R_HEADWIND,
+    DOWNHILL, R_BAND_LOW, R_BAND_MEDIUM, R_CROSSWIND_HITS, R_DRAFTING, R_HEADWIND,
     R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_RANGE_DRAFTING, R_TAILWIND, R_WINDSTILL_HITS,
     SRC_HITS, STILL, UPHILL, VAL_BASE, VAL_MULT, VAL_SRC,
 )
@@ -111,19 +111,6 @@ def occupant_mask_nb(physical, status, spos, slane, n, me, phys):
 
 
 @njit(cache=True)
-def neighbour_in_line_nb(st, tb, trail, me, pos, lane, step):
-    """Is a racing seat other than `me` directly ahead (step=+1) or behind (step=-1) of (pos, lane)?"""
-    nb = pos + step
-    if nb < 0 or nb >= tb.route_len[trail]:
-        return False
-    physical = tb.physical[trail]
-    mask = occupant_mask_nb(physical, st.status, st.pos, st.lane, st.g[G_N], me, physical[nb])
-    return in_line_nb(tb.lanes[trail, pos], tb.lanes[trail, nb], tb.is_range[trail, pos],
-                      tb.is_range[trail, nb], lane, mask, tb.rules[R_MIXED_LANE_DRAFTING],
-                      tb.rules[R_RANGE_DRAFTING])
-
-
-@njit(cache=True)
 def facing_nb(tb, trail, pos, on_mat):
     """The way a racer faces: its space's heading; on the range off the mat, the next space's."""
     if tb.is_range[trail, pos] == 1 and on_mat == 0 and pos + 1 < tb.route_len[trail]:
@@ -145,12 +132,39 @@ def wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind):
 
 @njit(cache=True)
 def pulse_adjust_nb(st, tb, trail, me, pos, lane, on_mat, out):
-    """Drafting and wind adjustments for `me` ending at (pos, lane): out[0] drafting, out[1] wind."""
-    drafting = neighbour_in_line_nb(st, tb, trail, me, pos, lane, 1)
-    behind = neighbour_in_line_nb(st, tb, trail, me, pos, lane, -1)
-    out[0] = tb.rules[R_DRAFTING] if drafting else 0
-    out[1] = wind_adjust_nb(st.g[G_WIND], facing_nb(tb, trail, pos, on_mat), drafting, behind,
-                            tb.rules[R_HEADWIND], tb.rules[R_TAILWIND])
+    """Drafting and wind adjustments for `me` ending at (pos, lane): out[0] drafting, out[1] wind.
+
+    Drafting: someone directly ahead on `me`'s route (in line, see in_line_nb). Headwind when facing
+    into the wind and not drafting; tailwind with the wind at the back and nobody directly behind.
+    """
+    physical = tb.physical[trail]
+    lanes = tb.lanes[trail]
+    is_range = tb.is_range[trail]
+    heading = tb.heading[trail]
+    n_route = tb.route_len[trail]
+    rules = tb.rules
+    mixed = rules[R_MIXED_LANE_DRAFTING]
+    range_sw = rules[R_RANGE_DRAFTING]
+    status = st.status
+    spos = st.pos
+    slane = st.lane
+    n = st.g[G_N]
+    drafting = False
+    if pos + 1 < n_route:
+        mask = occupant_mask_nb(physical, status, spos, slane, n, me, physical[pos + 1])
+        drafting = in_line_nb(lanes[pos], lanes[pos + 1], is_range[pos], is_range[pos + 1], lane, mask,
+                              mixed, range_sw)
+    behind = False
+    if pos >= 1:
+        mask = occupant_mask_nb(physical, status, spos, slane, n, me, physical[pos - 1])
+        behind = in_line_nb(lanes[pos], lanes[pos - 1], is_range[pos], is_range[pos - 1], lane, mask,
+                            mixed, range_sw)
+    if is_range[pos] == 1 and on_mat == 0 and pos + 1 < n_route:
+        facing = heading[pos + 1]
+    else:
+        facing = heading[pos]
+    out[0] = rules[R_DRAFTING] if drafting else 0
+    out[1] = wind_adjust_nb(st.g[G_WIND], facing, drafting, behind, rules[R_HEADWIND], rules[R_TAILWIND])
 
 
 @njit(cache=True, inline="always")
@@ -198,22 +212,7 @@ def apply_shot_wind_nb(tb, hits, adj):
     return np.int64(h)
 
 
-@njit(cache=True)
-def lane_free_nb(st, tb, trail, me, pos, lane):
-    """Is lane `lane` of route space `pos` free for `me` (ordinary spaces; the run-out is always)?"""
-    if tb.lanes[trail, pos] > 2:
-        return True
-    physical = tb.physical[trail]
-    phys = physical[pos]
-    status = st.status
-    spos = st.pos
-    slane = st.lane
-    for s in range(st.g[G_N]):
-        if s == me or status[s] != STATUS_RACING:
-            continue
-        if physical[spos[s]] == phys and slane[s] == lane:
-            return False
-    return True
+
 
 
 @njit(cache=True)
@@ -237,17 +236,11 @@ def free_mat_nb(st, tb, trail, me, pos):
     return np.int64(-1)
 
 
-@njit(cache=True)
-def coach_at_nb(tb, trail, pos):
-    return np.int64(tb.coach_colour[trail, pos]) if tb.coach_colour[trail, pos] != NO_COACH else np.int64(-1)
 
 
-@njit(cache=True)
-def max_hits_nb(tb):
-    return np.int64(tb.rules[R_MAX_HITS])
 
 
-FLAT_ = FLAT  # re-exported for players
+
 
 
 @njit(cache=True)

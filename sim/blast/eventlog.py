@@ -51,6 +51,9 @@ class _Context:
     lane: dict[int, int] = field(default_factory=dict)         # seat -> lane (mat) after its last STATE
     initiative: dict[int, int] = field(default_factory=dict)   # seat -> initiative of its current TURN
     on_mat: dict[int, bool] = field(default_factory=dict)      # seat -> on a mat at its current TURN
+    action: dict[int, tuple] = field(default_factory=dict)     # seat -> (card, action, wax) of its turn
+    hits: dict[int, int] = field(default_factory=dict)         # seat -> final hits of its shot this turn
+    dice: list[int] = field(default_factory=list)              # the faces the dice show now
 
     @property
     def layout(self):
@@ -97,6 +100,15 @@ class _Context:
         elif kind == E.TURN:
             self.initiative[seat] = int(a[0])
             self.on_mat[seat] = bool(a[1])
+        elif kind == E.PULSE:
+            self.pulse[seat] = int(a[1])
+        elif kind == E.ACTION:
+            self.action[seat] = (int(a[0]), int(a[1]), [int(x) for x in a[2:7]])
+            self.hits.pop(seat, None)
+        elif kind in (E.SETUP_DICE, E.ROLL):
+            self.dice = [int(x) for x in a[:len(self.rules.dice)]]
+        elif kind == E.HITS:
+            self.hits[seat] = int(a[4])
 
 
 def colour_name(c: int) -> str:
@@ -208,7 +220,9 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
             parts.append("the red coach bullet")
         return f"{', '.join(parts)} -> {a[4]} hit{'s' if a[4] != 1 else ''}"
     if kind == E.STEPS:
-        return f"steps U{a[0]} F{a[1]} D{a[2]}"
+        text = f"steps U{a[0]} F{a[1]} D{a[2]}"
+        boost = _boost_steps(ctx, seat, a[:3])
+        return text + (f" (incl. coach boost {boost})" if boost else "")
     if kind == E.MOVE:
         dst = ctx.at(a[1], a[2], mat=bool(a[3]))
         if a[0] == a[1]:
@@ -218,7 +232,7 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
         how = "blind from the deck" if a[0] == E.MOTIVATION_BLIND else f"from face-up slot {a[0] + 1}"
         return f"takes Motivation card {ctx.card(a[1])} {how}"
     if kind == E.BOOST:
-        return f"coach zone: {colour_name(a[0])} boost {a[1]}"
+        return f"coach boost {colour_name(a[0])} {a[1]}"
     if kind == E.BOOST_LOST:
         return f"{colour_name(a[0])} coach boost {a[1]} expired unused"
     if kind == E.PULSE:
@@ -231,6 +245,8 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
             parts.append(f"{'headwind' if a[5] > 0 else 'tailwind'} {_signed(a[5])}")
         return f"pulse {a[0]} -> {a[1]} ({', '.join(parts)})"
     if kind == E.WIND:
+        if a[0] == a[1]:
+            return f"wind stays {wind_name(a[0])}"
         return f"wind {wind_name(a[0])} -> {wind_name(a[1])}"
     if kind == E.CARD_END:
         return f"{ctx.card(a[0])} {'removed from the game (icy)' if a[1] else 'discarded'}"
@@ -246,6 +262,41 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
                 f"wax {wax or 'none'}, hand {a[10]}, discard pile {a[11]}"
                 f"{'' if a[12] == E.STATUS_RACING else ', ' + STATUS.get(a[12], '?')}")
     return f"{E.KIND_NAMES.get(kind, f'kind {kind}')} {a}"
+
+
+STEP_WAX = {C.UPHILL: C.BLACK, C.FLAT: C.YELLOW, C.DOWNHILL: C.GREEN}
+
+
+def _boost_steps(ctx: _Context, seat: int, steps) -> str:
+    """'F+3': the steps beyond the action and the wax, which a pending coach boost added."""
+    if seat not in ctx.action:
+        return ""
+    card, side, wax = ctx.action[seat]
+    if ctx.on_mat.get(seat, False):
+        trail = ctx.bundle.data.trails[ctx.trail]
+        venue = ctx.bundle.data.venue_of(trail)
+        action = venue.shoot if side == C.SHOOT else venue.wait
+    else:
+        cards = _cards(ctx.bundle)
+        if not 0 <= card < len(cards):
+            return ""
+        action = cards[card].bottom if side == C.BOTTOM else cards[card].top
+    extra = []
+    for t, v in enumerate(action.steps):
+        if v.source is None:
+            base = v.base
+        elif v.source == "hits":
+            if seat not in ctx.hits:
+                return ""
+            base = v.base + v.mult * ctx.hits[seat]
+        elif v.source in ctx.rules.dice and len(ctx.dice) == len(ctx.rules.dice):
+            base = v.base + v.mult * ctx.dice[ctx.rules.dice.index(v.source)]
+        else:
+            return ""
+        more = int(steps[t]) - base - wax[WAX_COLOURS.index(STEP_WAX[t])]
+        if more:
+            extra.append(f"{C.TERRAIN_LETTERS[t]}{more:+d}")
+    return " ".join(extra)
 
 
 def _accuracy(ctx: _Context, seat: int) -> str:
@@ -265,7 +316,7 @@ _CARDS_CACHE: dict[int, tuple] = {}
 def _cards(bundle: CompiledBundle) -> tuple:
     """The data's cards by card id (common, unique by biathlete, Motivation), as compiled."""
     key = id(bundle)
-    if key not in _CARDS_CACHE:
+    if key not in _CARDS_CACHE or _CARDS_CACHE[key][0] is not bundle:
         d = bundle.data
         cards = list(d.common)
         for b in d.biathletes:
@@ -356,8 +407,11 @@ def _render_setup(ctx: _Context, race_log, events: np.ndarray, lines: list[str])
                  f"{', '.join(map(str, layout.start_line_positions))}; range at "
                  f"{', '.join(map(str, layout.range_positions))}; run-out "
                  f"{', '.join(map(str, layout.finish_positions))}")
-    lines.append("notation: '16 (kurz 12, lane 2)' = route index 16, space 12 of segment kurz, right "
-                 "lane; lanes, mats and face-up slots count from 1; steps U/F/D = uphill/flat/downhill")
+    ex = next((s for s in layout.spaces if s.lanes > 1 and not s.is_range and not s.finish
+               and s.index >= 10), layout.spaces[-1])
+    lines.append(f"notation: '{ctx.at(ex.index, 1)}' = route index {ex.index}, space {ex.number} of "
+                 f"segment {ex.segment}, right lane; lanes, mats and face-up slots count from 1; "
+                 f"steps U/F/D = uphill/flat/downhill; dice show 0 .. {ctx.rules.die_faces - 1}")
 
     dice = deck = None
     face_up: dict[int, int] = {}
@@ -392,13 +446,13 @@ def _render_setup(ctx: _Context, race_log, events: np.ndarray, lines: list[str])
                  f"{player_name(ctx.players[seat])} player"]
         if seat in state:
             wax = _wax_text(state[seat][5:10])
-            parts.append(f"{state[seat][4]} bullets, wax {wax or 'none'}")
+            parts.append(f"{state[seat][4]} bullets, {wax + ' wax' if wax else 'no wax'}")
         if seat in discard:
             init = f" (initiative {grid[seat][1]})" if seat in grid else ""
             parts.append(f"set-up discard {ctx.card(discard[seat])}{init}")
         if seat in grid:
             order, _, pos, lane = grid[seat]
-            parts.append(f"grid {ctx.at(pos, lane)}, placed {_ordinal(order)}")
+            parts.append(f"starts on {ctx.at(pos, lane)}, placed {_ordinal(order)}")
         lines.append("  " + " | ".join(parts))
     if dice is not None:
         lines.append(f"  initial dice: {_dice_text(ctx, dice)}")
@@ -409,14 +463,14 @@ def _render_setup(ctx: _Context, race_log, events: np.ndarray, lines: list[str])
 
 def _render_turn(ctx: _Context, events: np.ndarray, i: int, lines: list[str], states: bool) -> int:
     """One line for the turn starting at row i (TURN); returns the index after the turn."""
-    rnd, seat, _, _ = _split(events[i])
+    rnd, seat, _, a = _split(events[i])
+    ctx.observe(E.TURN, seat, a)      # its initiative goes with the card played
+    i += 1
     parts: list[str] = []
     state_line = None
     while i < len(events):
         r, s, kind, a = _split(events[i])
-        if kind == E.TURN and parts or kind in (E.ROUND, E.STALL, E.PLACE):
-            break
-        if s != seat and kind != E.FACE_UP:
+        if kind in (E.TURN, E.ROUND, E.STALL, E.PLACE) or (s != seat and kind != E.FACE_UP):
             break
         if kind == E.STATE:
             ctx.observe(kind, s, a)
@@ -426,9 +480,7 @@ def _render_turn(ctx: _Context, events: np.ndarray, i: int, lines: list[str], st
             break
         text = _phrase(ctx, kind, s, a)
         ctx.observe(kind, s, a)
-        if kind == E.TURN:
-            pass        # its initiative goes with the card played
-        elif kind == E.FACE_UP:
+        if kind == E.FACE_UP:
             refill = ctx.card(int(a[1])) if a[1] >= 0 else "nothing (the deck is empty)"
             if parts:
                 parts[-1] += f", slot {int(a[0]) + 1} refilled with {refill}"
@@ -465,7 +517,8 @@ def _render_end(ctx: _Context, race_log, tail: np.ndarray, lines: list[str]) -> 
                 cause = CAUSES.get(int(r[R.ELIM_CAUSE]), "?")
                 text += f" in round {int(r[R.ELIM_ROUND])} ({cause})"
             elif status == E.STATUS_RACING:
-                text += f", {int(r[R.DISTANCE_LEFT])} spaces from the finish"
+                left = int(r[R.DISTANCE_LEFT])
+                text += f", {left} space{'s' if left != 1 else ''} from the finish"
             elif status == E.STATUS_WON:
                 text += f" in round {int(r[R.ROUNDS])}"
         lines.append(text)
