@@ -9,17 +9,25 @@ from .validation import DataError
 EXIT_BAD_DATA = 2
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
+def load_or_report(data):
+    """The compiled bundle of a data directory, or None after printing one line per problem."""
     from .blast.compile import load_bundle
-    from .blast.summary import summary
 
     try:
-        bundle = load_bundle(args.data)
+        return load_bundle(data)
     except DataError as exc:
-        where = args.data or "the shipped data"
+        where = data or "the shipped data"
         print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
         for p in exc.problems:
             print(str(p), file=sys.stderr)
+        return None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .blast.summary import summary
+
+    bundle = load_or_report(args.data)
+    if bundle is None:
         return EXIT_BAD_DATA
     print(summary(bundle))
     print("\nOK: the data is valid.")
@@ -36,7 +44,6 @@ def split_list(text: str | None) -> list[str] | None:
 def cmd_replay(args: argparse.Namespace) -> int:
     from kernels.blast import consts as C
 
-    from .blast.compile import load_bundle
     from .blast.eventlog import render_log
     from .blast.play import make_setup, play_one
 
@@ -44,13 +51,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"biathlon-sim replay: {message}", file=sys.stderr)
         return EXIT_BAD_DATA
 
-    try:
-        bundle = load_bundle(args.data)
-    except DataError as exc:
-        where = args.data or "the shipped data"
-        print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
-        for p in exc.problems:
-            print(str(p), file=sys.stderr)
+    bundle = load_or_report(args.data)
+    if bundle is None:
         return EXIT_BAD_DATA
     biathletes = split_list(args.biathletes)
     colours = split_list(args.colours)
@@ -71,6 +73,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.race < 0:
         return bad(f"--race must be 0 or more, got {args.race}")
     print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import os
+
+    from .bench import bench
+    from .blast.play import player_kind
+
+    def bad(message: str) -> int:
+        print(f"biathlon-sim bench: {message}", file=sys.stderr)
+        return EXIT_BAD_DATA
+
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    try:
+        trails = [bundle.trail_id(t) for t in (split_list(args.trails) or list(bundle.trail_names))]
+        racers = [int(n) for n in split_list(args.racers)]
+        player = player_kind(args.player)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    if not all(2 <= n <= 6 for n in racers) or args.races < 1:
+        return bad("--racers must lie in 2..6 and --races be at least 1")
+    df = bench(bundle, trails, racers, args.races, player, args.seed)
+    print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
+          f"this machine; player {args.player}; data {bundle.data_hash}")
+    print(df.to_string(index=False))
     return 0
 
 
@@ -122,6 +152,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--data", default=None, metavar="DIR",
                    help="data directory (default: the shipped illustrative data set)")
     r.set_defaults(func=cmd_replay)
+    b = sub.add_parser(
+        "bench", help="races per second by trail and number of racers",
+        description="Play races on one core and report races per second, mean race length in rounds "
+                    "and the share of stalled races, per trail and number of racers. Compilation (or "
+                    "loading compiled kernels from the cache) is timed separately.",
+        epilog="examples:\n  biathlon-sim bench --trails Kurz --racers 4\n"
+               "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("--trails", default=None, help="comma-separated trail names (default: all)")
+    b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
+    b.add_argument("--races", type=int, default=20000, help="races per cell (default: 20000)")
+    b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    b.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -56,3 +56,18 @@ def test_missing_directory_exits_2(tmp_path):
 def test_help_has_examples():
     r = run("validate", "--help")
     assert r.returncode == 0 and "examples:" in r.stdout
+
+
+def test_bench_reports_races_per_second():
+    r = run("bench", "--trails", "Kurz", "--racers", "2,3", "--races", "20")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("compile or cache load:")
+    assert lines[1].split() == ["trail", "racers", "races", "seconds", "races_per_s", "mean_rounds",
+                                "stalled_share"]
+    assert [line.split()[:3] for line in lines[2:]] == [["Kurz", "2", "20"], ["Kurz", "3", "20"]]
+
+
+def test_bench_rejects_bad_arguments():
+    r = run("bench", "--trails", "Nowhere", "--races", "5")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "no trail named 'Nowhere'" in r.stderr

@@ -1,0 +1,54 @@
+"""Benchmarks: races per second by trail and number of racers (a command, never a timed test).
+
+Compilation (or loading the compiled kernels from the cache) is timed apart from play. Line-ups
+rotate through the biathletes and ski colours so every biathlete and colour takes part equally.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .blast.compile import CompiledBundle
+from .blast.play import RaceSetup, play_block
+
+R_ROUNDS, R_STALLED = 12, 13   # columns of kernels.results.FIELDS used here (checked below)
+
+
+def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: int) -> list[RaceSetup]:
+    """k set-ups of n racers: race i seats biathletes i, i+1, ... and ski colours rotated by i."""
+    nb = len(bundle.biathlete_names)
+    out = []
+    for i in range(k):
+        bis = tuple((i + j) % nb for j in range(n))
+        cols = tuple((i // nb + j) % 6 for j in range(n))
+        out.append(RaceSetup(trail, bis, cols, (player,) * n))
+    return out
+
+
+def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: int, player: int,
+          seed: int = 1) -> pd.DataFrame:
+    """One row per (trail, racers): races, seconds, races per second, mean rounds, stalled share."""
+    from kernels import results as R
+
+    assert R.FIELDS[R_ROUNDS] == "rounds" and R.FIELDS[R_STALLED] == "stalled"
+    rows = []
+    t0 = time.perf_counter()
+    play_block(bundle, rotating_setups(bundle, trails[0], racers[0], 2, player), seed, np.arange(2))
+    compile_s = time.perf_counter() - t0
+    for t in trails:
+        for n in racers:
+            setups = rotating_setups(bundle, t, n, races, player)
+            t1 = time.perf_counter()
+            out = play_block(bundle, setups, seed, np.arange(races))
+            dt = time.perf_counter() - t1
+            first = out[::n]            # one row per race
+            rows.append({
+                "trail": bundle.trail_names[t], "racers": n, "races": races, "seconds": round(dt, 3),
+                "races_per_s": round(races / dt), "mean_rounds": round(float(first[:, R_ROUNDS].mean()), 2),
+                "stalled_share": round(float(first[:, R_STALLED].mean()), 4),
+            })
+    df = pd.DataFrame(rows)
+    df.attrs["compile_s"] = compile_s
+    return df
