@@ -9,6 +9,12 @@ from .validation import DataError
 EXIT_BAD_DATA = 2
 
 
+def fail(command: str, message: str) -> int:
+    """One line naming the command and what was expected; the exit status for bad input."""
+    print(f"biathlon-sim {command}: {message}", file=sys.stderr)
+    return EXIT_BAD_DATA
+
+
 def load_or_report(data):
     """The compiled bundle of a data directory, or None after printing one line per problem."""
     from .blast.compile import load_bundle
@@ -48,8 +54,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .blast.play import make_setup, play_one
 
     def bad(message: str) -> int:
-        print(f"biathlon-sim replay: {message}", file=sys.stderr)
-        return EXIT_BAD_DATA
+        return fail("replay", message)
 
     bundle = load_or_report(args.data)
     if bundle is None:
@@ -83,8 +88,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .blast.play import player_kind
 
     def bad(message: str) -> int:
-        print(f"biathlon-sim bench: {message}", file=sys.stderr)
-        return EXIT_BAD_DATA
+        return fail("bench", message)
 
     bundle = load_or_report(args.data)
     if bundle is None:

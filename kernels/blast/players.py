@@ -374,6 +374,23 @@ def choose_card_nb(st, tb, trail, s):
 
 
 @njit(cache=True)
+def random_wax_nb(st, s, p):
+    """The random player's wax: each token it holds spent with probability p (into scratch[1..5])."""
+    for c in range(1, 6):
+        for _ in range(st.wax[s, c]):
+            if uniform_nb(st.rng[1:]) < p:
+                st.scratch[c] += 1
+
+
+@njit(cache=True)
+def scripted_action_nb(st, s):
+    """A SCRIPTED seat's action and wax, from its script (into scratch[0..5])."""
+    st.scratch[0] = st.script[s, SC_ACTION]
+    for c in range(1, 6):
+        st.scratch[c] = max(st.script[s, SC_WAX + c - 1], 0)
+
+
+@njit(cache=True)
 def choose_action_nb(st, tb, trail, s, card, boost_steps):
     """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white.
 
@@ -386,15 +403,10 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
         sc[i] = 0
     if st.player[s] == RANDOM:
         sc[0] = below_nb(st.rng[1:], 2)
-        for c in range(1, 6):
-            for k in range(st.wax[s, c]):
-                if uniform_nb(st.rng[1:]) < 0.15:
-                    sc[c] += 1
+        random_wax_nb(st, s, 0.15)
         return
     if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
-        sc[0] = st.script[s, SC_ACTION]
-        for c in range(1, 6):
-            sc[c] = max(st.script[s, SC_WAX + c - 1], 0)
+        scripted_action_nb(st, s)
         return
     wax = st.wax[s]
     steps = np.zeros((2, 3), np.int64)
@@ -512,15 +524,10 @@ def choose_range_action_nb(st, tb, trail, s):
         sc[i] = 0
     if st.player[s] == RANDOM:
         sc[0] = WAIT if (st.waits[s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT
-        for c in range(1, 6):
-            for k in range(st.wax[s, c]):
-                if uniform_nb(st.rng[1:]) < 0.1:
-                    sc[c] += 1
+        random_wax_nb(st, s, 0.1)
         return
     if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
-        sc[0] = st.script[s, SC_ACTION]
-        for c in range(1, 6):
-            sc[c] = max(st.script[s, SC_WAX + c - 1], 0)
+        scripted_action_nb(st, s)
         return
     rc = tb.range_card[trail]
     facing = facing_nb(tb, trail, st.pos[s], 1)
