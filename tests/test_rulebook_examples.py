@@ -19,6 +19,10 @@ from kernels.blast.players import (
 from kernels.blast.rng import below_nb
 from kernels.blast.rules import pulse_adjust_nb, reach_nb
 from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
+from kernels.blast.state import (
+    SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN, SEAT_DISC_N,
+    SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N,
+)
 from sim.blast import load_bundle
 
 
@@ -42,15 +46,15 @@ def scenario(bundle, trail, biathletes, colours):
 
 
 def place(st, seat, pos, lane=0, on_mat=0, pulse=0):
-    st.pos[seat], st.lane[seat], st.on_mat[seat], st.pulse[seat] = pos, lane, on_mat, pulse
+    st.seat[SEAT_POS, seat], st.seat[SEAT_LANE, seat], st.seat[SEAT_ON_MAT, seat], st.seat[SEAT_PULSE, seat] = pos, lane, on_mat, pulse
 
 
 def give_card(bundle, st, seat, name):
     """The seat has chosen `name` this round (taken out of its hand, as the engine does)."""
     card = bundle.card_id(name)
     st.hand[seat, 0] = card
-    st.hand_n[seat] = 1
-    st.chosen[seat] = card
+    st.seat[SEAT_HAND_N, seat] = 1
+    st.seat[SEAT_CHOSEN, seat] = card
     return card
 
 
@@ -72,26 +76,26 @@ def test_initiative_virtuoso_beats_offset_with_red_die_3(shipped):
     b = shipped
     owens, bakken = b.biathlete_id("Owens"), b.biathlete_id("Bakken")
     st = scenario(b, b.trail_id("Kurz"), [bakken, owens], [C.YELLOW, C.BLUE])
-    st.chosen[0] = b.card_id("Virtuoso")
-    st.chosen[1] = b.card_id("Offset")
+    st.seat[SEAT_CHOSEN, 0] = b.card_id("Virtuoso")
+    st.seat[SEAT_CHOSEN, 1] = b.card_id("Offset")
     red = b.data.rules.dice.index("red")
     st.dice[red] = 3
-    st.played[:] = 0
+    st.seat[SEAT_PLAYED, :] = 0
     assert next_seat_nb(b.tables, st) == 0            # Yellow first
     st.dice[red] = 5                                   # Offset now reads 10
     assert next_seat_nb(b.tables, st) == 1
     st.dice[red] = 3
-    st.played[0] = 1
+    st.seat[SEAT_PLAYED, 0] = 1
     assert next_seat_nb(b.tables, st) == 1             # then Blue
 
 
 def test_initiative_ties_go_by_ski_colour_order(shipped):
     b = shipped
     st = scenario(b, 0, [b.biathlete_id("Fischer"), b.biathlete_id("Owens")], [C.WHITE, C.GREEN])
-    st.chosen[0] = b.card_id("Prime Time")             # initiative 6
-    st.chosen[1] = b.card_id("Offset")                 # 2 x red = 6
+    st.seat[SEAT_CHOSEN, 0] = b.card_id("Prime Time")             # initiative 6
+    st.seat[SEAT_CHOSEN, 1] = b.card_id("Offset")                 # 2 x red = 6
     st.dice[b.data.rules.dice.index("red")] = 3
-    st.played[:] = 0
+    st.seat[SEAT_PLAYED, :] = 0
     assert next_seat_nb(b.tables, st) == 1             # green comes before white
 
 
@@ -117,7 +121,7 @@ def test_wei_movement_example(shipped):
     play(b, st, 0, t)
     assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [2, 0, 5]
     assert events_of(st, E.MOVE, 0)[0, :2].tolist() == [start, start + 5]
-    assert st.pos[0] == start + 5
+    assert st.seat[SEAT_POS, 0] == start + 5
 
 
 # --- pulse -----------------------------------------------------------------------------------------
@@ -206,7 +210,7 @@ def test_pinto_shooting_example(shipped):
     faces[dice.index("red")] = 2
     faces[dice.index("green")] = 1
     st.rng[0] = rng_state_for(faces)
-    bullets, discards = st.bullets[0], st.disc_n[0]
+    bullets, discards = st.seat[SEAT_BULLETS, 0], st.seat[SEAT_DISC_N, 0]
     st.script[0, SC_ACTION] = C.SHOOT
     st.script[0, SC_BULLETS] = 0
     st.script[0, SC_COACH] = 0
@@ -219,8 +223,8 @@ def test_pinto_shooting_example(shipped):
     assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [6, 0, 0]
     assert events_of(st, E.PULSE, 0)[0, 2] == 0                   # Shoot costs nothing
     assert events_of(st, E.CARD_END, 0)[0, :2].tolist() == [carnival, 1]   # removed
-    assert st.disc_n[0] == discards and st.removed_n[0] == 1 and st.bullets[0] == bullets
-    assert st.on_mat[0] == 0 and st.pos[0] == rng + 6
+    assert st.seat[SEAT_DISC_N, 0] == discards and st.seat[SEAT_REMOVED_N, 0] == 1 and st.seat[SEAT_BULLETS, 0] == bullets
+    assert st.seat[SEAT_ON_MAT, 0] == 0 and st.seat[SEAT_POS, 0] == rng + 6
 
 
 def test_crosswind_and_windstill_bounds(shipped):
@@ -249,7 +253,7 @@ def test_owens_yellow_coach_zone(shipped):
     start = 3                                       # a long flat stretch follows
     place(st, 0, start)
     give_card(b, st, 0, "Rush More")
-    st.boost_c[0], st.boost_s[0], st.boost_round[0] = C.YELLOW, 3, 4
+    st.seat[SEAT_BOOST_C, 0], st.seat[SEAT_BOOST_S, 0], st.seat[SEAT_BOOST_ROUND, 0] = C.YELLOW, 3, 4
     own = b.tables.card_steps[b.card_id("Rush More"), C.BOTTOM, C.FLAT, 0]
     plain = reach_nb(b.tables, t, start, 0, own, 0)
     boosted = reach_nb(b.tables, t, start, 0, own + 3, 0)
@@ -259,9 +263,9 @@ def test_owens_yellow_coach_zone(shipped):
     st.script[0, SC_LANE] = 0
     play(b, st, 0, t)
     assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [0, own + 3, 0]
-    assert st.pos[0] == boosted
+    assert st.seat[SEAT_POS, 0] == boosted
     assert len(events_of(st, E.BOOST_LOST, 0)) == 0     # the boost was used
-    assert st.boost_c[0] == -1
+    assert st.seat[SEAT_BOOST_C, 0] == -1
 
 
 def test_owens_blue_coach_zone(shipped):

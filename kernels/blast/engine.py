@@ -20,6 +20,7 @@ from .events import (
     PICKUP_FREE, PLACE, PULSE, ROLL, ROUND, SETUP_DICE, SETUP_DISCARD, STALL, STATE, STATUS_ELIMINATED,
     STATUS_RACING, STATUS_WON, STEPS, TURN, WIN, WIND, COL_ARG,
 )
+from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
     choose_range_action_nb, choose_wind_nb, decide_pickup_nb,
@@ -30,6 +31,12 @@ from .rules import (
     shot_hits_nb, value_nb,
 )
 from .state import (
+    SEAT_BIATHLETE, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN,
+    SEAT_COLOUR, SEAT_DISC_N, SEAT_ELIM_STAMP, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED,
+    SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N, SEAT_STATUS, SEAT_WAITS,
+)
+from .state import (
+    W_ADJ, W_BOOST, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX,
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
     G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER,
     S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
@@ -74,8 +81,8 @@ def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8
 @njit(cache=True)
 def ev_state_nb(st, s):
     w = st.wax[s]
-    ev_nb(st.g, st.log, s, STATE, st.pos[s], st.lane[s], st.on_mat[s], st.pulse[s], st.bullets[s],
-          w[BLACK], w[YELLOW], w[GREEN], w[BLUE], w[WHITE], st.hand_n[s], st.disc_n[s], st.status[s])
+    ev_nb(st.g, st.log, s, STATE, st.seat[SEAT_POS, s], st.seat[SEAT_LANE, s], st.seat[SEAT_ON_MAT, s], st.seat[SEAT_PULSE, s], st.seat[SEAT_BULLETS, s],
+          w[BLACK], w[YELLOW], w[GREEN], w[BLUE], w[WHITE], st.seat[SEAT_HAND_N, s], st.seat[SEAT_DISC_N, s], st.seat[SEAT_STATUS, s])
 
 
 @njit(cache=True)
@@ -104,11 +111,11 @@ def take_from_hand_nb(hand, hand_n, s, card):
 @njit(cache=True)
 def pick_up_nb(st, s):
     """The whole discard pile into the hand; returns the number of cards picked up."""
-    k = st.disc_n[s]
+    k = st.seat[SEAT_DISC_N, s]
     for i in range(k):
-        st.hand[s, st.hand_n[s] + i] = st.disc[s, i]
-    st.hand_n[s] += k
-    st.disc_n[s] = 0
+        st.hand[s, st.seat[SEAT_HAND_N, s] + i] = st.disc[s, i]
+    st.seat[SEAT_HAND_N, s] += k
+    st.seat[SEAT_DISC_N, s] = 0
     return k
 
 
@@ -135,33 +142,33 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
     chance = st.rng[0:1]
     deck_size = tb.deck.shape[1]
     for s in range(MAX_RACERS):
-        st.status[s] = STATUS_ELIMINATED if s >= n else STATUS_RACING
+        st.seat[SEAT_STATUS, s] = STATUS_ELIMINATED if s >= n else STATUS_RACING
     for s in range(n):
         b = biathletes[s]
         c = colours[s]
-        st.biathlete[s] = b
-        st.colour[s] = c
-        st.player[s] = players[s]
+        st.seat[SEAT_BIATHLETE, s] = b
+        st.seat[SEAT_COLOUR, s] = c
+        st.seat[SEAT_PLAYER, s] = players[s]
         st.params[s, :params.shape[1]] = params[s]
-        st.pos[s] = 0
-        st.lane[s] = 0
-        st.on_mat[s] = 0
-        st.pulse[s] = 0
-        st.bullets[s] = tb.gear_bullets[c]
+        st.seat[SEAT_POS, s] = 0
+        st.seat[SEAT_LANE, s] = 0
+        st.seat[SEAT_ON_MAT, s] = 0
+        st.seat[SEAT_PULSE, s] = 0
+        st.seat[SEAT_BULLETS, s] = tb.gear_bullets[c]
         for w in range(6):
             st.wax[s, w] = tb.gear_wax[c, w]
-        st.chosen[s] = -1
-        st.played[s] = 0
-        st.elim_stamp[s] = 0
-        st.boost_c[s] = -1
-        st.boost_s[s] = 0
-        st.boost_round[s] = 0
-        st.waits[s] = 0
+        st.seat[SEAT_CHOSEN, s] = -1
+        st.seat[SEAT_PLAYED, s] = 0
+        st.seat[SEAT_ELIM_STAMP, s] = 0
+        st.seat[SEAT_BOOST_C, s] = -1
+        st.seat[SEAT_BOOST_S, s] = 0
+        st.seat[SEAT_BOOST_ROUND, s] = 0
+        st.seat[SEAT_WAITS, s] = 0
         for i in range(deck_size):
             st.hand[s, i] = tb.deck[b, i]
-        st.hand_n[s] = deck_size
-        st.disc_n[s] = 0
-        st.removed_n[s] = 0
+        st.seat[SEAT_HAND_N, s] = deck_size
+        st.seat[SEAT_DISC_N, s] = 0
+        st.seat[SEAT_REMOVED_N, s] = 0
         st.stats[s, :] = 0
         for v in range(2):
             st.stats[s, S_HITS0 + v] = -1
@@ -194,13 +201,14 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         refill_nb(st, k)
     # one random card of each racer to its discard pile
     for s in range(n):
-        k = below_nb(chance, st.hand_n[s])
+        k = below_nb(chance, st.seat[SEAT_HAND_N, s])
         card = st.hand[s, k]
-        take_from_hand_nb(st.hand, st.hand_n, s, card)
-        discard_nb(st.disc, st.disc_n, s, card)
+        take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, card)
+        discard_nb(st.disc, st.seat[SEAT_DISC_N], s, card)
         ev_nb(st.g, st.log, s, SETUP_DISCARD, card)
     # the grid, highest initiative of that card first, ties by ski colour order
-    placed = np.zeros(MAX_RACERS, np.int64)
+    placed = st.work[W_PLACED:W_PLACED + MAX_RACERS]
+    placed[:] = 0
     for k in range(n):
         best = -1
         best_init = -1
@@ -208,13 +216,13 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
             if placed[s] == 1:
                 continue
             ini = initiative_nb(tb, st.disc[s, 0], st.dice)
-            if best < 0 or ini > best_init or (ini == best_init and tb.ski_rank[st.colour[s]] < tb.ski_rank[st.colour[best]]):
+            if best < 0 or ini > best_init or (ini == best_init and tb.ski_rank[st.seat[SEAT_COLOUR, s]] < tb.ski_rank[st.seat[SEAT_COLOUR, best]]):
                 best = s
                 best_init = ini
         placed[best] = 1
-        st.pos[best] = tb.grid_slots[trail, k, 0]
-        st.lane[best] = tb.grid_slots[trail, k, 1]
-        ev_nb(st.g, st.log, best, GRID, best_init, st.pos[best], st.lane[best])
+        st.seat[SEAT_POS, best] = tb.grid_slots[trail, k, 0]
+        st.seat[SEAT_LANE, best] = tb.grid_slots[trail, k, 1]
+        ev_nb(st.g, st.log, best, GRID, best_init, st.seat[SEAT_POS, best], st.seat[SEAT_LANE, best])
     for s in range(n):
         if st.g[G_LOG_CAP] > 0:
             ev_state_nb(st, s)
@@ -234,8 +242,8 @@ def refill_nb(st, slot):
 # --- eliminations and boosts -------------------------------------------------------------------
 @njit(cache=True)
 def eliminate_nb(st, s, cause, stamp):
-    st.status[s] = STATUS_ELIMINATED
-    st.elim_stamp[s] = stamp
+    st.seat[SEAT_STATUS, s] = STATUS_ELIMINATED
+    st.seat[SEAT_ELIM_STAMP, s] = stamp
     st.stats[s, S_ELIM_ROUND] = st.g[G_ROUND]
     st.stats[s, S_ELIM_CAUSE] = cause
     ev_nb(st.g, st.log, s, ELIMINATED, cause)
@@ -251,37 +259,37 @@ def round_start_nb(tb, trail, st, red_usable):
     for k in range(6):
         colour = tb.ski_order[k]
         for s in range(n):
-            if st.colour[s] != colour or st.status[s] != STATUS_RACING:
+            if st.seat[SEAT_COLOUR, s] != colour or st.seat[SEAT_STATUS, s] != STATUS_RACING:
                 continue
             red_usable[s] = 0
-            if st.hand_n[s] == 0:
-                if st.disc_n[s] == 0:
+            if st.seat[SEAT_HAND_N, s] == 0:
+                if st.seat[SEAT_DISC_N, s] == 0:
                     eliminate_nb(st, s, CAUSE_NO_CARDS, stamp)
                     any_out = True
                 else:
                     got = pick_up_nb(st, s)
                     ev_nb(st.g, st.log, s, PICKUP, PICKUP_FREE, got)
                 continue
-            coach_ok = st.boost_c[s] == RED and st.boost_round[s] < st.g[G_ROUND]
-            if coach_ok and st.disc_n[s] > 0:
+            coach_ok = st.seat[SEAT_BOOST_C, s] == RED and st.seat[SEAT_BOOST_ROUND, s] < st.g[G_ROUND]
+            if coach_ok and st.seat[SEAT_DISC_N, s] > 0:
                 red_usable[s] = 1
             d = 0
-            if st.disc_n[s] > 0 and (coach_ok or st.bullets[s] > 0):
+            if st.seat[SEAT_DISC_N, s] > 0 and (coach_ok or st.seat[SEAT_BULLETS, s] > 0):
                 d = decide_pickup_nb(st, tb, trail, s, coach_ok)
-            if d == PICKUP_BULLET and st.bullets[s] > 0:
-                st.bullets[s] -= 1
+            if d == PICKUP_BULLET and st.seat[SEAT_BULLETS, s] > 0:
+                st.seat[SEAT_BULLETS, s] -= 1
                 st.stats[s, S_BULLETS_PICKUP] += 1
                 got = pick_up_nb(st, s)
                 ev_nb(st.g, st.log, s, PICKUP, PICKUP_BULLET, got)
             elif d == PICKUP_COACH and coach_ok:
-                st.boost_c[s] = -1
+                st.seat[SEAT_BOOST_C, s] = -1
                 st.stats[s, S_COACH_BULLETS] += 1
                 got = pick_up_nb(st, s)
                 ev_nb(st.g, st.log, s, PICKUP, PICKUP_COACH, got)
     if any_out:
         st.g[G_ELIM] = stamp
     for s in range(n):
-        if st.status[s] == STATUS_RACING:
+        if st.seat[SEAT_STATUS, s] == STATUS_RACING:
             if st.g[G_LOG_CAP] > 0:
                 ev_state_nb(st, s)
 
@@ -293,10 +301,10 @@ def next_seat_nb(tb, st):
     best_init = 0
     card_init = tb.card_init
     ski_rank = tb.ski_rank
-    status = st.status
-    played = st.played
-    chosen = st.chosen
-    colour = st.colour
+    status = st.seat[SEAT_STATUS]
+    played = st.seat[SEAT_PLAYED]
+    chosen = st.seat[SEAT_CHOSEN]
+    colour = st.seat[SEAT_COLOUR]
     dice = st.dice
     for s in range(st.g[G_N]):
         if status[s] != STATUS_RACING or played[s] == 1:
@@ -325,10 +333,10 @@ def take_motivation_nb(tb, st, s):
         refill_nb(st, choice)
     st.stats[s, S_MOTIVATION] += 1
     if tb.rules[R_MOTIVATION_TO] == MOTIVATION_TO_DISCARD:
-        discard_nb(st.disc, st.disc_n, s, card)
+        discard_nb(st.disc, st.seat[SEAT_DISC_N], s, card)
     else:
-        st.hand[s, st.hand_n[s]] = card
-        st.hand_n[s] += 1
+        st.hand[s, st.seat[SEAT_HAND_N, s]] = card
+        st.seat[SEAT_HAND_N, s] += 1
 
 
 @njit(cache=True)
@@ -343,20 +351,21 @@ def visit_of_nb(tb, trail, pos):
 @njit(cache=True)
 def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
-    card = st.chosen[s]
+    card = st.seat[SEAT_CHOSEN, s]
     st.stats[s, S_TURNS] += 1
     if st.g[G_LOG_CAP] > 0:
-        ev_nb(st.g, st.log, s, TURN, initiative_nb(tb, card, st.dice), st.on_mat[s])
+        ev_nb(st.g, st.log, s, TURN, initiative_nb(tb, card, st.dice), st.seat[SEAT_ON_MAT, s])
     # a pending next-turn boost from an earlier turn
     inc_c = -1
     inc_s = 0
-    if st.boost_c[s] >= 0 and st.boost_round[s] < rnd:
-        inc_c = st.boost_c[s]
-        inc_s = st.boost_s[s]
-        st.boost_c[s] = -1
+    if st.seat[SEAT_BOOST_C, s] >= 0 and st.seat[SEAT_BOOST_ROUND, s] < rnd:
+        inc_c = st.seat[SEAT_BOOST_C, s]
+        inc_s = st.seat[SEAT_BOOST_S, s]
+        st.seat[SEAT_BOOST_C, s] = -1
     inc_used = False
     inc_usable = red_usable[s] == 1 and inc_c == RED
-    boost_steps = np.zeros(3, np.int64)
+    boost_steps = st.work[W_BOOST:W_BOOST + 3]
+    boost_steps[:] = 0
     if inc_c == BLACK:
         boost_steps[UPHILL] = inc_s
     elif inc_c == YELLOW:
@@ -364,9 +373,10 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     elif inc_c == GREEN:
         boost_steps[DOWNHILL] = inc_s
 
-    on_mat = st.on_mat[s] == 1
+    on_mat = st.seat[SEAT_ON_MAT, s] == 1
     rc = tb.range_card[trail]
-    wax = np.zeros(6, np.int64)
+    wax = st.work[W_WAX:W_WAX + 6]
+    wax[:] = 0
     if on_mat:
         choose_range_action_nb(st, tb, trail, s)
         action = st.scratch[0]
@@ -382,12 +392,12 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         st.stats[s, S_WAX0 + c - 1] += k
     ev_nb(st.g, st.log, s, ACTION, card, action, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
 
-    start = st.pos[s]
+    start = st.seat[SEAT_POS, s]
     blue_zone = 0
     white_zone = False
     visit = visit_of_nb(tb, trail, start) if on_mat else 0
     if on_mat and action == WAIT:
-        st.waits[s] += 1
+        st.seat[SEAT_WAITS, s] += 1
         st.stats[s, S_WAITS] += 1
         dest = start
     else:
@@ -399,29 +409,29 @@ def play_turn_nb(tb, trail, st, s, red_usable):
                 st.dice[i] = below_nb(st.rng[0:1], faces)
             ev_dice_nb(st.g, st.log, st.dice, s, ROLL)
             facing = facing_nb(tb, trail, start, 1)
-            dh, h = shot_hits_nb(tb, st.biathlete[s], st.pulse[s], st.dice, st.g[G_WIND], facing)
+            dh, h = shot_hits_nb(tb, st.seat[SEAT_BIATHLETE, s], st.seat[SEAT_PULSE, s], st.dice, st.g[G_WIND], facing)
             room = tb.rules[R_MAX_HITS] - h
             coach_max = min(inc_s, room) if inc_c == RED else 0
             if coach_max > 0:
                 inc_usable = True
             choose_bullets_nb(st, tb, trail, s, h, coach_max, visit)
             coach = min(max(st.scratch[1], 0), coach_max)
-            own = min(max(st.scratch[0], 0), st.bullets[s], room - coach)
+            own = min(max(st.scratch[0], 0), st.seat[SEAT_BULLETS, s], room - coach)
             if coach > 0:
                 inc_used = True
                 st.stats[s, S_COACH_BULLETS] += coach
-            st.bullets[s] -= own
+            st.seat[SEAT_BULLETS, s] -= own
             st.stats[s, S_BULLETS_HITS] += own
             hits = h + own + coach
             ev_nb(st.g, st.log, s, HITS, dh, h - dh, own, coach, hits)
             st.stats[s, S_SHOTS0 + visit] = 1
             st.stats[s, S_HITS0 + visit] = hits
             st.stats[s, S_DICE_HITS0 + visit] = dh
-            st.stats[s, S_SHOT_PULSE0 + visit] = st.pulse[s]
+            st.stats[s, S_SHOT_PULSE0 + visit] = st.seat[SEAT_PULSE, s]
             w = st.g[G_WIND]
             cls = 0 if w == 4 else (1 if (w != facing and w != (facing + 2) % 4) else (2 if w == facing else 3))
             st.stats[s, S_CROSSWIND0 + visit] = cls
-        steps = np.zeros(3, np.int64)
+        steps = st.work[W_STEPS:W_STEPS + 3]
         for t in range(3):
             steps[t] = value_nb(tb.card_steps[act_card, action, t], st.dice, hits)
         steps[UPHILL] += wax[BLACK] + boost_steps[UPHILL]
@@ -432,7 +442,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             inc_usable = True
         ev_nb(st.g, st.log, s, STEPS, steps[UPHILL], steps[FLAT], steps[DOWNHILL])
         cost_est = tb.card_pulse[act_card, action] - wax[BLUE]
-        out = np.zeros(3, np.int64)
+        out = st.work[W_OUT:W_OUT + 3]
         if st.scratch[9] == 1 and not on_mat:
             # the heuristic planned this end with exactly these steps when choosing the action
             out[:] = st.scratch[6:9]
@@ -441,16 +451,16 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
                                   cost_est, on_mat, out)
         dest = out[0]
-        st.pos[s] = dest
-        st.lane[s] = out[1]
-        st.on_mat[s] = out[2]
+        st.seat[SEAT_POS, s] = dest
+        st.seat[SEAT_LANE, s] = out[1]
+        st.seat[SEAT_ON_MAT, s] = out[2]
         if on_mat:
-            st.waits[s] = 0
+            st.seat[SEAT_WAITS, s] = 0
         ev_nb(st.g, st.log, s, MOVE, start, dest, out[1], out[2])
         for q in range(start + 1, dest + 1):
             if tb.start_line[trail, q] == 1:
                 take_motivation_nb(tb, st, s)
-        if st.on_mat[s] == 1:
+        if st.seat[SEAT_ON_MAT, s] == 1:
             v = visit_of_nb(tb, trail, dest)
             st.stats[s, S_ARRIVE_ROUND0 + v] = rnd
         if dest != start:
@@ -469,18 +479,18 @@ def play_turn_nb(tb, trail, st, s, red_usable):
                             and not inc_usable:
                         ev_nb(st.g, st.log, s, BOOST_LOST, inc_c, inc_s)
                         inc_c = -1
-                    st.boost_c[s] = zc
-                    st.boost_s[s] = zs
-                    st.boost_round[s] = rnd
+                    st.seat[SEAT_BOOST_C, s] = zc
+                    st.seat[SEAT_BOOST_S, s] = zs
+                    st.seat[SEAT_BOOST_ROUND, s] = rnd
 
     # pulse
-    before = st.pulse[s]
+    before = st.seat[SEAT_PULSE, s]
     cost = tb.card_pulse[act_card, action]
     reduction = wax[BLUE] + blue_zone
-    adj = np.zeros(2, np.int64)
-    pulse_adjust_nb(st, tb, trail, s, st.pos[s], st.lane[s], st.on_mat[s], adj)
+    adj = st.work[W_ADJ:W_ADJ + 2]
+    pulse_adjust_nb(st, tb, trail, s, st.seat[SEAT_POS, s], st.seat[SEAT_LANE, s], st.seat[SEAT_ON_MAT, s], adj)
     after = pulse_total_nb(before, cost, reduction, adj[0], adj[1])
-    st.pulse[s] = after
+    st.seat[SEAT_PULSE, s] = after
     ev_nb(st.g, st.log, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
     if after > st.stats[s, S_MAX_PULSE]:
         st.stats[s, S_MAX_PULSE] = after
@@ -488,13 +498,13 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         st.g[G_ELIM] += 1
         eliminate_nb(st, s, CAUSE_PULSE, st.g[G_ELIM])
         return
-    if st.pos[s] == tb.finish_pos[trail]:
-        st.status[s] = STATUS_WON
+    if st.seat[SEAT_POS, s] == tb.finish_pos[trail]:
+        st.seat[SEAT_STATUS, s] = STATUS_WON
         st.g[G_WINNER] = s
-        ev_nb(st.g, st.log, s, WIN, st.pos[s])
+        ev_nb(st.g, st.log, s, WIN, st.seat[SEAT_POS, s])
         return
-    if st.on_mat[s] == 1 and not on_mat:
-        st.stats[s, S_ARRIVE_PULSE0 + visit_of_nb(tb, trail, st.pos[s])] = after
+    if st.seat[SEAT_ON_MAT, s] == 1 and not on_mat:
+        st.stats[s, S_ARRIVE_PULSE0 + visit_of_nb(tb, trail, st.seat[SEAT_POS, s])] = after
     # wind
     if tb.card_wind[act_card, action] == 1 or wax[WHITE] > 0 or white_zone:
         old = st.g[G_WIND]
@@ -508,21 +518,21 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     # the card
     icy = tb.card_icy[act_card, action]
     if icy == 1:
-        st.removed_n[s] += 1
+        st.seat[SEAT_REMOVED_N, s] += 1
         st.stats[s, S_ICY] += 1
         lap = tb.lap[trail, start]
         lap = min(max(lap, 1), 3)
         st.stats[s, S_ICY_LAP0 + lap - 1] += 1
     else:
-        discard_nb(st.disc, st.disc_n, s, card)
-    st.chosen[s] = -1
+        discard_nb(st.disc, st.seat[SEAT_DISC_N], s, card)
+    st.seat[SEAT_CHOSEN, s] = -1
     ev_nb(st.g, st.log, s, CARD_END, card, icy)
     # a boost from an earlier turn that this turn did not use
     if inc_c >= 0 and not inc_used:
-        if tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE and not inc_usable and st.boost_c[s] < 0:
-            st.boost_c[s] = inc_c          # keeps waiting for a turn that can use it
-            st.boost_s[s] = inc_s
-            st.boost_round[s] = rnd - 1
+        if tb.rules[R_COACH_BOOST] == COACH_UNTIL_USABLE and not inc_usable and st.seat[SEAT_BOOST_C, s] < 0:
+            st.seat[SEAT_BOOST_C, s] = inc_c          # keeps waiting for a turn that can use it
+            st.seat[SEAT_BOOST_S, s] = inc_s
+            st.seat[SEAT_BOOST_ROUND, s] = rnd - 1
         else:
             ev_nb(st.g, st.log, s, BOOST_LOST, inc_c, inc_s)
     if st.g[G_LOG_CAP] > 0:
@@ -533,30 +543,33 @@ def play_turn_nb(tb, trail, st, s, red_usable):
 def update_leader_nb(tb, trail, st):
     best = -1
     for s in range(st.g[G_N]):
-        if st.status[s] == STATUS_ELIMINATED:
+        if st.seat[SEAT_STATUS, s] == STATUS_ELIMINATED:
             continue
-        if best < 0 or st.pos[s] > st.pos[best] or (
-                st.pos[s] == st.pos[best] and tb.ski_rank[st.colour[s]] < tb.ski_rank[st.colour[best]]):
+        if best < 0 or st.seat[SEAT_POS, s] > st.seat[SEAT_POS, best] or (
+                st.seat[SEAT_POS, s] == st.seat[SEAT_POS, best] and tb.ski_rank[st.seat[SEAT_COLOUR, s]] < tb.ski_rank[st.seat[SEAT_COLOUR, best]]):
             best = s
     if best >= 0 and best != st.g[G_LEADER]:
         if st.g[G_LEADER] >= 0:
             st.g[G_LEAD_CHANGES] += 1
         st.g[G_LEADER] = best
     last_range = tb.range_pos[trail, tb.range_pos.shape[1] - 1]
-    if st.g[G_LEADER_AFTER_RANGE] < 0 and best >= 0 and st.pos[best] > last_range:
+    if st.g[G_LEADER_AFTER_RANGE] < 0 and best >= 0 and st.seat[SEAT_POS, best] > last_range:
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
 @njit(cache=True)
 def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap):
     """Play one complete race. Returns the number of rounds played."""
+    tb = borrow_tables_nb(tb)
+    st = borrow_state_nb(st)
     setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap)
-    red_usable = np.zeros(MAX_RACERS, np.int64)
+    red_usable = st.work[W_RED:W_RED + MAX_RACERS]
+    red_usable[:] = 0
     cap = tb.rules[R_ROUND_CAP]
     while True:
         racing = 0
         for s in range(n):
-            if st.status[s] == STATUS_RACING:
+            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
                 racing += 1
         if racing == 0:
             break
@@ -568,17 +581,17 @@ def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race,
         ev_nb(st.g, st.log, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
         round_start_nb(tb, trail, st, red_usable)
         for s in range(n):
-            st.played[s] = 0
-            if st.status[s] == STATUS_RACING:
+            st.seat[SEAT_PLAYED, s] = 0
+            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
                 c = choose_card_nb(st, tb, trail, s)
-                take_from_hand_nb(st.hand, st.hand_n, s, c)
-                st.chosen[s] = c
+                take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, c)
+                st.seat[SEAT_CHOSEN, s] = c
                 ev_nb(st.g, st.log, s, CHOOSE, c)
         while True:
             s = next_seat_nb(tb, st)
             if s < 0:
                 break
-            st.played[s] = 1
+            st.seat[SEAT_PLAYED, s] = 1
             play_turn_nb(tb, trail, st, s, red_usable)
             update_leader_nb(tb, trail, st)
             if st.g[G_WINNER] >= 0:
@@ -595,18 +608,18 @@ def rank_nb(tb, trail, st):
     n = st.g[G_N]
     key = np.zeros(n, np.int64)
     for s in range(n):
-        rank = tb.ski_rank[st.colour[s]]
-        if st.status[s] == STATUS_WON:
+        rank = tb.ski_rank[st.seat[SEAT_COLOUR, s]]
+        if st.seat[SEAT_STATUS, s] == STATUS_WON:
             key[s] = rank
-        elif st.status[s] == STATUS_RACING:
-            key[s] = 1_000_000 + (tb.finish_pos[trail] - st.pos[s]) * 10 + rank
+        elif st.seat[SEAT_STATUS, s] == STATUS_RACING:
+            key[s] = 1_000_000 + (tb.finish_pos[trail] - st.seat[SEAT_POS, s]) * 10 + rank
         else:
-            key[s] = 100_000_000 - st.elim_stamp[s] * 10 + rank
+            key[s] = 100_000_000 - st.seat[SEAT_ELIM_STAMP, s] * 10 + rank
     order = np.argsort(key, kind="mergesort")
     for place in range(n):
         s = order[place]
         st.stats[s, S_PLACE] = place + 1
-        ev_nb(st.g, st.log, s, PLACE, place + 1, st.status[s])
+        ev_nb(st.g, st.log, s, PLACE, place + 1, st.seat[SEAT_STATUS, s])
 
 
 @njit(cache=True)
@@ -619,18 +632,18 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.TRAIL] = trail
         r[R.N_RACERS] = n
         r[R.SEAT] = s
-        r[R.COLOUR] = st.colour[s]
-        r[R.BIATHLETE] = st.biathlete[s]
-        r[R.PLAYER] = st.player[s]
+        r[R.COLOUR] = st.seat[SEAT_COLOUR, s]
+        r[R.BIATHLETE] = st.seat[SEAT_BIATHLETE, s]
+        r[R.PLAYER] = st.seat[SEAT_PLAYER, s]
         r[R.PLACE] = st.stats[s, S_PLACE]
-        r[R.WON] = 1 if st.status[s] == STATUS_WON else 0
-        r[R.ELIMINATED] = 1 if st.status[s] == STATUS_ELIMINATED else 0
+        r[R.WON] = 1 if st.seat[SEAT_STATUS, s] == STATUS_WON else 0
+        r[R.ELIMINATED] = 1 if st.seat[SEAT_STATUS, s] == STATUS_ELIMINATED else 0
         r[R.ELIM_CAUSE] = st.stats[s, S_ELIM_CAUSE]
         r[R.ELIM_ROUND] = st.stats[s, S_ELIM_ROUND]
         r[R.ROUNDS] = st.g[G_ROUND]
         r[R.STALLED] = st.g[G_STALLED]
-        r[R.DISTANCE_LEFT] = tb.finish_pos[trail] - st.pos[s]
-        r[R.FINAL_PULSE] = st.pulse[s]
+        r[R.DISTANCE_LEFT] = tb.finish_pos[trail] - st.seat[SEAT_POS, s]
+        r[R.FINAL_PULSE] = st.seat[SEAT_PULSE, s]
         r[R.MAX_PULSE] = st.stats[s, S_MAX_PULSE]
         for v in range(2):
             r[R.SHOTS_1 + v] = st.stats[s, S_SHOTS0 + v]
@@ -655,7 +668,7 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.WIND_CHANGES] = st.stats[s, S_WIND_CHANGES]
         r[R.LEAD_CHANGES] = st.g[G_LEAD_CHANGES]
         r[R.LEADER_AFTER_RANGE] = 1 if st.g[G_LEADER_AFTER_RANGE] == s else 0
-        r[R.BULLETS_LEFT] = st.bullets[s]
+        r[R.BULLETS_LEFT] = st.seat[SEAT_BULLETS, s]
         r[R.WAX_LEFT] = st.wax[s, 1] + st.wax[s, 2] + st.wax[s, 3] + st.wax[s, 4] + st.wax[s, 5]
 
 
@@ -666,6 +679,8 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
     trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
     params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched).
     """
+    tb = borrow_tables_nb(tb)
+    st = borrow_state_nb(st)
     for i in range(races.shape[0]):
         play_race_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i],
                      seed, races[i], st, 0)

@@ -25,7 +25,11 @@ from .rules import (
     reach_route_nb, value_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb,
     occupant_mask_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND
+from .state import (
+    SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
+    SEAT_POS, SEAT_PULSE, SEAT_STATUS, SEAT_WAITS,
+)
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, W_ACT, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -131,21 +135,21 @@ class MoveContext(NamedTuple):
 @njit(cache=True)
 def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     """The context for judging moves of seat s with at most these steps (see MoveContext)."""
-    pos = st.pos[s]
+    pos = st.seat[SEAT_POS, s]
     n_route = tb.route_len[trail]
     terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
     far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
     physical = tb.physical[trail]
     lanes = tb.lanes[trail]
-    status = st.status
-    spos = st.pos
-    slane = st.lane
-    on_mat = st.on_mat
+    status = st.seat[SEAT_STATUS]
+    spos = st.seat[SEAT_POS]
+    slane = st.seat[SEAT_LANE]
+    on_mat = st.seat[SEAT_ON_MAT]
     n = st.g[G_N]
     base = max(pos - 1, 0)
     top = min(far + 1, n_route - 1)
-    masks = np.zeros(top - base + 1, np.int64)
+    masks = st.masks[:top - base + 1]
     for q in range(base, top + 1):
         masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
     free_mat = -1
@@ -165,11 +169,11 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     rules = tb.rules
     return MoveContext(
         terrain, is_range, lanes, tb.heading[trail], tb.coach_colour[trail], tb.coach_strength[trail],
-        tb.range_pos[trail], masks, tb.accuracy[st.biathlete[s]], st.params[s],
+        tb.range_pos[trail], masks, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s],
         pos, base, n_route, free_mat, -1 if shooting else slane[s], 0 if shooting else on_mat[s],
         rules[R_MIXED_LANE_DRAFTING], rules[R_RANGE_DRAFTING], rules[R_HEADWIND], rules[R_TAILWIND],
         rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], rules[R_DRAFTING],
-        tb.finish_pos[trail], st.g[G_WIND], st.pulse[s])
+        tb.finish_pos[trail], st.g[G_WIND], st.seat[SEAT_PULSE, s])
 
 
 @njit(cache=True)
@@ -267,9 +271,8 @@ def best_of_nb(c, up, flat, down, cost, cand, score, out):
 @njit(cache=True)
 def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """The heuristic's best legal end: out = (position, lane, on a mat); returns its score."""
-    size = 2 * (up + flat + down) + 8
     c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
-    return best_of_nb(c, up, flat, down, cost, np.empty((size, 3), np.int64), np.empty(size), out)
+    return best_of_nb(c, up, flat, down, cost, st.cand, st.score, out)
 
 
 @njit(cache=True)
@@ -296,10 +299,10 @@ def card_worth_nb(tb, card):
 @njit(cache=True)
 def decide_pickup_nb(st, tb, trail, s, coach_ok):
     """At round start with a non-empty hand: 0 no pick-up, PICKUP_BULLET or PICKUP_COACH."""
-    can_bullet = st.bullets[s] > 0
-    if st.disc_n[s] == 0 or not (can_bullet or coach_ok):
+    can_bullet = st.seat[SEAT_BULLETS, s] > 0
+    if st.seat[SEAT_DISC_N, s] == 0 or not (can_bullet or coach_ok):
         return np.int64(0)
-    if st.player[s] == RANDOM:
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         if uniform_nb(st.rng[1:]) < 0.25:
             if coach_ok and (not can_bullet or uniform_nb(st.rng[1:]) < 0.5):
                 return np.int64(PICKUP_COACH)
@@ -307,7 +310,7 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
         return np.int64(0)
     if coach_ok:
         return np.int64(PICKUP_COACH)
-    if st.hand_n[s] <= 2 and st.disc_n[s] >= 4 and st.bullets[s] >= 2:
+    if st.seat[SEAT_HAND_N, s] <= 2 and st.seat[SEAT_DISC_N, s] >= 4 and st.seat[SEAT_BULLETS, s] >= 2:
         return np.int64(PICKUP_BULLET)
     return np.int64(0)
 
@@ -320,10 +323,10 @@ def choose_card_nb(st, tb, trail, s):
     it costs, less the price of an icy action before the last lap. On a shooting mat the card counts
     only for its initiative, so the least useful card is given up.
     """
-    n = st.hand_n[s]
-    if st.player[s] == RANDOM:
+    n = st.seat[SEAT_HAND_N, s]
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         return st.hand[s, below_nb(st.rng[1:], n)]
-    if st.player[s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
         return st.script[s, SC_CARD]
     hand = st.hand[s]
     dice = st.dice
@@ -339,12 +342,12 @@ def choose_card_nb(st, tb, trail, s):
     band_low = rules[R_BAND_LOW]
     band_medium = rules[R_BAND_MEDIUM]
     finish = tb.finish_pos[trail]
-    acc_row = tb.accuracy[st.biathlete[s]]
+    acc_row = tb.accuracy[st.seat[SEAT_BIATHLETE, s]]
     w = st.params[s]
-    pos = st.pos[s]
-    pulse = st.pulse[s]
+    pos = st.seat[SEAT_POS, s]
+    pulse = st.seat[SEAT_PULSE, s]
     icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
-    sign = -1.0 if st.on_mat[s] == 1 else 1.0
+    sign = -1.0 if st.seat[SEAT_ON_MAT, s] == 1 else 1.0
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
@@ -401,16 +404,17 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     sc = st.scratch
     for i in range(10):
         sc[i] = 0
-    if st.player[s] == RANDOM:
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         sc[0] = below_nb(st.rng[1:], 2)
         random_wax_nb(st, s, 0.15)
         return
-    if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
         scripted_action_nb(st, s)
         return
     wax = st.wax[s]
-    steps = np.zeros((2, 3), np.int64)
-    most = np.zeros(3, np.int64)
+    steps = st.work[W_ACT:W_ACT + 6].reshape((2, 3))
+    most = st.work[W_MOST:W_MOST + 3]
+    most[:] = 0
     for a in range(2):
         for t in range(3):
             steps[a, t] = value_nb(tb.card_steps[card, a, t], st.dice, 0) + boost_steps[t]
@@ -419,11 +423,10 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     most[FLAT] += wax[YELLOW]
     most[DOWNHILL] += wax[GREEN]
     ctx = move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], False)
-    size = 2 * (most[0] + most[1] + most[2]) + 8
-    cand = np.empty((size, 3), np.int64)
-    score = np.empty(size)
-    out = np.zeros(3, np.int64)
-    last_lap = tb.lap[trail, st.pos[s]] >= tb.rules[R_START_LINE_CROSSINGS]
+    cand = st.cand
+    score = st.score
+    out = st.work[W_OUT:W_OUT + 3]
+    last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
     icy_cost = 0.0 if last_lap else st.params[s, P_ICY]
     best_a = 0
     best = NEG * 10.0
@@ -439,13 +442,22 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
     cost = tb.card_pulse[card, best_a]
     w_wax = st.params[s, P_WAX] * (0.25 if last_lap else 1.0)
-    extra = np.zeros(3, np.int64)
+    extra = st.work[W_EXTRA:W_EXTRA + 3]
+    extra[:] = 0
     blue = 0
     # terrain wax (black -> uphill, yellow -> flat, green -> downhill), one token at a time
     for colour in (BLACK, YELLOW, GREEN):
         t = colour - BLACK
         while sc[colour] < wax[colour]:
+            before = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[best_a, 0] + extra[0],
+                                    steps[best_a, 1] + extra[1], steps[best_a, 2] + extra[2])
             extra[t] += 1
+            after = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[best_a, 0] + extra[0],
+                                   steps[best_a, 1] + extra[1], steps[best_a, 2] + extra[2])
+            if after == before:
+                # the token reaches no new space: the same ends, the same score, no gain
+                extra[t] -= 1
+                break
             v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
                            steps[best_a, 2] + extra[2], cost - blue, cand, score, out) - icy
             if v - best > w_wax:
@@ -467,7 +479,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
             break
     # white wax: calm the wind before shooting if the move reaches the range
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
-        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.pos[s]:
+        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s]:
             sc[WHITE] = 1
     sc[9] = 1
 
@@ -475,12 +487,12 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
 @njit(cache=True)
 def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
-    if st.player[s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
         q = st.script[s, SC_DEST]
         out[0] = q
-        if q == st.pos[s]:
-            out[1] = -1 if shooting else st.lane[s]
-            out[2] = 0 if shooting else st.on_mat[s]
+        if q == st.seat[SEAT_POS, s]:
+            out[1] = -1 if shooting else st.seat[SEAT_LANE, s]
+            out[2] = 0 if shooting else st.seat[SEAT_ON_MAT, s]
         elif tb.is_range[trail, q] == 1:
             out[1] = free_mat_nb(st, tb, trail, s, q)
             out[2] = 1
@@ -488,7 +500,7 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
             out[1] = max(st.script[s, SC_LANE], 0)
             out[2] = 0
         return
-    if st.player[s] != RANDOM:
+    if st.seat[SEAT_PLAYER, s] != RANDOM:
         if st.scratch[9] == 1 and not shooting:
             # planned by choose_action with exactly these steps and this cost
             out[0] = st.scratch[6]
@@ -498,9 +510,8 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
             return
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         return
-    size = 2 * (up + flat + down) + 8
-    cand = np.empty((size, 3), np.int64)
-    k = legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, np.empty(0), False)
+    cand = st.cand
+    k = legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, st.score, False)
     i = below_nb(st.rng[1:], k)
     out[0] = cand[i, 0]
     out[1] = cand[i, 1]
@@ -522,20 +533,20 @@ def choose_range_action_nb(st, tb, trail, s):
     sc = st.scratch
     for i in range(6):
         sc[i] = 0
-    if st.player[s] == RANDOM:
-        sc[0] = WAIT if (st.waits[s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
+        sc[0] = WAIT if (st.seat[SEAT_WAITS, s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT
         random_wax_nb(st, s, 0.1)
         return
-    if st.player[s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
         scripted_action_nb(st, s)
         return
     rc = tb.range_card[trail]
-    facing = facing_nb(tb, trail, st.pos[s], 1)
+    facing = facing_nb(tb, trail, st.seat[SEAT_POS, s], 1)
     adj = shot_wind_nb(tb, st.g[G_WIND], facing)
-    now = expected_hits_nb(tb, st.biathlete[s], st.pulse[s], adj)
-    later_pulse = max(0, st.pulse[s] + tb.card_pulse[rc, WAIT])
-    later = expected_hits_nb(tb, st.biathlete[s], later_pulse, adj)
-    if later - now >= st.params[s, P_WAIT_GAIN] and st.waits[s] < 2:
+    now = expected_hits_nb(tb, st.seat[SEAT_BIATHLETE, s], st.seat[SEAT_PULSE, s], adj)
+    later_pulse = max(0, st.seat[SEAT_PULSE, s] + tb.card_pulse[rc, WAIT])
+    later = expected_hits_nb(tb, st.seat[SEAT_BIATHLETE, s], later_pulse, adj)
+    if later - now >= st.params[s, P_WAIT_GAIN] and st.seat[SEAT_WAITS, s] < 2:
         sc[0] = WAIT
     else:
         sc[0] = SHOOT
@@ -553,20 +564,20 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     sc[1] = 0
     if room <= 0:
         return
-    if st.player[s] == RANDOM:
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         if coach_max > 0:
             sc[1] = below_nb(st.rng[1:], coach_max + 1)
             room -= sc[1]
-        sc[0] = below_nb(st.rng[1:], min(room, st.bullets[s]) + 1)
+        sc[0] = below_nb(st.rng[1:], min(room, st.seat[SEAT_BULLETS, s]) + 1)
         return
-    if st.player[s] == SCRIPTED and st.script[s, SC_BULLETS] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_BULLETS] >= 0:
         sc[0] = st.script[s, SC_BULLETS]
         sc[1] = max(st.script[s, SC_COACH], 0)
         return
     sc[1] = coach_max
     room -= coach_max
     keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
-    sc[0] = max(0, min(room, st.bullets[s] - keep))
+    sc[0] = max(0, min(room, st.seat[SEAT_BULLETS, s] - keep))
 
 
 @njit(cache=True)
@@ -574,7 +585,7 @@ def choose_motivation_nb(st, tb, s):
     """0 or 1 for a face-up slot, MOTIVATION_BLIND for the top of the deck; -1 if nothing is left."""
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
     deck_left = st.g[G_MN] - st.g[G_MTOP]
-    if st.player[s] == RANDOM:
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         n = (1 if deck_left > 0 else 0)
         for k in range(n_face):
             n += 1 if st.g[G_FACE0 + k] >= 0 else 0
@@ -587,7 +598,7 @@ def choose_motivation_nb(st, tb, s):
                     return np.int64(slot)
                 k -= 1
         return np.int64(MOTIVATION_BLIND)
-    if st.player[s] == SCRIPTED and st.script[s, SC_MOTIVATION] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_MOTIVATION] >= 0:
         return st.script[s, SC_MOTIVATION]
     # the blind draw is worth the average of the cards not seen yet
     blind = NEG
@@ -611,12 +622,12 @@ def choose_motivation_nb(st, tb, s):
 @njit(cache=True)
 def choose_wind_nb(st, tb, trail, s):
     """The new wind after an action with the wind symbol."""
-    if st.player[s] == RANDOM:
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
         return below_nb(st.rng[1:], 5)
-    if st.player[s] == SCRIPTED and st.script[s, SC_WIND] >= 0:
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_WIND] >= 0:
         return st.script[s, SC_WIND]
-    if st.on_mat[s] == 1:
+    if st.seat[SEAT_ON_MAT, s] == 1:
         return np.int64(STILL)          # about to shoot: windstill gives a hit
     # a tailwind for where it will be skiing next
-    ahead = min(st.pos[s] + 3, tb.route_len[trail] - 1)
+    ahead = min(st.seat[SEAT_POS, s] + 3, tb.route_len[trail] - 1)
     return np.int64((tb.heading[trail, ahead] + 2) % 4)

@@ -30,9 +30,45 @@ G_LEADER_AFTER_RANGE = 16   # leader when the first racer left its last range vi
 N_G = 17
 
 MAX_FACE_UP = 2
+MAX_ENDS = 1024      # room for every end of a move: 2 lanes x every step the data allows (about 350), doubled
+# work offsets: three-element step or decision vectors used during a turn
+W_BOOST = 0          # coach boost steps by terrain class
+W_WAX = 3            # wax spent, by colour (6)
+W_STEPS = 9          # steps of the move
+W_OUT = 12           # chosen end: position, lane, on mat
+W_ADJ = 15           # drafting, wind adjustments
+W_MOST = 17          # the heuristic: most steps any variant may have
+W_EXTRA = 20         # the heuristic: wax steps tried
+W_ACT = 23           # the heuristic: steps of both actions (2 x 3)
+W_PLACED = 29        # set-up: seats already on the grid (6)
+W_RED = 35           # a red coach boost usable this round, by seat (6)
+N_WORK = 48
 N_SCRIPT = 16        # see players.SC_*
 MAX_HAND = 32        # deck (9) plus Motivation cards, with room to spare
 MAX_MOTIVATION = 64
+
+# --- seat: per-seat scalars, row SEAT_* of RaceState.seat (one array: in numba every array a
+# NamedTuple holds is paid for on each call that passes it, so the state keeps few arrays) ------
+SEAT_POS = 0  # route position
+SEAT_LANE = 1  # lane (mat number on the range; -1 off the mat there)
+SEAT_ON_MAT = 2  # 1 while on a shooting mat (has not shot yet this visit)
+SEAT_PULSE = 3  # pulse
+SEAT_BULLETS = 4  # bullets held
+SEAT_STATUS = 5  # events.STATUS_*
+SEAT_BIATHLETE = 6  # biathlete id
+SEAT_COLOUR = 7  # ski colour id
+SEAT_PLAYER = 8  # player kind
+SEAT_CHOSEN = 9  # card chosen this round (-1 none)
+SEAT_PLAYED = 10 # 1 once the seat has had its turn this round
+SEAT_ELIM_STAMP = 11 # when eliminated (higher = later)
+SEAT_BOOST_C = 12 # pending next-turn coach boost colour (-1 none)
+SEAT_BOOST_S = 13 # its strength
+SEAT_BOOST_ROUND = 14 # round it was gained
+SEAT_WAITS = 15 # Waits at the current range visit
+SEAT_HAND_N = 16 # cards in hand
+SEAT_DISC_N = 17 # cards in the discard pile
+SEAT_REMOVED_N = 18 # cards removed from the game
+N_SEAT = 19
 
 # --- stats: per-seat counters that become result columns ---------------------------------------
 S_SHOTS0 = 0        # shots at range visit 1 (0 or 1)
@@ -70,28 +106,10 @@ N_STATS = 35
 class RaceState(NamedTuple):
     g: np.ndarray           # int64[N_G]
     dice: np.ndarray        # int64[n_dice]: faces showing
-    pos: np.ndarray         # int64[S]: route position
-    lane: np.ndarray        # int64[S]: lane (mat number on the range)
-    on_mat: np.ndarray      # int64[S]: 1 while on a shooting mat (has not shot yet this visit)
-    pulse: np.ndarray       # int64[S]
-    bullets: np.ndarray     # int64[S]
-    status: np.ndarray      # int64[S]: events.STATUS_*
-    biathlete: np.ndarray   # int64[S]
-    colour: np.ndarray      # int64[S]: ski colour
-    player: np.ndarray      # int64[S]: player kind (kernels.blast.players)
-    chosen: np.ndarray      # int64[S]: card chosen this round (-1 none)
-    played: np.ndarray      # int64[S]: 1 once the seat has had its turn this round
-    elim_stamp: np.ndarray  # int64[S]: when eliminated (higher = later)
-    boost_c: np.ndarray     # int64[S]: pending next-turn coach boost colour (-1 none)
-    boost_s: np.ndarray     # int64[S]: its strength
-    boost_round: np.ndarray  # int64[S]: round it was gained
-    waits: np.ndarray       # int64[S]: Waits at the current range visit
+    seat: np.ndarray        # int64[N_SEAT, S]: per-seat scalars, one row per SEAT_* field
     wax: np.ndarray         # int64[S, 6]: wax tokens by colour (red column unused)
     hand: np.ndarray        # int64[S, MAX_HAND]: card ids, first hand_n valid
-    hand_n: np.ndarray      # int64[S]
     disc: np.ndarray        # int64[S, MAX_HAND]: discard pile
-    disc_n: np.ndarray      # int64[S]
-    removed_n: np.ndarray   # int64[S]: cards removed from the game
     mdeck: np.ndarray       # int64[MAX_MOTIVATION]: shuffled Motivation deck
     stats: np.ndarray       # int64[S, N_STATS]
     params: np.ndarray      # float64[S, n_params]: player weights
@@ -99,6 +117,11 @@ class RaceState(NamedTuple):
     rng: np.ndarray         # uint64[2]: chance stream, player stream
     log: np.ndarray         # int16[cap, N_COLS]
     script: np.ndarray      # int64[S, N_SCRIPT]: decisions of SCRIPTED seats (kernels.blast.players)
+    # work space, so that no turn allocates memory (allocations were a tenth of the running time)
+    work: np.ndarray        # int64[N_WORK]: small per-turn arrays, at the W_* offsets
+    cand: np.ndarray        # int64[MAX_ENDS, 3]: candidate ends of a move (position, lane, on mat)
+    score: np.ndarray       # float64[MAX_ENDS]: their scores
+    masks: np.ndarray       # int64[MAX_ENDS]: lane occupancy masks of the stretch ahead
 
 
 def new_state(n_params: int, log_cap: int = 0) -> RaceState:
@@ -106,12 +129,11 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
     S = MAX_RACERS
     z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
     return RaceState(
-        g=z(N_G), dice=z(8), pos=z(S), lane=z(S), on_mat=z(S), pulse=z(S), bullets=z(S),
-        status=z(S), biathlete=z(S), colour=z(S), player=z(S), chosen=z(S), played=z(S),
-        elim_stamp=z(S), boost_c=z(S), boost_s=z(S), boost_round=z(S), waits=z(S),
-        wax=z(S, N_COLOURS), hand=z(S, MAX_HAND), hand_n=z(S), disc=z(S, MAX_HAND), disc_n=z(S),
-        removed_n=z(S), mdeck=z(MAX_MOTIVATION), stats=z(S, N_STATS),
+        g=z(N_G), dice=z(8), seat=z(N_SEAT, S),
+        wax=z(S, N_COLOURS), hand=z(S, MAX_HAND), disc=z(S, MAX_HAND),
+        mdeck=z(MAX_MOTIVATION), stats=z(S, N_STATS),
         params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(64),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
         script=np.full((S, N_SCRIPT), -1, np.int64),
+        work=z(N_WORK), cand=z(MAX_ENDS, 3), score=np.zeros(MAX_ENDS), masks=z(MAX_ENDS),
     )
