@@ -65,15 +65,6 @@ NEG = -1.0e9
 
 
 # --- helpers shared by the heuristic's evaluations ---------------------------------------------
-@njit(cache=True)
-def next_range_nb(tb, trail, pos):
-    """Position of the next range at or after `pos`, or -1."""
-    for v in range(tb.range_pos.shape[1]):
-        if tb.range_pos[trail, v] >= pos:
-            return np.int64(tb.range_pos[trail, v])
-    return np.int64(-1)
-
-
 @njit(cache=True, inline="always")
 def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, band_low, band_medium):
     """Heuristic value of ending `moved` spaces ahead at `dest` with `pulse_after`.

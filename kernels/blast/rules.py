@@ -34,13 +34,6 @@ def initiative_nb(tb, card, dice):
     return value_nb(tb.card_init[card], dice, 0)
 
 
-@njit(cache=True)
-def action_steps_nb(tb, card, action, dice, hits, out):
-    """Steps of a card's action by terrain class into out[UPHILL..DOWNHILL]."""
-    for t in range(3):
-        out[t] = value_nb(tb.card_steps[card, action, t], dice, hits)
-
-
 @njit(cache=True, inline="always")
 def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
     """The furthest position reachable from `start` with the given steps, on one trail's arrays.
