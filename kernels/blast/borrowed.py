@@ -64,6 +64,5 @@ def borrow_state_nb(st):
         borrow_nb(st.script),
         borrow_nb(st.work),
         borrow_nb(st.cand),
-        borrow_nb(st.score),
         borrow_nb(st.masks),
     )

@@ -60,6 +60,7 @@ P_WAIT_GAIN = 8       # expected extra hits that make waiting at the range worth
 N_PARAMS = 9
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9])
 
+MAX_AHEAD = 500      # spaces ahead choose_card_nb looks at (no card moves that far)
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
 
@@ -86,46 +87,42 @@ def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, 
     return score
 
 
-class MoveContext(NamedTuple):
-    """What judging the ends of one racer's move needs, read out of the tables and state once.
+# columns of MoveContext.ends
+E_POS = 0        # position
+E_LANE = 1       # lane (mat on the range; -1 off the mat)
+E_MAT = 2        # 1 if on a shooting mat there
+E_ADJUST = 3     # drafting and wind adjustment to pulse for ending there
+E_TO_RANGE = 4   # spaces to the next range still to shoot at (-1 none)
+E_COACH = 5      # strength of a coach zone entered there (0 none)
 
-    In numba every call that passes the tables or the race state costs a reference-count round
-    trip per array they hold, far more than the work of judging a move; a context holds only the
-    few arrays that work reads, and the occupancy ahead as lane masks (occupant_mask_nb), for the
-    window pos-1 .. the furthest end + 1.
+
+class MoveContext(NamedTuple):
+    """Every legal end of a racer's move this turn, judged once, for any steps up to a maximum.
+
+    `ends[:n_ends]` lists them in route order (staying put first), with what each end means for
+    pulse (drafting and wind), accuracy (distance to the range) and coaching, so that the player
+    can compare many step and cost variants (two actions, wax tokens) by a single pass each.
+    Built from arrays read out of the tables and state once: in numba every call that passes the
+    tables or the state pays for each array they hold.
     """
+    ends: np.ndarray         # int64[n_ends, 6], columns E_*
+    n_ends: int
     terrain: np.ndarray
     is_range: np.ndarray
-    lanes: np.ndarray
-    heading: np.ndarray
-    coach: np.ndarray
-    strength: np.ndarray
-    range_pos: np.ndarray
-    masks: np.ndarray
     acc_row: np.ndarray
     w: np.ndarray
     pos: int
-    base: int
     n_route: int
-    free_mat: int        # lowest free mat of the range ahead in the window (-1 none)
-    stay_lane: int       # lane if the racer stays where it is
-    stay_mat: int
-    mixed: int
-    range_sw: int
-    headwind: int
-    tailwind: int
     band_low: int
     band_medium: int
     limit: int
-    drafting_adj: int
     finish: int
-    wind: int
     pulse: int
 
 
 @njit(cache=True)
 def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
-    """The context for judging moves of seat s with at most these steps (see MoveContext)."""
+    """The legal ends of seat s's move with at most these steps, judged (see MoveContext)."""
     pos = st.seat[SEAT_POS, s]
     n_route = tb.route_len[trail]
     terrain = tb.terrain[trail]
@@ -133,19 +130,37 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
     physical = tb.physical[trail]
     lanes = tb.lanes[trail]
+    heading = tb.heading[trail]
+    coach = tb.coach_colour[trail]
+    strength = tb.coach_strength[trail]
+    range_pos = tb.range_pos[trail]
     status = st.seat[SEAT_STATUS]
     spos = st.seat[SEAT_POS]
     slane = st.seat[SEAT_LANE]
     on_mat = st.seat[SEAT_ON_MAT]
     n = st.g[G_N]
+    rules = tb.rules
+    mixed = rules[R_MIXED_LANE_DRAFTING]
+    range_sw = rules[R_RANGE_DRAFTING]
+    headwind = rules[R_HEADWIND]
+    tailwind = rules[R_TAILWIND]
+    drafting_adj = rules[R_DRAFTING]
+    wind = st.g[G_WIND]
+    # lane masks of the occupants of positions base .. top (see occupant_mask_nb)
     base = max(pos - 1, 0)
     top = min(far + 1, n_route - 1)
     masks = st.masks[:top - base + 1]
     for q in range(base, top + 1):
         masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
-    free_mat = -1
-    for q in range(pos + 1, far + 1):
-        if is_range[q] == 1:
+    ends = st.cand
+    k = 0
+    for q in range(pos, far + 1):
+        if q == pos:
+            lane_lo = -1 if shooting else slane[s]
+            mat = 0 if shooting else on_mat[s]
+        elif is_range[q] == 1:
+            # the lowest-numbered free mat of this physical range
+            lane_lo = -1
             for m in range(lanes[q]):
                 taken = False
                 for o in range(n):
@@ -154,44 +169,10 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
                         taken = True
                         break
                 if not taken:
-                    free_mat = m
+                    lane_lo = m
                     break
-            break
-    rules = tb.rules
-    return MoveContext(
-        terrain, is_range, lanes, tb.heading[trail], tb.coach_colour[trail], tb.coach_strength[trail],
-        tb.range_pos[trail], masks, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s],
-        pos, base, n_route, free_mat, -1 if shooting else slane[s], 0 if shooting else on_mat[s],
-        rules[R_MIXED_LANE_DRAFTING], rules[R_RANGE_DRAFTING], rules[R_HEADWIND], rules[R_TAILWIND],
-        rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], rules[R_DRAFTING],
-        tb.finish_pos[trail], st.g[G_WIND], st.seat[SEAT_PULSE, s])
-
-
-@njit(cache=True)
-def scan_ends_nb(c, up, flat, down, cost, cand, score, scored):
-    """Every legal end of a move with these steps: cand[k] = (position, lane, on a mat).
-
-    Staying put is always legal (for a Shoot turn it means leaving the mat but staying on the
-    range). With `scored`, score[k] is the heuristic value of ending there with this action cost
-    (after blue wax), drafting and wind included. The steps must not reach past the context's
-    window. Returns the number of ends.
-    """
-    pos = c.pos
-    base = c.base
-    lanes = c.lanes
-    is_range = c.is_range
-    heading = c.heading
-    masks = c.masks
-    far = reach_route_nb(c.terrain, is_range, c.n_route, pos, up, flat, down)
-    k = 0
-    for q in range(pos, far + 1):
-        if q == pos:
-            lane_lo = c.stay_lane
-            mat = c.stay_mat
-        elif is_range[q] == 1:
-            if c.free_mat < 0:
+            if lane_lo < 0:
                 continue
-            lane_lo = c.free_mat
             mat = 1
         else:
             lane_lo = 0
@@ -199,71 +180,81 @@ def scan_ends_nb(c, up, flat, down, cost, cand, score, scored):
         lane_hi = lane_lo + 1
         if q != pos and is_range[q] == 0 and lanes[q] == 2:
             lane_hi = 2
-        if is_range[q] == 1 and mat == 0 and q + 1 < c.n_route:
+        if is_range[q] == 1 and mat == 0 and q + 1 < n_route:
             facing = heading[q + 1]
         else:
             facing = heading[q]
         to_range = -1
-        if scored:
-            for v in range(c.range_pos.shape[0]):
-                rp = c.range_pos[v]
-                if rp >= q and not (rp == q and mat == 0):
-                    to_range = rp - q
-                    break
+        for v in range(range_pos.shape[0]):
+            rp = range_pos[v]
+            if rp >= q and not (rp == q and mat == 0):
+                to_range = rp - q
+                break
+        zone = strength[q] if (q != pos and coach[q] != NO_COACH) else 0
         for lane in range(lane_lo, lane_hi):
             if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
                 continue
-            cand[k, 0] = q
-            cand[k, 1] = lane
-            cand[k, 2] = mat
-            if scored:
-                drafting = False
-                if q + 1 < c.n_route:
-                    drafting = in_line_nb(lanes[q], lanes[q + 1], is_range[q], is_range[q + 1], lane,
-                                          masks[q + 1 - base], c.mixed, c.range_sw)
-                behind = False
-                if q - 1 >= 0:
-                    behind = in_line_nb(lanes[q], lanes[q - 1], is_range[q], is_range[q - 1], lane,
-                                        masks[q - 1 - base], c.mixed, c.range_sw)
-                p = c.pulse + cost + (c.drafting_adj if drafting else 0) + \
-                    wind_adjust_nb(c.wind, facing, drafting, behind, c.headwind, c.tailwind)
-                if p < 0:
-                    p = 0
-                sc = score_end_nb(c.w, q - pos, q, p, c.limit, c.finish, to_range, c.acc_row,
-                                  c.band_low, c.band_medium)
-                if q != pos and c.coach[q] != NO_COACH:
-                    sc += 0.3 * c.strength[q]
-                score[k] = sc
+            drafting = False
+            if q + 1 < n_route:
+                drafting = in_line_nb(lanes[q], lanes[q + 1], is_range[q], is_range[q + 1], lane,
+                                      masks[q + 1 - base], mixed, range_sw)
+            behind = False
+            if q - 1 >= 0:
+                behind = in_line_nb(lanes[q], lanes[q - 1], is_range[q], is_range[q - 1], lane,
+                                    masks[q - 1 - base], mixed, range_sw)
+            ends[k, E_POS] = q
+            ends[k, E_LANE] = lane
+            ends[k, E_MAT] = mat
+            ends[k, E_ADJUST] = (drafting_adj if drafting else 0) + \
+                wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind)
+            ends[k, E_TO_RANGE] = to_range
+            ends[k, E_COACH] = zone
             k += 1
+    return MoveContext(
+        ends, k, terrain, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, n_route,
+        rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], tb.finish_pos[trail],
+        st.seat[SEAT_PULSE, s])
+
+
+@njit(cache=True)
+def ends_within_nb(c, up, flat, down):
+    """How many of the context's ends (a prefix of them) a move with these steps can reach."""
+    far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
+    k = 0
+    while k < c.n_ends and c.ends[k, E_POS] <= far:
+        k += 1
     return k
 
 
 @njit(cache=True)
-def legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, score, scored):
-    """scan_ends_nb for one set of steps."""
-    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
-    return scan_ends_nb(c, up, flat, down, cost, cand, score, scored)
-
-
-@njit(cache=True)
-def best_of_nb(c, up, flat, down, cost, cand, score, out):
-    """The best scored end for these steps: out = (position, lane, on a mat); returns its score."""
-    k = scan_ends_nb(c, up, flat, down, cost, cand, score, True)
+def best_of_nb(c, up, flat, down, cost, out):
+    """The best end for these steps and this action cost (after blue wax): out = (position, lane,
+    on a mat); returns its score. The first of equal bests in route order wins."""
+    k = ends_within_nb(c, up, flat, down)
+    ends = c.ends
     best = 0
-    for i in range(1, k):
-        if score[i] > score[best]:
+    best_score = NEG * 10.0
+    for i in range(k):
+        p = c.pulse + cost + ends[i, E_ADJUST]
+        if p < 0:
+            p = 0
+        q = ends[i, E_POS]
+        sc = score_end_nb(c.w, q - c.pos, q, p, c.limit, c.finish, ends[i, E_TO_RANGE], c.acc_row,
+                          c.band_low, c.band_medium) + 0.3 * ends[i, E_COACH]
+        if i == 0 or sc > best_score:
             best = i
-    out[0] = cand[best, 0]
-    out[1] = cand[best, 1]
-    out[2] = cand[best, 2]
-    return score[best]
+            best_score = sc
+    out[0] = ends[best, E_POS]
+    out[1] = ends[best, E_LANE]
+    out[2] = ends[best, E_MAT]
+    return best_score
 
 
 @njit(cache=True)
 def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """The heuristic's best legal end: out = (position, lane, on a mat); returns its score."""
     c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
-    return best_of_nb(c, up, flat, down, cost, st.cand, st.score, out)
+    return best_of_nb(c, up, flat, down, cost, out)
 
 
 @njit(cache=True)
@@ -339,6 +330,25 @@ def choose_card_nb(st, tb, trail, s):
     pulse = st.seat[SEAT_PULSE, s]
     icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
     sign = -1.0 if st.seat[SEAT_ON_MAT, s] == 1 else 1.0
+    # The stretch ahead, up to the range or the run-out where every move stops, as running counts
+    # of uphill and of uphill-or-flat spaces: a move with u, f, d steps reaches the furthest j
+    # ahead with at most u uphill spaces, u + f uphill-or-flat ones and u + f + d in all. That is
+    # exactly where the least-versatile-step walk of reach_route_nb ends, at a few comparisons
+    # per card instead of a walk.
+    ahead = n_route - 1 - pos
+    for j in range(1, ahead + 1):
+        if is_range[pos + j] == 1:
+            ahead = j
+            break
+    ahead = min(ahead, MAX_AHEAD)
+    n_up = st.masks[:ahead + 1]
+    n_up_flat = st.masks[MAX_AHEAD + 1:MAX_AHEAD + ahead + 2]
+    n_up[0] = 0
+    n_up_flat[0] = 0
+    for j in range(1, ahead + 1):
+        t = terrain[pos + j]
+        n_up[j] = n_up[j - 1] + (1 if t == UPHILL else 0)
+        n_up_flat[j] = n_up_flat[j - 1] + (1 if t != DOWNHILL else 0)
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
@@ -348,7 +358,10 @@ def choose_card_nb(st, tb, trail, s):
             up = value_nb(card_steps[c, a, UPHILL], dice, 0)
             fl = value_nb(card_steps[c, a, FLAT], dice, 0)
             dn = value_nb(card_steps[c, a, DOWNHILL], dice, 0)
-            far = reach_route_nb(terrain, is_range, n_route, pos, up, fl, dn)
+            j = min(ahead, up + fl + dn)
+            while j > 0 and (n_up[j] > up or n_up_flat[j] > up + fl):
+                j -= 1
+            far = pos + j
             p = max(0, pulse + card_pulse[c, a])
             to_range = -1
             for v in range(range_pos.shape[0]):
@@ -414,15 +427,13 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     most[FLAT] += wax[YELLOW]
     most[DOWNHILL] += wax[GREEN]
     ctx = move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], False)
-    cand = st.cand
-    score = st.score
     out = st.work[W_OUT:W_OUT + 3]
     last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
     icy_cost = 0.0 if last_lap else st.params[s, P_ICY]
     best_a = 0
     best = NEG * 10.0
     for a in range(2):
-        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], tb.card_pulse[card, a], cand, score, out)
+        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], tb.card_pulse[card, a], out)
         if tb.card_icy[card, a] == 1:
             v -= icy_cost
         if v > best:
@@ -450,7 +461,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
                 extra[t] -= 1
                 break
             v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
-                           steps[best_a, 2] + extra[2], cost - blue, cand, score, out) - icy
+                           steps[best_a, 2] + extra[2], cost - blue, out) - icy
             if v - best > w_wax:
                 best = v
                 sc[colour] += 1
@@ -460,7 +471,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
                 break
     while sc[BLUE] < wax[BLUE]:
         v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
-                       steps[best_a, 2] + extra[2], cost - blue - 1, cand, score, out) - icy
+                       steps[best_a, 2] + extra[2], cost - blue - 1, out) - icy
         if v - best > w_wax:
             best = v
             blue += 1
@@ -501,12 +512,11 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
             return
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         return
-    cand = st.cand
-    k = legal_ends_nb(st, tb, trail, s, up, flat, down, cost, shooting, cand, st.score, False)
-    i = below_nb(st.rng[1:], k)
-    out[0] = cand[i, 0]
-    out[1] = cand[i, 1]
-    out[2] = cand[i, 2]
+    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
+    i = below_nb(st.rng[1:], c.n_ends)
+    out[0] = c.ends[i, E_POS]
+    out[1] = c.ends[i, E_LANE]
+    out[2] = c.ends[i, E_MAT]
 
 
 @njit(cache=True)

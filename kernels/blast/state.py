@@ -119,8 +119,7 @@ class RaceState(NamedTuple):
     script: np.ndarray      # int64[S, N_SCRIPT]: decisions of SCRIPTED seats (kernels.blast.players)
     # work space, so that no turn allocates memory (allocations were a tenth of the running time)
     work: np.ndarray        # int64[N_WORK]: small per-turn arrays, at the W_* offsets
-    cand: np.ndarray        # int64[MAX_ENDS, 3]: candidate ends of a move (position, lane, on mat)
-    score: np.ndarray       # float64[MAX_ENDS]: their scores
+    cand: np.ndarray        # int64[MAX_ENDS, 6]: the legal ends of a move (players.MoveContext)
     masks: np.ndarray       # int64[MAX_ENDS]: lane occupancy masks of the stretch ahead
 
 
@@ -135,5 +134,5 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
         params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(64),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
         script=np.full((S, N_SCRIPT), -1, np.int64),
-        work=z(N_WORK), cand=z(MAX_ENDS, 3), score=np.zeros(MAX_ENDS), masks=z(MAX_ENDS),
+        work=z(N_WORK), cand=z(MAX_ENDS, 6), masks=z(MAX_ENDS),
     )
