@@ -56,6 +56,7 @@ def borrow_state_nb(st):
         borrow_nb(st.hand),
         borrow_nb(st.disc),
         borrow_nb(st.mdeck),
+        borrow_nb(st.mworth),
         borrow_nb(st.stats),
         borrow_nb(st.params),
         borrow_nb(st.scratch),

@@ -23,7 +23,7 @@ from .events import (
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
-    choose_range_action_nb, choose_wind_nb, decide_pickup_nb,
+    choose_range_action_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
 from .rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
@@ -47,7 +47,7 @@ from .. import results as R
 
 
 # --- the event log -------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
           a11=0, a12=0):
     """Append one event row (takes the two arrays, not the state: see best_destination_nb)."""
@@ -193,6 +193,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.mdeck[j] = t
     g[G_MN] = m
     g[G_MTOP] = 0
+    prepare_race_nb(st, tb)
     for i in range(m):
         ev_nb(st.g, st.log, -1, DECK, i, st.mdeck[i])
     for k in range(2):

@@ -277,6 +277,14 @@ def card_worth_nb(tb, card):
     return best
 
 
+@njit(cache=True)
+def prepare_race_nb(st, tb):
+    """Once per race, after the Motivation deck is shuffled: each deck card's worth, so the
+    blind-draw estimate is a sum rather than a walk over every card's actions."""
+    for i in range(st.g[G_MN]):
+        st.mworth[i] = card_worth_nb(tb, st.mdeck[i])
+
+
 # --- decisions ---------------------------------------------------------------------------------
 @njit(cache=True)
 def decide_pickup_nb(st, tb, trail, s, coach_ok):
@@ -606,7 +614,7 @@ def choose_motivation_nb(st, tb, s):
     if deck_left > 0:
         tot = 0.0
         for i in range(st.g[G_MTOP], st.g[G_MN]):
-            tot += card_worth_nb(tb, st.mdeck[i])
+            tot += st.mworth[i]
         blind = tot / deck_left
     best = np.int64(MOTIVATION_BLIND if deck_left > 0 else -1)
     best_v = blind

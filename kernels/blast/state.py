@@ -111,6 +111,7 @@ class RaceState(NamedTuple):
     hand: np.ndarray        # int64[S, MAX_HAND]: card ids, first hand_n valid
     disc: np.ndarray        # int64[S, MAX_HAND]: discard pile
     mdeck: np.ndarray       # int64[MAX_MOTIVATION]: shuffled Motivation deck
+    mworth: np.ndarray      # float64[MAX_MOTIVATION]: the heuristic's worth of each mdeck card
     stats: np.ndarray       # int64[S, N_STATS]
     params: np.ndarray      # float64[S, n_params]: player weights
     scratch: np.ndarray     # int64[64]: decisions handed from players to the engine
@@ -130,7 +131,7 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
     return RaceState(
         g=z(N_G), dice=z(8), seat=z(N_SEAT, S),
         wax=z(S, N_COLOURS), hand=z(S, MAX_HAND), disc=z(S, MAX_HAND),
-        mdeck=z(MAX_MOTIVATION), stats=z(S, N_STATS),
+        mdeck=z(MAX_MOTIVATION), mworth=np.zeros(MAX_MOTIVATION), stats=z(S, N_STATS),
         params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(64),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
         script=np.full((S, N_SCRIPT), -1, np.int64),
