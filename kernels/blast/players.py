@@ -71,7 +71,7 @@ def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, 
     """Heuristic value of ending `moved` spaces ahead at `dest` with `pulse_after`.
 
     to_range: spaces from dest to the next range (-1 if none). Every input is a scalar or a small
-    array so the candidate loop calls no function that takes the tables (see best_destination_nb).
+    array, so judging an end needs nothing from the tables or the state (see MoveContext).
     """
     if pulse_after > limit:
         return NEG + dest
@@ -411,7 +411,8 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
 
     The heuristic judges both actions by their best end, then adds wax one token at a time while
     a token gains more than its price (P_WAX, a quarter of it on the last lap). The chosen end is
-    kept in scratch[6..8] (scratch[9] = 1) for choose_destination: the steps will be the same.
+    kept in scratch[6..8] (scratch[9] = 1): the engine moves there without asking again, since the
+    steps of the move will be exactly those judged here.
     """
     sc = st.scratch
     for i in range(10):
@@ -511,13 +512,6 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
             out[2] = 0
         return
     if st.seat[SEAT_PLAYER, s] != RANDOM:
-        if st.scratch[9] == 1 and not shooting:
-            # planned by choose_action with exactly these steps and this cost
-            out[0] = st.scratch[6]
-            out[1] = st.scratch[7]
-            out[2] = st.scratch[8]
-            st.scratch[9] = 0
-            return
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         return
     c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
