@@ -287,3 +287,64 @@ def test_owens_blue_coach_zone(shipped):
     assert (cost, reduction, drafting, wind) == (1, 2, 0, 0)
     assert after - before == -1
     assert events_of(st, E.BOOST, 0)[0, :2].tolist() == [C.BLUE, 2]
+
+
+# --- round start, red coach bullets, ranking ---------------------------------------------------------
+def test_no_cards_left_eliminates_at_round_start_and_ranks_last(shipped):
+    """Hand and discard pile both empty at the start of a round: out of the race. Eliminated
+    together at a round start, the earlier ski colour ranks higher; later eliminations rank higher."""
+    from kernels.blast.engine import eliminate_nb, rank_nb, round_start_nb
+    b = shipped
+    t = b.trail_id("Kurz")
+    st = scenario(b, t, [0, 1, 2, 3], [C.RED, C.BLACK, C.YELLOW, C.GREEN])
+    for seat, pos in enumerate((10, 12, 14, 16)):
+        place(st, seat, pos, lane=seat % 2)
+    for seat in (1, 2):                       # black and yellow hold no card at all
+        st.seat[SEAT_HAND_N, seat] = 0
+        st.seat[SEAT_DISC_N, seat] = 0
+    st.seat[SEAT_HAND_N, 3] = 0               # green: empty hand, but a discard pile
+    discards = st.seat[SEAT_DISC_N, 3]
+    round_start_nb(b.tables, t, st, np.zeros(C.MAX_RACERS, np.int64))
+    log = st.log[:st.g[G_LOG_N]]
+    out = log[log[:, E.COL_KIND] == E.ELIMINATED]
+    assert out[:, E.COL_SEAT].tolist() == [1, 2]                    # in ski colour order
+    assert (out[:, E.COL_ARG] == E.CAUSE_NO_CARDS).all()
+    pickup = events_of(st, E.PICKUP, 3)
+    assert pickup[0, :2].tolist() == [E.PICKUP_FREE, discards]      # free pick-up of the pile
+    assert st.seat[SEAT_HAND_N, 3] == discards and st.seat[SEAT_DISC_N, 3] == 0
+    # red is eliminated later (pulse): it ranks above black and yellow, who tie on the round start
+    from kernels.blast.state import G_ELIM, S_PLACE
+    st.g[G_ROUND] = 6
+    st.g[G_ELIM] += 1
+    eliminate_nb(st, 0, E.CAUSE_PULSE, st.g[G_ELIM])
+    rank_nb(b.tables, t, st)
+    places = {s: int(st.stats[s, S_PLACE]) for s in range(4)}
+    assert places == {3: 1, 0: 2, 1: 3, 2: 4}
+
+
+def test_red_coach_bullets_add_hits_at_a_shot_when_they_wait(shipped, tmp_path):
+    """`coach_boost = "until_usable"`: a red zone's bullets (strength 2) wait for the shot and add
+    two hits there; nothing is left to expire."""
+    from blastrace import SWITCHES_DEFAULT, variant_dir
+    b = load_bundle(variant_dir(tmp_path, {SWITCHES_DEFAULT: SWITCHES_DEFAULT.replace(
+        'coach_boost = "next_turn"', 'coach_boost = "until_usable"')}))
+    t = b.trail_id("Short")
+    rng = b.tables.range_pos[t, 0]
+    st = scenario(b, t, [b.biathlete_id("Pinto")], [C.GREEN])
+    place(st, 0, rng, 0, on_mat=1, pulse=5)
+    give_card(b, st, 0, "Carnival")
+    st.seat[SEAT_BOOST_C, 0], st.seat[SEAT_BOOST_S, 0], st.seat[SEAT_BOOST_ROUND, 0] = C.RED, 2, 3
+    dice = b.data.rules.dice
+    faces = [0] * len(dice)
+    faces[dice.index("black")] = 4                 # one dice hit at accuracy 3+
+    st.rng[0] = rng_state_for(faces)
+    st.g[G_WIND] = b.tables.heading[t, rng]       # a headwind at the mats: no hit adjustment
+    st.script[0, SC_ACTION] = C.SHOOT
+    st.script[0, SC_BULLETS] = 0
+    st.script[0, SC_COACH] = 2
+    st.script[0, SC_DEST] = rng
+    play(b, st, 0, t)
+    dice_hits, wind_adj, own, coach, hits = events_of(st, E.HITS, 0)[0, :5]
+    assert (dice_hits, wind_adj, own, coach, hits) == (1, 0, 0, 2, 3)
+    assert len(events_of(st, E.BOOST_LOST, 0)) == 0 and st.seat[SEAT_BOOST_C, 0] == -1
+    assert events_of(st, E.MOVE, 0)[0, :4].tolist() == [rng, rng, -1, 0]   # off the mat, on the range
