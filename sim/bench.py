@@ -10,10 +10,10 @@ import time
 import numpy as np
 import pandas as pd
 
+from kernels.results import ROUNDS, STALLED
+
 from .blast.compile import CompiledBundle
 from .blast.play import RaceSetup, play_block
-
-R_ROUNDS, R_STALLED = 12, 13   # columns of kernels.results.FIELDS used here (checked below)
 
 
 def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: int) -> list[RaceSetup]:
@@ -30,9 +30,6 @@ def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: 
 def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: int, player: int,
           seed: int = 1) -> pd.DataFrame:
     """One row per (trail, racers): races, seconds, races per second, mean rounds, stalled share."""
-    from kernels import results as R
-
-    assert R.FIELDS[R_ROUNDS] == "rounds" and R.FIELDS[R_STALLED] == "stalled"
     rows = []
     t0 = time.perf_counter()
     play_block(bundle, rotating_setups(bundle, trails[0], racers[0], 2, player), seed, np.arange(2))
@@ -46,8 +43,8 @@ def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: i
             first = out[::n]            # one row per race
             rows.append({
                 "trail": bundle.trail_names[t], "racers": n, "races": races, "seconds": round(dt, 3),
-                "races_per_s": round(races / dt), "mean_rounds": round(float(first[:, R_ROUNDS].mean()), 2),
-                "stalled_share": round(float(first[:, R_STALLED].mean()), 4),
+                "races_per_s": round(races / dt), "mean_rounds": round(float(first[:, ROUNDS].mean()), 2),
+                "stalled_share": round(float(first[:, STALLED].mean()), 4),
             })
     df = pd.DataFrame(rows)
     df.attrs["compile_s"] = compile_s

@@ -68,13 +68,21 @@ def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players=
     return RaceSetup(t, bis, cols, pls)
 
 
-def _seat_arrays(setup: RaceSetup):
-    def pad(x):
-        a = np.zeros(C.MAX_RACERS, np.int64)
-        a[:len(x)] = x
-        return a
-    params = np.tile(DEFAULT_PARAMS, (C.MAX_RACERS, 1))
-    return pad(setup.biathletes), pad(setup.colours), pad(setup.players), params
+def _block_arrays(setups: list[RaceSetup]):
+    """The kernel's per-race arrays for these set-ups: trails, racer counts, then per race and seat
+    (padded to MAX_RACERS) biathletes, ski colours, player kinds and player weights."""
+    k = len(setups)
+    trails = np.array([s.trail for s in setups], np.int64)
+    n_racers = np.array([s.n for s in setups], np.int64)
+    bis = np.zeros((k, C.MAX_RACERS), np.int64)
+    cols = np.zeros((k, C.MAX_RACERS), np.int64)
+    pls = np.zeros((k, C.MAX_RACERS), np.int64)
+    for i, s in enumerate(setups):
+        bis[i, :s.n] = s.biathletes
+        cols[i, :s.n] = s.colours
+        pls[i, :s.n] = s.players
+    params = np.broadcast_to(DEFAULT_PARAMS, (k, C.MAX_RACERS, N_PARAMS)).copy()
+    return trails, n_racers, bis, cols, pls, params
 
 
 @dataclass
@@ -93,8 +101,9 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
     from kernels.blast.engine import write_results_nb
 
     st = new_state(N_PARAMS, log_cap)
-    b, c, p, params = _seat_arrays(setup)
-    rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b, c, p, params, seed, race, st, log_cap)
+    _, _, b, c, p, params = _block_arrays([setup])
+    rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b[0], c[0], p[0], params[0], seed, race,
+                          st, log_cap)
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
@@ -107,16 +116,7 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows."""
     races = np.asarray(races, np.int64)
     k = len(setups)
-    trails = np.array([s.trail for s in setups], np.int64)
-    n_racers = np.array([s.n for s in setups], np.int64)
-    bis = np.zeros((k, C.MAX_RACERS), np.int64)
-    cols = np.zeros((k, C.MAX_RACERS), np.int64)
-    pls = np.zeros((k, C.MAX_RACERS), np.int64)
-    for i, s in enumerate(setups):
-        bis[i, :s.n] = s.biathletes
-        cols[i, :s.n] = s.colours
-        pls[i, :s.n] = s.players
-    params = np.broadcast_to(DEFAULT_PARAMS, (k, C.MAX_RACERS, N_PARAMS)).copy()
+    trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
     st = new_state(N_PARAMS, 0)
     out = np.zeros((k * C.MAX_RACERS, R.N_FIELDS), np.int32)
     play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out)
