@@ -506,8 +506,9 @@ def test_red_boost_pays_the_pickup(red_bundle):
 
 # --------------------------------------------------------------------------- a finish
 
-def sprint_race(b):
-    """Trail "Sprint": grid 0-2, range 3, stretch 4-6 |, range 7, stretch 8-10 |, final 11-13 #, run-out 14."""
+def ann_leads_round_one(b):
+    """Set-up on the Sprint trail (Ann and Bo discard Ann Two and Glide), then round 1 up to Ann's
+    TURN with Ann Four (Bo chose Push). Returns the log."""
     log = Log(b)
     setup_common(log, ["Ann Two", "Glide"])
     log(E.GRID, 0, 6, 2, 0)
@@ -515,7 +516,6 @@ def sprint_race(b):
     ann, bo = (2, 0, 0, 0, 3, (2, 0, 0, 0, 0), 8, 1), (2, 1, 0, 0, 4, (0,) * 5, 8, 1)
     log.state(0, *ann)
     log.state(1, *bo)
-
     log.round = 1
     log(E.ROUND, -1, 1, STILL)
     log.state(0, *ann)
@@ -523,6 +523,12 @@ def sprint_race(b):
     log(E.CHOOSE, 0, "Ann Four")
     log(E.CHOOSE, 1, "Push")
     log(E.TURN, 0, 7, 0)
+    return log
+
+
+def sprint_race(b):
+    """Trail "Sprint": grid 0-2, range 3, stretch 4-6 |, range 7, stretch 8-10 |, final 11-13 #, run-out 14."""
+    log = ann_leads_round_one(b)
     log(E.ACTION, 0, "Ann Four", 0, 0, 0, 0, 0, 0)
     log(E.STEPS, 0, 0, 3, 3)
     log(E.MOVE, 0, 2, 3, 0, 1)
@@ -625,20 +631,7 @@ def harsh_bundle(minidir):
 
 
 def elim_race(b):
-    log = Log(b)
-    setup_common(log, ["Ann Two", "Glide"])
-    log(E.GRID, 0, 6, 2, 0)
-    log(E.GRID, 1, 4, 2, 1)
-    ann, bo = (2, 0, 0, 0, 3, (2, 0, 0, 0, 0), 8, 1), (2, 1, 0, 0, 4, (0,) * 5, 8, 1)
-    log.state(0, *ann)
-    log.state(1, *bo)
-    log.round = 1
-    log(E.ROUND, -1, 1, STILL)
-    log.state(0, *ann)
-    log.state(1, *bo)
-    log(E.CHOOSE, 0, "Ann Four")
-    log(E.CHOOSE, 1, "Push")
-    log(E.TURN, 0, 7, 0)
+    log = ann_leads_round_one(b)
     log(E.ACTION, 0, "Ann Four", 0, 1, 0, 0, 0, 0)
     log(E.STEPS, 0, 1, 3, 3)
     log(E.MOVE, 0, 2, 5, 0, 0)
