@@ -108,6 +108,46 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .run import Design, run_races
+
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    biathletes = split_list(args.biathletes)
+    colours = split_list(args.colours)
+    design = Design(
+        trail=args.trail,
+        racers=len(biathletes) if biathletes else args.racers,
+        biathletes=tuple(biathletes) if biathletes else None,
+        colours=tuple(c.lower() for c in colours) if colours else None,
+        players=tuple(split_list(args.players) or ["heuristic"]),
+    )
+    if args.races < 1 or args.chunk < 1:
+        return fail("run", "--races and --chunk must be at least 1")
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        df, info = run_races(bundle, design, args.races, args.seed, chunk_size=args.chunk,
+                             n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command)
+    except (KeyError, ValueError) as exc:
+        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+    n = design.racers
+    if info.chunks_played:
+        print(f"{info.races:,} races played in {info.seconds:.1f} s ({info.races_per_second:,.0f} races/s)"
+              + (f"; {info.chunks_reused} finished chunk(s) of an earlier run reused" if info.chunks_reused else ""))
+    else:
+        print(f"every chunk was already played by an earlier run in {args.out}: nothing to play")
+    if args.out:
+        print(f"table: {args.out}/results.parquet; manifest: {args.out}/manifest.json")
+    wins = df.groupby("biathlete_name", observed=True).agg(races=("race", "size"), won=("won", "mean"))
+    wins["fair_share"] = 1 / n
+    print(f"win rate per biathlete ({df.race.nunique():,} races, {n} racers, {design.trail}):")
+    print(wins.sort_values("won", ascending=False).round(4).to_string())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biathlon-sim",
@@ -171,6 +211,31 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=1)
     b.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
     b.set_defaults(func=cmd_bench)
+    u = sub.add_parser(
+        "run", help="play many races of one set-up and write the results table",
+        description="Play races 0 .. N-1 of one design with a seed, in chunks over joblib workers, "
+                    "and print the win rate per biathlete. With --out, every finished chunk is "
+                    "written at once and the same command run again resumes; the table "
+                    "(results.parquet, one row per race and racer) and a manifest (seed, data hash, "
+                    "design, version, command) are written there. The table is the same whatever "
+                    "--jobs and --chunk.",
+        epilog="examples:\n  biathlon-sim run --trail Kurz --racers 4 --races 100000 --out runs/kurz4\n"
+               "  biathlon-sim run --trail Lang --biathletes Owens,Olsson --players heuristic,random "
+               "--races 5000",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    u.add_argument("--trail", required=True)
+    u.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
+    u.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
+    u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up")
+    u.add_argument("--players", default=None, help="one player for all seats or one per seat")
+    u.add_argument("--races", type=int, default=10000)
+    u.add_argument("--seed", type=int, default=1)
+    u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
+    u.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    u.add_argument("--out", default=None, metavar="DIR", help="write chunks, table and manifest here")
+    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    u.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    u.set_defaults(func=cmd_run)
     return parser
 
 

@@ -161,9 +161,11 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
     tables: dict[int, np.ndarray] = {}
     bar = _progress(len(bounds), len(done), races, chunk_size, progress)
     try:
-        jobs = (delayed(_play_chunk)(bundle, design, seed, *bounds[i]) for i in todo)
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs) if n_jobs != 1 else \
-            (_play_chunk(bundle, design, seed, *bounds[i]) for i in todo)
+        if n_jobs == 1 or len(todo) <= 1:
+            results = (_play_chunk(bundle, design, seed, *bounds[i]) for i in todo)
+        else:
+            jobs = (delayed(_play_chunk)(bundle, design, seed, *bounds[i]) for i in todo)
+            results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
         for i, rows in zip(todo, results):
             tables[i] = rows
             if chunk_dir is not None:

@@ -71,3 +71,20 @@ def test_bench_reports_races_per_second():
 def test_bench_rejects_bad_arguments():
     r = run("bench", "--trails", "Nowhere", "--races", "5")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "no trail named 'Nowhere'" in r.stderr
+
+
+def test_run_writes_a_table_and_resumes(tmp_path):
+    out = tmp_path / "kurz"
+    args = ("run", "--trail", "Kurz", "--racers", "3", "--races", "60", "--chunk", "25", "--out", str(out), "--quiet")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("60 races played")
+    assert "win rate per biathlete (60 races, 3 racers, Kurz)" in r.stdout
+    assert (out / "results.parquet").exists() and (out / "manifest.json").exists()
+    again = run(*args)
+    assert again.returncode == 0 and again.stdout.startswith("every chunk was already played")
+
+
+def test_run_rejects_bad_designs():
+    r = run("run", "--trail", "Kurz", "--racers", "9", "--races", "5", "--quiet")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "racers must lie in 2..6" in r.stderr
