@@ -56,6 +56,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     def bad(message: str) -> int:
         return fail("replay", message)
 
+    if args.race < 0:
+        return bad(f"--race must be 0 or more, got {args.race}")
+    if args.run:
+        return replay_from_run(args, bad)
+    if not args.trail or not args.biathletes:
+        return bad("give --trail and --biathletes, or --run DIR to replay a race of a run")
     bundle = load_or_report(args.data)
     if bundle is None:
         return EXIT_BAD_DATA
@@ -75,9 +81,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
         setup = make_setup(bundle, args.trail, biathletes, colours, players)
     except (KeyError, ValueError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
-    if args.race < 0:
-        return bad(f"--race must be 0 or more, got {args.race}")
     print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
+    return 0
+
+
+def replay_from_run(args: argparse.Namespace, bad) -> int:
+    """Replay race --race of the run in --run DIR: its design, seed and data, from the manifest."""
+    import json
+    from pathlib import Path
+
+    from .blast.eventlog import render_log
+    from .blast.play import play_one
+    from .run import Design
+
+    path = Path(args.run) / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text())
+        d = manifest["design"]
+        design = Design(d["trail"], d["racers"], tuple(d["biathletes"]) if d["biathletes"] else None,
+                        tuple(d["colours"]) if d["colours"] else None, tuple(d["players"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return bad(f"{path}: not the manifest of a run ({exc})")
+    if args.race >= manifest["races"]:
+        return bad(f"the run has races 0 .. {manifest['races'] - 1}, not {args.race}")
+    bundle = load_or_report(args.data or manifest.get("data_source") or None)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    if bundle.data_hash != manifest["data_hash"]:
+        return bad(f"the data has hash {bundle.data_hash} but the run used {manifest['data_hash']}; "
+                   f"pass --data with the run's data directory")
+    setup = design.setups(bundle, manifest["seed"], [args.race])[0]
+    print(render_log(bundle, play_one(bundle, setup, manifest["seed"], args.race), states=args.states), end="")
     return 0
 
 
@@ -178,10 +212,13 @@ def build_parser() -> argparse.ArgumentParser:
                "  biathlon-sim replay --trail Kurz --biathletes Owens,Olsson,Wei,Pinto --seed 1 --race 17\n"
                "  biathlon-sim replay --trail Lang --biathletes Owens,Wei --colours blue,white \\\n"
                "      --players heuristic,random --seed 3 --race 0\n"
-               "  biathlon-sim replay --trail Short --biathletes Pinto,Wei,Bakken --states --data my-data/",
+               "  biathlon-sim replay --trail Short --biathletes Pinto,Wei,Bakken --states --data my-data/\n"
+               "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("--trail", required=True, help="trail name, e.g. Kurz")
-    r.add_argument("--biathletes", required=True, metavar="NAMES",
+    r.add_argument("--run", default=None, metavar="DIR",
+                   help="replay race --race of the run written to DIR (its design, seed and data)")
+    r.add_argument("--trail", default=None, help="trail name, e.g. Kurz")
+    r.add_argument("--biathletes", default=None, metavar="NAMES",
                    help="comma-separated biathletes, one per seat (2 to 6), e.g. Owens,Olsson,Wei")
     r.add_argument("--colours", default=None, metavar="COLOURS",
                    help="comma-separated ski colours, one per seat (red, black, yellow, green, blue, "
@@ -250,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("biathlon-sim: interrupted", file=sys.stderr)
+        print("biathlon-sim: interrupted; a run with --out keeps its finished chunks and the same "
+              "command resumes it", file=sys.stderr)
         return 130
 
 

@@ -88,3 +88,20 @@ def test_run_writes_a_table_and_resumes(tmp_path):
 def test_run_rejects_bad_designs():
     r = run("run", "--trail", "Kurz", "--racers", "9", "--races", "5", "--quiet")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "racers must lie in 2..6" in r.stderr
+
+
+def test_replay_of_a_race_in_a_run_is_the_race_of_the_table(tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "lang"
+    r = run("run", "--trail", "Lang", "--racers", "4", "--races", "40", "--chunk", "15", "--seed", "8",
+            "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    table = pd.read_parquet(out / "results.parquet")
+    race = table[table.race == 27].sort_values("place")
+    log = run("replay", "--run", str(out), "--race", "27")
+    assert log.returncode == 0, log.stderr
+    ranking = [line for line in log.stdout.splitlines() if line.startswith("  1. ")]
+    assert ranking and ranking[0].startswith(f"  1. {race.biathlete_name.iloc[0]} ")
+    assert f"seed 8, race 27, 4 racers" in log.stdout
+    assert run("replay", "--run", str(out), "--race", "40").returncode == 2

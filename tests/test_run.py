@@ -1,7 +1,6 @@
 """Runs of many races: the same table whatever the chunks or workers, resumable, written as Parquet."""
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 
