@@ -103,5 +103,5 @@ def test_replay_of_a_race_in_a_run_is_the_race_of_the_table(tmp_path):
     assert log.returncode == 0, log.stderr
     ranking = [line for line in log.stdout.splitlines() if line.startswith("  1. ")]
     assert ranking and ranking[0].startswith(f"  1. {race.biathlete_name.iloc[0]} ")
-    assert f"seed 8, race 27, 4 racers" in log.stdout
+    assert "seed 8, race 27, 4 racers" in log.stdout
     assert run("replay", "--run", str(out), "--race", "40").returncode == 2
