@@ -18,6 +18,7 @@ import pandas as pd
 
 from kernels import results as R
 from kernels.blast import consts as C
+from kernels.blast.players import PLAYER_KINDS
 
 from .blast.compile import CompiledBundle
 from .blast.play import RaceSetup, make_setup, play_block, player_kind
@@ -94,14 +95,12 @@ def _play_chunk(bundle: CompiledBundle, design: Design, seed: int, start: int, s
     return play_block(bundle, design.setups(bundle, seed, races), seed, races)
 
 
-def results_table(bundle: CompiledBundle, rows: np.ndarray, players: tuple[str, ...] | None = None) -> pd.DataFrame:
+def results_table(bundle: CompiledBundle, rows: np.ndarray) -> pd.DataFrame:
     """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour, player)."""
     df = pd.DataFrame(rows, columns=R.FIELDS)
     df.insert(2, "trail_name", pd.Categorical.from_codes(df.trail, bundle.trail_names))
     df.insert(6, "colour_name", pd.Categorical.from_codes(df.colour, list(C.COLOUR_NAMES)))
     df.insert(8, "biathlete_name", pd.Categorical.from_codes(df.biathlete, bundle.biathlete_names))
-    from kernels.blast.players import PLAYER_KINDS
-
     df.insert(10, "player_name", pd.Categorical.from_codes(df.player, list(PLAYER_KINDS)))
     return df
 

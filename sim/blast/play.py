@@ -12,8 +12,7 @@ import numpy as np
 from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast.engine import play_race_nb, play_races_nb
-from kernels.blast.events import N_COLS
-from kernels.blast.players import DEFAULT_PARAMS, HEURISTIC, N_PARAMS, PLAYER_KINDS, RANDOM
+from kernels.blast.players import DEFAULT_PARAMS, N_PARAMS, PLAYER_KINDS
 from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, new_state
 
 from .compile import CompiledBundle
@@ -124,5 +123,4 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     return out[keep]
 
 
-__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "player_kind",
-           "HEURISTIC", "RANDOM", "N_COLS"]
+__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "player_kind"]
