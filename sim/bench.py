@@ -14,9 +14,10 @@ from kernels.results import ROUNDS, STALLED
 
 from .blast.compile import CompiledBundle
 from .blast.play import RaceSetup, play_block
+from .blast.players import Player
 
 
-def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: int) -> list[RaceSetup]:
+def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: Player) -> list[RaceSetup]:
     """k set-ups of n racers: race i seats biathletes i, i+1, ... and ski colours rotated by i."""
     nb = len(bundle.biathlete_names)
     out = []
@@ -27,7 +28,7 @@ def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: 
     return out
 
 
-def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: int, player: int,
+def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: int, player: Player,
           seed: int = 1) -> pd.DataFrame:
     """One row per (trail, racers): races, seconds, races per second, mean rounds, stalled share."""
     rows = []

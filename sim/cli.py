@@ -119,7 +119,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     import os
 
     from .bench import bench
-    from .blast.play import player_kind
+    from .blast.players import resolve
 
     def bad(message: str) -> int:
         return fail("bench", message)
@@ -130,7 +130,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     try:
         trails = [bundle.trail_id(t) for t in (split_list(args.trails) or list(bundle.trail_names))]
         racers = [int(n) for n in split_list(args.racers)]
-        player = player_kind(args.player)
+        player = resolve(args.player)
     except (KeyError, ValueError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     if not all(2 <= n <= 6 for n in racers) or args.races < 1:

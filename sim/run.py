@@ -18,10 +18,9 @@ import pandas as pd
 
 from kernels import results as R
 from kernels.blast import consts as C
-from kernels.blast.players import PLAYER_KINDS
-
 from .blast.compile import CompiledBundle
-from .blast.play import RaceSetup, make_setup, play_block, player_kind
+from .blast.play import RaceSetup, make_setup, play_block
+from .blast.players import Player, available, resolve
 
 #: balanced line-ups cycle through every biathlete offset and every ski colour offset
 BALANCED = "balanced"
@@ -58,22 +57,30 @@ class Design:
             raise ValueError(f"{self.racers} racers but only {len(bundle.biathlete_names)} biathletes")
         if len(self.players) not in (1, self.racers):
             raise ValueError(f"give one player for all seats or one per seat, got {len(self.players)}")
-        for p in self.players:
-            player_kind(p)
+        players = self.resolved()
         if self.biathletes is not None:
-            make_setup(bundle, self.trail, self.biathletes, self.colours, list(self._players()))
+            make_setup(bundle, self.trail, self.biathletes, self.colours, list(self._seats(players)))
 
-    def _players(self) -> tuple[str, ...]:
-        return self.players * self.racers if len(self.players) == 1 else self.players
+    def resolved(self, known: dict[str, Player] | None = None) -> tuple[Player, ...]:
+        """The design's players, resolved by name (KeyError naming the known ones)."""
+        known = available() if known is None else known
+        return tuple(resolve(p, known) for p in self.players)
+
+    def player_names(self) -> list[str]:
+        """Distinct player names, in the design's order: the codes of the table's `player` column."""
+        return list(dict.fromkeys(p.name for p in self.resolved()))
+
+    def _seats(self, players: tuple[Player, ...]) -> tuple[Player, ...]:
+        return players * self.racers if len(players) == 1 else players
 
     def setups(self, bundle: CompiledBundle, seed: int, races: np.ndarray) -> list[RaceSetup]:
         """The set-up of each race index: a function of (design, seed, race index) only."""
-        players = self._players()
+        players = self._seats(self.resolved())
         if self.biathletes is not None:
             fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, list(players))
             return [fixed] * len(races)
         trail = bundle.trail_id(self.trail)
-        kinds = tuple(player_kind(p) for p in players)
+        kinds = players
         nb = len(bundle.biathlete_names)
         block = nb * C.N_COLOURS
         out = []
@@ -92,16 +99,17 @@ class Design:
 
 def _play_chunk(bundle: CompiledBundle, design: Design, seed: int, start: int, stop: int) -> np.ndarray:
     races = np.arange(start, stop, dtype=np.int64)
-    return play_block(bundle, design.setups(bundle, seed, races), seed, races)
+    return play_block(bundle, design.setups(bundle, seed, races), seed, races, design.player_names())
 
 
-def results_table(bundle: CompiledBundle, rows: np.ndarray) -> pd.DataFrame:
-    """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour, player)."""
+def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[str]) -> pd.DataFrame:
+    """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour,
+    player: `player` indexes `player_names`)."""
     df = pd.DataFrame(rows, columns=R.FIELDS)
     df.insert(2, "trail_name", pd.Categorical.from_codes(df.trail, bundle.trail_names))
     df.insert(6, "colour_name", pd.Categorical.from_codes(df.colour, list(C.COLOUR_NAMES)))
     df.insert(8, "biathlete_name", pd.Categorical.from_codes(df.biathlete, bundle.biathlete_names))
-    df.insert(10, "player_name", pd.Categorical.from_codes(df.player, list(PLAYER_KINDS)))
+    df.insert(10, "player_name", pd.Categorical.from_codes(df.player, player_names))
     return df
 
 
@@ -183,7 +191,7 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
         tables[i] = pd.read_parquet(path).to_numpy(np.int32)
     have = [i for i in range(len(bounds)) if i in tables]
     rows = np.concatenate([tables[i] for i in have]) if have else np.zeros((0, R.N_FIELDS), np.int32)
-    df = results_table(bundle, rows)
+    df = results_table(bundle, rows, design.player_names())
     if out is not None and len(have) == len(bounds):
         df.to_parquet(out / "results.parquet", index=False)
     played_races = sum(bounds[i][1] - bounds[i][0] for i in todo)

@@ -130,6 +130,20 @@ class Table:
             return min(max(v, lo if lo is not None else v), hi if hi is not None else v)
         return v
 
+    def number(self, key: str, default: Any = _MISSING, lo: float | None = None,
+               hi: float | None = None) -> float:
+        """A decimal or whole number within [lo, hi]."""
+        v = self.raw(key, default)
+        if v is None:
+            return lo if lo is not None else 0.0
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.problem(key, f"must be a number{_range(lo, hi)}, got {_show(v)}")
+            return lo if lo is not None else 0.0
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.problem(key, f"must be a number{_range(lo, hi)}, got {v}")
+            return float(min(max(v, lo if lo is not None else v), hi if hi is not None else v))
+        return float(v)
+
     def bool(self, key: str, default: Any = _MISSING) -> bool:
         v = self.raw(key, default)
         if v is None:

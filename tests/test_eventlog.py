@@ -176,7 +176,7 @@ def test_cli_replay_with_colours_and_players():
     r = run_cli("replay", "--trail", "lang", "--biathletes", "Owens, Wei", "--colours", "blue,white",
                 "--players", "heuristic,random", "--race", "2")
     assert r.returncode == 0, r.stderr
-    assert "seat 0: Owens, blue skis, heuristic player" in r.stdout
+    assert "seat 0: Owens, blue skis, balanced player" in r.stdout
     assert "seat 1: Wei, white skis, random player" in r.stdout
 
 

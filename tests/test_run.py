@@ -40,7 +40,7 @@ def test_fixed_lineup_and_names(bundle):
     first = df[df.race == 0]
     assert first.biathlete_name.tolist() == ["Owens", "Olsson"]
     assert first.colour_name.tolist() == ["blue", "red"]
-    assert first.player_name.tolist() == ["heuristic", "random"]
+    assert first.player_name.tolist() == ["balanced", "random"]
     assert (df.trail_name == "Short").all()
 
 

@@ -22,10 +22,10 @@ from .events import (
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
-    choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
+    HEURISTIC, LOOKAHEAD, P_PLACE_CREDIT, P_ROLLOUTS, choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
     choose_range_action_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
-from .rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
+from .rng import below_nb, mix64_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
     facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
     shot_hits_nb, value_nb,
@@ -36,7 +36,7 @@ from .state import (
     SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N, SEAT_STATUS, SEAT_WAITS,
 )
 from .state import (
-    W_ADJ, W_BOOST, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX,
+    W_ADJ, W_BOOST, W_LOOKAHEAD, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX,
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
     G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER,
     S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
@@ -559,45 +559,195 @@ def update_leader_nb(tb, trail, st):
 
 
 @njit(cache=True)
-def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap):
-    """Play one complete race. Returns the number of rounds played."""
+def open_round_nb(tb, trail, st, red_usable):
+    """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
+    (nobody racing, or the round cap reached: a stalled race)."""
+    racing = 0
+    for s in range(st.g[G_N]):
+        if st.seat[SEAT_STATUS, s] == STATUS_RACING:
+            racing += 1
+    if racing == 0:
+        return False
+    if st.g[G_ROUND] >= tb.rules[R_ROUND_CAP]:
+        st.g[G_STALLED] = 1
+        ev_nb(st.g, st.log, -1, STALL, tb.rules[R_ROUND_CAP])
+        return False
+    st.g[G_ROUND] += 1
+    ev_nb(st.g, st.log, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
+    round_start_nb(tb, trail, st, red_usable)
+    for s in range(st.g[G_N]):
+        st.seat[SEAT_PLAYED, s] = 0
+    return True
+
+
+@njit(cache=True)
+def commit_card_nb(st, s, c):
+    take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, c)
+    st.seat[SEAT_CHOSEN, s] = c
+    ev_nb(st.g, st.log, s, CHOOSE, c)
+
+
+@njit(cache=True)
+def play_turns_nb(tb, trail, st, red_usable):
+    """The round's turns in initiative order, once every card is chosen; True once someone won."""
+    while True:
+        s = next_seat_nb(tb, st)
+        if s < 0:
+            return False
+        st.seat[SEAT_PLAYED, s] = 1
+        play_turn_nb(tb, trail, st, s, red_usable)
+        update_leader_nb(tb, trail, st)
+        if st.g[G_WINNER] >= 0:
+            return True
+
+
+@njit(cache=True)
+def finish_race_nb(tb, trail, st, red_usable):
+    """Play on from a round start to the end of the race, every card chosen by its player's own
+    function (no look-ahead: rollouts use this)."""
+    while open_round_nb(tb, trail, st, red_usable):
+        for s in range(st.g[G_N]):
+            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
+                commit_card_nb(st, s, choose_card_nb(st, tb, trail, s))
+        if play_turns_nb(tb, trail, st, red_usable):
+            break
+    rank_nb(tb, trail, st)
+
+
+@njit(cache=True)
+def copy_state_nb(src, dst):
+    """dst := src, without the event log (dst logs nothing)."""
+    dst.g[:] = src.g
+    dst.g[G_LOG_CAP] = 0
+    dst.g[G_LOG_N] = 0
+    dst.dice[:] = src.dice
+    dst.seat[:] = src.seat
+    dst.wax[:] = src.wax
+    dst.hand[:] = src.hand
+    dst.disc[:] = src.disc
+    dst.mdeck[:] = src.mdeck
+    dst.mworth[:] = src.mworth
+    dst.stats[:] = src.stats
+    dst.params[:] = src.params
+    dst.rng[:] = src.rng
+    dst.script[:] = src.script
+    dst.work[:] = src.work
+
+
+@njit(cache=True)
+def same_card_nb(tb, a, b):
+    """Two card ids that play exactly alike (copies of one common card)."""
+    if tb.card_kind[a] != tb.card_kind[b]:
+        return False
+    for i in range(3):
+        if tb.card_init[a, i] != tb.card_init[b, i]:
+            return False
+    for act in range(2):
+        if tb.card_pulse[a, act] != tb.card_pulse[b, act] or tb.card_wind[a, act] != tb.card_wind[b, act] \
+                or tb.card_icy[a, act] != tb.card_icy[b, act]:
+            return False
+        for t in range(3):
+            for i in range(3):
+                if tb.card_steps[a, act, t, i] != tb.card_steps[b, act, t, i]:
+                    return False
+    return True
+
+
+@njit(cache=True)
+def lookahead_card_nb(tb, trail, st, s, ro):
+    """A LOOKAHEAD seat's card: flat Monte Carlo over the distinct cards in its hand.
+
+    Called at the round start, before anyone has chosen. For each candidate, `P_ROLLOUTS` rollouts
+    copy the state into `ro`, play that card, let every other racer choose by its own function and
+    play the race out with every racer (this one included) on its heuristic weights. Rollouts draw
+    fresh chance (the dice to come, the unseen Motivation cards reshuffled) from streams hashed
+    from the race's own state, so the race stays a function of (seed, race index) and no rollout
+    sees the real future; rollout i of every candidate uses the same stream (common random
+    numbers). The rollouts see the other racers' hands: a full-information reference player.
+    A rollout scores won + P_PLACE_CREDIT * (racers - place) / (racers - 1); best mean wins, ties
+    to the earlier card in the hand.
+    """
+    n_hand = st.seat[SEAT_HAND_N, s]
+    budget = np.int64(st.params[s, P_ROLLOUTS])
+    cand = np.empty(n_hand, np.int64)
+    k = 0
+    for i in range(n_hand):
+        c = st.hand[s, i]
+        dup = False
+        for j in range(k):
+            if same_card_nb(tb, cand[j], c):
+                dup = True
+                break
+        if not dup:
+            cand[k] = c
+            k += 1
+    if budget <= 0 or k <= 1:
+        return choose_card_nb(st, tb, trail, s)
+    n = st.g[G_N]
+    credit = st.params[s, P_PLACE_CREDIT] / max(n - 1, 1)
+    red = ro.work[W_RED:W_RED + MAX_RACERS]
+    best = cand[0]
+    best_v = -1.0
+    for ci in range(k):
+        total = 0.0
+        for r in range(budget):
+            copy_state_nb(st, ro)
+            for o in range(n):
+                if ro.seat[SEAT_PLAYER, o] == LOOKAHEAD:
+                    ro.seat[SEAT_PLAYER, o] = HEURISTIC
+            key = np.uint64(r + 1) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(s)
+            ro.rng[0] = mix64_nb(st.rng[0] ^ key)
+            ro.rng[1] = mix64_nb(st.rng[1] ^ (key + np.uint64(0x632BE59BD9B4E019)))
+            chance = ro.rng[0:1]
+            top = ro.g[G_MTOP]
+            for i in range(ro.g[G_MN] - 1, top, -1):
+                j = top + below_nb(chance, i - top + 1)
+                t = ro.mdeck[i]
+                ro.mdeck[i] = ro.mdeck[j]
+                ro.mdeck[j] = t
+                w = ro.mworth[i]
+                ro.mworth[i] = ro.mworth[j]
+                ro.mworth[j] = w
+            commit_card_nb(ro, s, cand[ci])
+            for o in range(n):
+                if o != s and ro.seat[SEAT_STATUS, o] == STATUS_RACING:
+                    commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
+            if play_turns_nb(tb, trail, ro, red):
+                rank_nb(tb, trail, ro)
+            else:
+                finish_race_nb(tb, trail, ro, red)
+            if ro.seat[SEAT_STATUS, s] == STATUS_WON:
+                total += 1.0
+            total += credit * (n - ro.stats[s, S_PLACE])
+        v = total / budget
+        if v > best_v:
+            best_v = v
+            best = cand[ci]
+    return best
+
+
+@njit(cache=True)
+def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap, ro):
+    """Play one complete race. Returns the number of rounds played. `ro`: a second state, the
+    scratch board of LOOKAHEAD seats' rollouts (untouched when there are none)."""
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
+    ro = borrow_state_nb(ro)
     setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap)
     red_usable = st.work[W_RED:W_RED + MAX_RACERS]
     red_usable[:] = 0
-    cap = tb.rules[R_ROUND_CAP]
-    while True:
-        racing = 0
+    chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
+    while open_round_nb(tb, trail, st, red_usable):
+        # look-ahead seats decide first, on the round-start state (the choice is simultaneous)
+        for s in range(n):
+            chosen[s] = -1
+            if st.seat[SEAT_STATUS, s] == STATUS_RACING and st.seat[SEAT_PLAYER, s] == LOOKAHEAD:
+                chosen[s] = lookahead_card_nb(tb, trail, st, s, ro)
         for s in range(n):
             if st.seat[SEAT_STATUS, s] == STATUS_RACING:
-                racing += 1
-        if racing == 0:
-            break
-        if st.g[G_ROUND] >= cap:
-            st.g[G_STALLED] = 1
-            ev_nb(st.g, st.log, -1, STALL, cap)
-            break
-        st.g[G_ROUND] += 1
-        ev_nb(st.g, st.log, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
-        round_start_nb(tb, trail, st, red_usable)
-        for s in range(n):
-            st.seat[SEAT_PLAYED, s] = 0
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
-                c = choose_card_nb(st, tb, trail, s)
-                take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, c)
-                st.seat[SEAT_CHOSEN, s] = c
-                ev_nb(st.g, st.log, s, CHOOSE, c)
-        while True:
-            s = next_seat_nb(tb, st)
-            if s < 0:
-                break
-            st.seat[SEAT_PLAYED, s] = 1
-            play_turn_nb(tb, trail, st, s, red_usable)
-            update_leader_nb(tb, trail, st)
-            if st.g[G_WINNER] >= 0:
-                break
-        if st.g[G_WINNER] >= 0:
+                c = chosen[s] if chosen[s] >= 0 else choose_card_nb(st, tb, trail, s)
+                commit_card_nb(st, s, c)
+        if play_turns_nb(tb, trail, st, red_usable):
             break
     rank_nb(tb, trail, st)
     return st.g[G_ROUND]
@@ -674,15 +824,16 @@ def write_results_nb(tb, trail, st, race, out, row0):
 
 
 @njit(cache=True)
-def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out):
+def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, ro):
     """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat.
 
     trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
-    params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched).
+    params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched);
+    ro: the rollout state of LOOKAHEAD seats.
     """
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
     for i in range(races.shape[0]):
         play_race_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i],
-                     seed, races[i], st, 0)
+                     seed, races[i], st, 0, ro)
         write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)

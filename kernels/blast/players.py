@@ -1,9 +1,10 @@
 """Player policies: every choice a racer makes goes through one of these functions.
 
-Two kinds for now: RANDOM (uniform over legal moves, a floor and a rule-coverage tool) and
-HEURISTIC (the default player: it looks at what each choice does to distance, pulse, drafting,
-wind and accuracy before choosing). A heuristic player's style is its weight vector `params[seat]`
-(indices P_*); tunable personas build on it.
+Kinds: RANDOM (uniform over legal moves, a floor and a rule-coverage tool), HEURISTIC (looks at
+what each choice does to distance, pulse, drafting, wind and accuracy before choosing) and
+LOOKAHEAD (the heuristic, except that it picks its card by Monte Carlo rollouts; the engine runs
+those, see engine.lookahead_card_nb). A player's style is its weight vector `params[seat]`
+(indices P_*): personas (sim/data/players/) are named weight vectors.
 
 Every function reads the race state and returns its decision; none changes the state, except the
 player random stream and the `scratch` array used to hand multi-part decisions to the engine.
@@ -34,7 +35,8 @@ from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, W_ACT, W_EXTRA, W_MOST, W
 RANDOM = 0
 HEURISTIC = 1
 SCRIPTED = 2     # tests: decisions read from st.script[seat]; -1 entries fall back to the heuristic
-PLAYER_KINDS = ("random", "heuristic", "scripted")
+LOOKAHEAD = 3    # the heuristic, with its card chosen by rollouts (P_ROLLOUTS per candidate card)
+PLAYER_KINDS = ("random", "heuristic", "scripted", "lookahead")
 
 # st.script columns for SCRIPTED seats
 SC_CARD = 0          # card id to choose
@@ -57,8 +59,16 @@ P_ICY = 5             # cost of removing a card (icy action) before the last lap
 P_WAX = 6             # cost of spending one wax token
 P_BULLET_RESERVE = 7  # bullets kept back at the first range visit (for pick-ups)
 P_WAIT_GAIN = 8       # expected extra hits that make waiting at the range worth a turn
-N_PARAMS = 9
-DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9])
+P_COACH = 9           # value of ending a move in a coach zone, per token of its strength
+P_LATE_WAX = 10       # wax price on the last lap, as a share of P_WAX
+P_WIND_SPITE = 11     # when setting the wind: weight of the others' tailwind against its own
+P_PICKUP_HAND = 12    # pays a bullet to pick up when its hand is down to this many cards
+P_ROLLOUTS = 13       # LOOKAHEAD: rollouts per candidate card (0: choose as the heuristic)
+P_PLACE_CREDIT = 14   # LOOKAHEAD: a rollout scores won + this * (racers - place) / (racers - 1)
+N_PARAMS = 15
+PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
+               "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit")
+DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0])
 
 MAX_AHEAD = 500      # spaces ahead choose_card_nb looks at (no card moves that far)
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
@@ -240,7 +250,7 @@ def best_of_nb(c, up, flat, down, cost, out):
             p = 0
         q = ends[i, E_POS]
         sc = score_end_nb(c.w, q - c.pos, q, p, c.limit, c.finish, ends[i, E_TO_RANGE], c.acc_row,
-                          c.band_low, c.band_medium) + 0.3 * ends[i, E_COACH]
+                          c.band_low, c.band_medium) + c.w[P_COACH] * ends[i, E_COACH]
         if i == 0 or sc > best_score:
             best = i
             best_score = sc
@@ -300,7 +310,7 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
         return np.int64(0)
     if coach_ok:
         return np.int64(PICKUP_COACH)
-    if st.seat[SEAT_HAND_N, s] <= 2 and st.seat[SEAT_DISC_N, s] >= 4 and st.seat[SEAT_BULLETS, s] >= 2:
+    if st.seat[SEAT_HAND_N, s] <= st.params[s, P_PICKUP_HAND] and st.seat[SEAT_DISC_N, s] >= 4 and st.seat[SEAT_BULLETS, s] >= 2:
         return np.int64(PICKUP_BULLET)
     return np.int64(0)
 
@@ -452,7 +462,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     sc[0] = best_a
     icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
     cost = tb.card_pulse[card, best_a]
-    w_wax = st.params[s, P_WAX] * (0.25 if last_lap else 1.0)
+    w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     extra = st.work[W_EXTRA:W_EXTRA + 3]
     extra[:] = 0
     blue = 0
@@ -629,8 +639,42 @@ def choose_wind_nb(st, tb, trail, s):
         return below_nb(st.rng[1:], 5)
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_WIND] >= 0:
         return st.script[s, SC_WIND]
-    if st.seat[SEAT_ON_MAT, s] == 1:
-        return np.int64(STILL)          # about to shoot: windstill gives a hit
-    # a tailwind for where it will be skiing next
-    ahead = min(st.seat[SEAT_POS, s] + 3, tb.route_len[trail] - 1)
-    return np.int64((tb.heading[trail, ahead] + 2) % 4)
+    spite = st.params[s, P_WIND_SPITE]
+    if spite <= 0.0:
+        if st.seat[SEAT_ON_MAT, s] == 1:
+            return np.int64(STILL)          # about to shoot: windstill gives a hit
+        # a tailwind for where it will be skiing next
+        ahead = min(st.seat[SEAT_POS, s] + 3, tb.route_len[trail] - 1)
+        return np.int64((tb.heading[trail, ahead] + 2) % 4)
+    # each wind judged by what it does for this racer, less `spite` times what it does for the
+    # others still racing (a tailwind +1, a headwind -1, windstill on a mat +1)
+    best = np.int64(STILL)
+    best_v = NEG
+    for wind in range(5):
+        v = 0.0
+        for o in range(st.g[G_N]):
+            if st.seat[SEAT_STATUS, o] != STATUS_RACING:
+                continue
+            g = wind_gain_nb(tb, trail, st, o, wind)
+            v += g if o == s else -spite * g
+        if v > best_v:
+            best_v = v
+            best = np.int64(wind)
+    return best
+
+
+@njit(cache=True)
+def wind_gain_nb(tb, trail, st, o, wind):
+    """+1 if `wind` helps racer o next (a tailwind ahead, or windstill while on a mat), -1 if it is
+    a headwind ahead, 0 otherwise."""
+    if st.seat[SEAT_ON_MAT, o] == 1:
+        return 1.0 if wind == STILL else 0.0
+    if wind == STILL:
+        return 0.0
+    ahead = min(st.seat[SEAT_POS, o] + 3, tb.route_len[trail] - 1)
+    h = tb.heading[trail, ahead]
+    if wind == (h + 2) % 4:
+        return 1.0
+    if wind == h:
+        return -1.0
+    return 0.0

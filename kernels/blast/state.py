@@ -42,6 +42,7 @@ W_EXTRA = 20         # the heuristic: wax steps tried
 W_ACT = 23           # the heuristic: steps of both actions (2 x 3)
 W_PLACED = 29        # set-up: seats already on the grid (6)
 W_RED = 35           # a red coach boost usable this round, by seat (6)
+W_LOOKAHEAD = 41     # cards chosen by LOOKAHEAD seats this round, by seat (6; -1 none)
 N_WORK = 48
 N_SCRIPT = 16        # see players.SC_*
 MAX_HAND = 32        # deck (9) plus Motivation cards, with room to spare

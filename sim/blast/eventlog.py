@@ -123,8 +123,11 @@ def card_name(bundle: CompiledBundle, cid: int) -> str:
     return bundle.card_names[cid] if 0 <= cid < len(bundle.card_names) else f"card {cid}?"
 
 
-def player_name(kind: int) -> str:
-    return PLAYER_KINDS[kind] if 0 <= kind < len(PLAYER_KINDS) else f"player {kind}"
+def player_name(player) -> str:
+    """A Player's name, or the name of a player kind given as a number."""
+    if hasattr(player, "name"):
+        return player.name
+    return PLAYER_KINDS[player] if 0 <= player < len(PLAYER_KINDS) else f"player {player}"
 
 
 def value_text(v: Value) -> str:

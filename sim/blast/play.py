@@ -12,10 +12,11 @@ import numpy as np
 from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast.engine import play_race_nb, play_races_nb
-from kernels.blast.players import DEFAULT_PARAMS, N_PARAMS, PLAYER_KINDS
+from kernels.blast.players import N_PARAMS
 from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, new_state
 
 from .compile import CompiledBundle
+from .players import Player, resolve
 
 #: events of one race fit easily: set-up ~50, then ~30 per racer per round
 DEFAULT_LOG_CAP = 40_000
@@ -23,31 +24,22 @@ DEFAULT_LOG_CAP = 40_000
 
 @dataclass(frozen=True)
 class RaceSetup:
-    """Who races where: trail id, and per seat a biathlete id, a ski colour id and a player kind."""
+    """Who races where: trail id, and per seat a biathlete id, a ski colour id and a player."""
 
     trail: int
     biathletes: tuple[int, ...]
     colours: tuple[int, ...]
-    players: tuple[int, ...]
+    players: tuple[Player, ...]
 
     @property
     def n(self) -> int:
         return len(self.biathletes)
 
 
-def player_kind(name: str | int) -> int:
-    if isinstance(name, (int, np.integer)):
-        return int(name)
-    key = name.lower()
-    if key in ("default", "balanced"):
-        key = "heuristic"
-    if key not in PLAYER_KINDS:
-        raise KeyError(f"no player named {name!r}; known: {', '.join(PLAYER_KINDS)} (default)")
-    return PLAYER_KINDS.index(key)
-
-
-def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players="heuristic") -> RaceSetup:
-    """A set-up from names or ids. Colours default to the ski colour order (seat 0 red, ...)."""
+def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players="heuristic",
+               known: dict[str, Player] | None = None) -> RaceSetup:
+    """A set-up from names or ids. Colours default to the ski colour order (seat 0 red, ...).
+    Players by name (sim.blast.players.resolve, among `known`) or as Player objects."""
     t = bundle.trail_id(trail) if isinstance(trail, str) else int(trail)
     bis = tuple(bundle.biathlete_id(b) if isinstance(b, str) else int(b) for b in biathletes)
     n = len(bis)
@@ -59,9 +51,9 @@ def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players=
         cols = tuple(C.COLOUR_NAMES.index(c) if isinstance(c, str) else int(c) for c in colours)
     if len(cols) != n or len(set(cols)) != n:
         raise ValueError(f"each of the {n} racers needs its own ski colour, got {cols}")
-    if isinstance(players, (str, int)):
+    if isinstance(players, (str, Player)):
         players = [players] * n
-    pls = tuple(player_kind(p) for p in players)
+    pls = tuple(resolve(p, known) for p in players)
     if len(pls) != n:
         raise ValueError(f"{n} racers need {n} players, got {len(pls)}")
     return RaceSetup(t, bis, cols, pls)
@@ -76,11 +68,12 @@ def _block_arrays(setups: list[RaceSetup]):
     bis = np.zeros((k, C.MAX_RACERS), np.int64)
     cols = np.zeros((k, C.MAX_RACERS), np.int64)
     pls = np.zeros((k, C.MAX_RACERS), np.int64)
+    params = np.zeros((k, C.MAX_RACERS, N_PARAMS))
     for i, s in enumerate(setups):
         bis[i, :s.n] = s.biathletes
         cols[i, :s.n] = s.colours
-        pls[i, :s.n] = s.players
-    params = np.broadcast_to(DEFAULT_PARAMS, (k, C.MAX_RACERS, N_PARAMS)).copy()
+        pls[i, :s.n] = [p.kind for p in s.players]
+        params[i, :s.n] = [p.weights for p in s.players]
     return trails, n_racers, bis, cols, pls, params
 
 
@@ -102,7 +95,7 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
     st = new_state(N_PARAMS, log_cap)
     _, _, b, c, p, params = _block_arrays([setup])
     rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b[0], c[0], p[0], params[0], seed, race,
-                          st, log_cap)
+                          st, log_cap, new_state(N_PARAMS))
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
@@ -111,16 +104,26 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
     return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), out[:setup.n], int(rounds))
 
 
-def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races) -> np.ndarray:
-    """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows."""
+def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races,
+               player_names: list[str] | None = None) -> np.ndarray:
+    """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows.
+
+    The `player` column holds each seat's index in `player_names`, or its player kind without."""
     races = np.asarray(races, np.int64)
     k = len(setups)
     trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
     st = new_state(N_PARAMS, 0)
     out = np.zeros((k * C.MAX_RACERS, R.N_FIELDS), np.int32)
-    play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out)
+    play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
+                  new_state(N_PARAMS, 0))
     keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
+    if player_names is not None:
+        index = {name: i for i, name in enumerate(player_names)}
+        ids = np.zeros((k, C.MAX_RACERS), np.int32)
+        for i, s in enumerate(setups):
+            ids[i, :s.n] = [index[p.name] for p in s.players]
+        out[:, R.PLAYER] = ids.reshape(-1)
     return out[keep]
 
 
-__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "player_kind"]
+__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block"]

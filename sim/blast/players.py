@@ -1,0 +1,195 @@
+"""Players by name: the random floor, heuristic personas (weight vectors in TOML files) and the
+look-ahead player (docs/players.md).
+
+A persona file (sim/data/players/blast/*.toml, or any path ending in .toml) names a player kind
+and the weights it differs in from the persona it builds on:
+
+    name = "sprinter"
+    description = "Spends pulse and wax to gain ground; ..."
+    kind = "heuristic"          # or "lookahead"
+    base = "balanced"           # optional: start from this persona's weights
+    [weights]
+    progress = 1.4
+
+A look-ahead player's weights are those of its rollout policy plus `rollouts` and `place_credit`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from kernels.blast import players as K
+
+from ..validation import DataError, Problems, Table
+
+PERSONA_DIR = Path(__file__).resolve().parent.parent / "data" / "players" / "blast"
+
+#: the range each weight may take, and what it means (docs/players.md has the long form)
+WEIGHTS: dict[str, tuple[float, float, str]] = {
+    "progress": (0.0, 10.0, "value of one space of progress"),
+    "pulse": (0.0, 10.0, "cost of one point of pulse after the action"),
+    "pulse_high": (0.0, 10.0, "extra cost per squared point of pulse above high_from"),
+    "high_from": (0.0, 20.0, "pulse from which the extra cost starts"),
+    "band": (0.0, 10.0, "cost of one point of accuracy threshold when arriving near the range"),
+    "icy": (0.0, 20.0, "cost of an icy action (a card removed) before the last lap"),
+    "wax": (0.0, 20.0, "gain a wax token must bring before it is spent"),
+    "bullet_reserve": (0.0, 6.0, "bullets kept back at the first range visit, for pick-ups"),
+    "wait_gain": (0.0, 5.0, "expected extra hits that make a Wait worth a turn"),
+    "coach": (0.0, 5.0, "value of ending a move in a coach zone, per token of its strength"),
+    "late_wax": (0.0, 1.0, "wax price on the last lap, as a share of wax"),
+    "wind_spite": (0.0, 5.0, "when setting the wind, weight of the others' gain against its own"),
+    "pickup_hand": (0.0, 10.0, "pays a bullet to pick up when its hand is down to this many cards"),
+    "rollouts": (0.0, 1000.0, "look-ahead: rollouts per candidate card"),
+    "place_credit": (0.0, 1.0, "look-ahead: credit for a better place in a lost rollout"),
+}
+assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
+
+KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD}
+ALIASES = {"heuristic": "balanced", "default": "balanced"}
+
+
+@dataclass(frozen=True)
+class Player:
+    """A named player: its kernel kind and its weight vector (kernels.blast.players.P_*)."""
+
+    name: str
+    kind: int
+    weights: tuple[float, ...]
+    description: str = ""
+    source: str = "built-in"
+
+    @property
+    def kind_name(self) -> str:
+        return K.PLAYER_KINDS[self.kind]
+
+    def weight(self, key: str) -> float:
+        return self.weights[K.PARAM_NAMES.index(key)]
+
+    def with_weights(self, name: str, weights) -> "Player":
+        return replace(self, name=name, weights=tuple(float(w) for w in weights), source="")
+
+
+DEFAULT_WEIGHTS = tuple(float(w) for w in K.DEFAULT_PARAMS)
+RANDOM = Player("random", K.RANDOM, DEFAULT_WEIGHTS, "Every choice uniformly among the legal ones: the floor.")
+SCRIPTED = Player("scripted", K.SCRIPTED, DEFAULT_WEIGHTS, "Tests: plays a script, else the default heuristic.")
+
+
+def read_persona(path: Path, known: dict[str, Player], problems: Problems) -> Player | None:
+    """One persona file, building on the personas in `known`; None (with problems) if bad."""
+    doc = problems.read_toml(path)
+    if doc is None:
+        return None
+    file = problems.rel(path)
+    t = Table(problems, file, "", doc)
+    name = t.name()
+    t.entry = name
+    description = t.str("description", "")
+    kind = t.choice("kind", list(KINDS), "heuristic")
+    base_name = t.str("base", "balanced" if name != "balanced" else "")
+    weights = list(DEFAULT_WEIGHTS)
+    if base_name:
+        base = known.get(ALIASES.get(base_name.lower(), base_name.lower()))
+        if base is None:
+            t.problem("base", f"must name a persona defined before this one ({', '.join(sorted(known))}); "
+                              f"got {base_name!r}")
+        else:
+            weights = list(base.weights)
+    wt = t.table("weights", {})
+    for key, (lo, hi, _) in WEIGHTS.items():
+        if wt.has(key):
+            weights[K.PARAM_NAMES.index(key)] = wt.number(key, None, lo, hi)
+    wt.done()
+    t.done()
+    if kind == "lookahead" and weights[K.P_ROLLOUTS] < 1:
+        t.problem("weights.rollouts", "a lookahead player needs at least 1 rollout per card")
+    if not name:
+        return None
+    return Player(name.lower(), KINDS[kind], tuple(weights), description, file)
+
+
+def _load_dir(folder: Path, known: dict[str, Player], problems: Problems) -> None:
+    """Every persona in `folder`; a file may build on another of the folder, in any file order."""
+    pending = sorted(folder.glob("*.toml"))
+    while pending:
+        progressed = False
+        for path in list(pending):
+            doc = problems.read_toml(path)
+            base = (doc or {}).get("base", "balanced" if (doc or {}).get("name") != "balanced" else "")
+            if isinstance(base, str) and base and ALIASES.get(base.lower(), base.lower()) not in known \
+                    and any(p.stem == base.lower() for p in pending if p != path):
+                continue                     # its base is still to be read
+            pending.remove(path)
+            progressed = True
+            player = read_persona(path, known, problems)
+            if player is not None:
+                if player.name in known and player.name not in ("random",):
+                    problems.add(problems.rel(path), player.name, "name",
+                                 f"is already used by {known[player.name].source}")
+                known[player.name] = player
+        if not progressed:
+            for path in pending:
+                read_persona(path, known, problems)
+            break
+
+
+def available(extra: list[str | Path] = ()) -> dict[str, Player]:
+    """Every player by name: random, the shipped personas and those in `extra` folders or files."""
+    known: dict[str, Player] = {"random": RANDOM}
+    problems = Problems(Path.cwd())
+    _load_dir(PERSONA_DIR, known, problems)
+    for item in extra:
+        item = Path(item)
+        if item.is_dir():
+            _load_dir(item, known, problems)
+        else:
+            player = read_persona(item, known, problems)
+            if player is not None:
+                known[player.name] = player
+    problems.raise_if_any()
+    return known
+
+
+def resolve(name: str | Player, known: dict[str, Player] | None = None) -> Player:
+    """The player a name (or a persona file path) stands for; KeyError naming the known ones."""
+    if isinstance(name, Player):
+        return name
+    if known is None:
+        known = available()
+    key = name.strip()
+    if key.lower().endswith(".toml"):
+        problems = Problems(Path.cwd())
+        player = read_persona(Path(key), known, problems)
+        problems.raise_if_any()
+        return player
+    key = ALIASES.get(key.lower(), key.lower())
+    if key == "scripted":
+        return SCRIPTED
+    if key not in known:
+        raise KeyError(f"no player named {name!r}; known: {', '.join(sorted(known))}, "
+                       f"or a persona file (.toml)")
+    return known[key]
+
+
+def weights_array(players: list[Player]) -> np.ndarray:
+    return np.array([p.weights for p in players], np.float64)
+
+
+def write_persona(player: Player, path: Path, base: str = "balanced", description: str = "",
+                  note: str = "") -> None:
+    """Write a persona file that builds on nothing: every weight spelled out."""
+    lines = [f"# {note}" for note in note.splitlines()] + [
+        f'name = "{player.name}"',
+        f'description = "{description or player.description}"',
+        f'kind = "{player.kind_name}"',
+        'base = ""',
+        "",
+        "[weights]",
+    ]
+    for key, w in zip(K.PARAM_NAMES, player.weights):
+        lines.append(f"{key} = {round(w, 4)!r:<10} # {WEIGHTS[key][2]}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+__all__ = ["Player", "available", "resolve", "read_persona", "write_persona", "PERSONA_DIR", "WEIGHTS"]
