@@ -102,15 +102,87 @@ def _play_chunk(bundle: CompiledBundle, design: Design, seed: int, start: int, s
     return play_block(bundle, design.setups(bundle, seed, races), seed, races, design.player_names())
 
 
+#: columns stored narrower than the kernel's int32 (every other column fits int16)
+WIDE_COLUMNS = ("race",)
+SUMMARY_KEYS = ("trail", "n_racers", "seat", "colour", "biathlete", "player")
+
+
+def narrow_frame(rows: np.ndarray) -> pd.DataFrame:
+    """Result rows as a frame of int16 columns (race: int32), as they are stored."""
+    if len(rows) and (rows.max(axis=0)[1:] > np.iinfo(np.int16).max).any():
+        raise OverflowError("a result column no longer fits int16; widen it in sim.run.WIDE_COLUMNS")
+    return pd.DataFrame({f: rows[:, i].astype(np.int32 if f in WIDE_COLUMNS else np.int16)
+                         for i, f in enumerate(R.FIELDS)})
+
+
+def summarise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Counts per (trail, racers, seat, ski colour, biathlete, player): races, wins, places,
+    eliminations. Sums, so the summaries of chunks add up to the run's."""
+    g = frame.groupby(list(SUMMARY_KEYS), observed=True)
+    return pd.DataFrame({"races": g.size(), "wins": g.won.sum(), "place_sum": g.place.sum(),
+                         "eliminated": g.eliminated.sum()}).astype(np.int64)
+
+
+def add_summaries(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    if not parts:
+        return pd.DataFrame(columns=["races", "wins", "place_sum", "eliminated"])
+    return pd.concat(parts).groupby(level=list(SUMMARY_KEYS)).sum()
+
+
+def name_columns(df: pd.DataFrame, names: dict[str, list[str]]) -> pd.DataFrame:
+    """Add trail_name, colour_name, biathlete_name, player_name beside the id columns."""
+    df = df.copy() if df.index.name else df
+    for key in ("trail", "colour", "biathlete", "player"):
+        col = df[key] if key in df.columns else df.index.get_level_values(key)
+        values = pd.Categorical.from_codes(np.asarray(col), names[key])
+        if key in df.columns:
+            df.insert(df.columns.get_loc(key) + 1, f"{key}_name", values)
+        else:
+            df[f"{key}_name"] = values
+    return df
+
+
+def table_names(bundle: CompiledBundle, design: Design) -> dict[str, list[str]]:
+    return {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
+            "biathlete": list(bundle.biathlete_names), "player": design.player_names()}
+
+
 def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[str]) -> pd.DataFrame:
     """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour,
     player: `player` indexes `player_names`)."""
-    df = pd.DataFrame(rows, columns=R.FIELDS)
-    df.insert(2, "trail_name", pd.Categorical.from_codes(df.trail, bundle.trail_names))
-    df.insert(6, "colour_name", pd.Categorical.from_codes(df.colour, list(C.COLOUR_NAMES)))
-    df.insert(8, "biathlete_name", pd.Categorical.from_codes(df.biathlete, bundle.biathlete_names))
-    df.insert(10, "player_name", pd.Categorical.from_codes(df.player, player_names))
-    return df
+    names = {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
+             "biathlete": list(bundle.biathlete_names), "player": player_names}
+    return name_columns(narrow_frame(rows), names)
+
+
+def read_results(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """The table of a run written with `out=folder` (or of one cell and variant of a study),
+    chunk files in race order, names added from its manifest. `columns`: read only these (the
+    id columns that names need are added)."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    files = chunk_files(folder)
+    if columns is not None:
+        want = list(dict.fromkeys(list(columns) + [k for k in ("trail", "colour", "biathlete", "player")]))
+    else:
+        want = None
+    parts = [pd.read_parquet(f, columns=want) for f in files]
+    if not parts:
+        raise ValueError(f"{folder} holds no finished chunk")
+    return name_columns(pd.concat(parts, ignore_index=True), manifest["names"])
+
+
+def read_manifest(folder: str | Path) -> dict:
+    folder = Path(folder)
+    for name in ("manifest.json", "_manifest.json"):
+        if (folder / name).exists():
+            return json.loads((folder / name).read_text())
+    raise ValueError(f"{folder} is not the folder of a run (no manifest.json)")
+
+
+def chunk_files(folder: Path) -> list[Path]:
+    d = folder / "results" if (folder / "results").is_dir() else folder
+    return sorted(d.glob("part-*.parquet"))
 
 
 @dataclass
@@ -119,6 +191,7 @@ class RunInfo:
     seconds: float
     chunks_played: int
     chunks_reused: int
+    summary: pd.DataFrame | None = None     # summarise() over every chunk, played or reused
 
     @property
     def races_per_second(self) -> float:
@@ -127,94 +200,162 @@ class RunInfo:
 
 def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, chunk_size: int = 10_000,
               n_jobs: int = 1, out: str | Path | None = None, progress: bool = True,
-              command: str = "", stop_after: int | None = None) -> tuple[pd.DataFrame, RunInfo]:
+              command: str = "", stop_after: int | None = None, collect: bool = True,
+              scheduler: str | None = None, chunk_dir: str | Path | None = None,
+              manifest_path: str | Path | None = None, extra_manifest: dict | None = None,
+              label: str = "") -> tuple[pd.DataFrame | None, RunInfo]:
     """Play races 0 .. races-1 of `design` with `seed`; one row per race and racer.
 
-    chunk_size races per task, n_jobs workers (joblib; -1 for all cores). With `out`, each finished
-    chunk is written to out/chunks/ at once, a manifest (seed, data hash, design, package version,
-    command) to out/manifest.json and the table to out/results.parquet; chunks already written by
-    an earlier call with the same manifest are reused. `stop_after` stops after that many new
-    chunks (tests use it to interrupt a run).
+    chunk_size races per task, n_jobs workers (joblib; -1 for all cores); `scheduler`: the
+    address of a dask.distributed scheduler to run the chunks on instead. With `out`, each finished
+    chunk is written to out/results/ at once (part-<first race>-<end>.parquet; `read_results`
+    reads them back as one table) and a manifest (seed, data hash, design, package version,
+    command, names) to out/manifest.json; chunks already written by an earlier call with the same
+    manifest are reused. (`chunk_dir` and `manifest_path` place them elsewhere: studies do.)
+    `collect=False` keeps no rows in memory (the returned table is None): the RunInfo's summary
+    still counts every race. `stop_after` stops after that many new chunks (tests interrupt runs
+    with it).
     """
-    from joblib import Parallel, delayed
-
     design.check(bundle)
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk_size must be at least 1")
     bounds = [(s, min(s + chunk_size, races)) for s in range(0, races, chunk_size)]
-    chunk_dir = None
-    done: dict[int, Path] = {}
+    names = table_names(bundle, design)
     if out is not None:
-        out = Path(out)
-        chunk_dir = out / "chunks"
+        chunk_dir = Path(out) / "results"
+        manifest_path = Path(out) / "manifest.json"
+    done: dict[int, Path] = {}
+    paths: list[Path | None] = [None] * len(bounds)
+    if chunk_dir is not None:
+        chunk_dir = Path(chunk_dir)
         chunk_dir.mkdir(parents=True, exist_ok=True)
+        manifest = _manifest(bundle, design, races, seed, chunk_size, command, names)
+        manifest.update(extra_manifest or {})
         # through JSON, so that tuples compare equal to the lists an earlier manifest holds
-        manifest = json.loads(json.dumps(_manifest(bundle, design, races, seed, chunk_size, command)))
-        mpath = out / "manifest.json"
+        manifest = json.loads(json.dumps(manifest))
+        mpath = Path(manifest_path)
         if mpath.exists():
             old = json.loads(mpath.read_text())
-            keys = ("seed", "data_hash", "design", "races", "chunk_size", "package_version")
+            keys = ("seed", "data_hash", "design", "races", "chunk_size", "package_version", "players")
             if any(old.get(k) != manifest.get(k) for k in keys):
-                raise ValueError(f"{out} holds another run ({mpath}); choose another folder or remove it")
+                raise ValueError(f"{mpath.parent} holds another run ({mpath}); choose another folder or remove it")
         mpath.write_text(json.dumps(manifest, indent=2))
         for i, (a, b) in enumerate(bounds):
-            path = chunk_dir / f"chunk_{a:012d}_{b:012d}.parquet"
-            if path.exists():
-                done[i] = path
+            paths[i] = chunk_dir / f"part-{a:012d}-{b:012d}.parquet"
+            if paths[i].exists():
+                done[i] = paths[i]
     todo = [i for i in range(len(bounds)) if i not in done]
     if stop_after is not None:
         todo = todo[:stop_after]
+    frames: dict[int, pd.DataFrame] = {}
+    summaries: list[pd.DataFrame] = []
+    for i, path in done.items():
+        frame = pd.read_parquet(path)
+        summaries.append(summarise(frame))
+        if collect:
+            frames[i] = frame
+    if todo and (n_jobs != 1 or scheduler):
+        warm_up(bundle, design)        # compile (or load) the kernels once, before workers start
     t0 = time.perf_counter()
-    tables: dict[int, np.ndarray] = {}
-    bar = _progress(len(bounds), len(done), races, chunk_size, progress)
+    bar = _progress(races, sum(bounds[i][1] - bounds[i][0] for i in done), progress, label)
     try:
-        if n_jobs == 1 or len(todo) <= 1:
-            results = (_play_chunk(bundle, design, seed, *bounds[i]) for i in todo)
-        else:
-            jobs = (delayed(_play_chunk)(bundle, design, seed, *bounds[i]) for i in todo)
-            results = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
-        for i, rows in zip(todo, results):
-            tables[i] = rows
-            if chunk_dir is not None:
-                a, b = bounds[i]
-                path = chunk_dir / f"chunk_{a:012d}_{b:012d}.parquet"
-                tmp = path.with_suffix(".tmp")
-                pd.DataFrame(rows, columns=R.FIELDS).to_parquet(tmp, index=False)
-                os.replace(tmp, path)            # a chunk file is complete or absent
+        for i, rows in zip(todo, _chunks(bundle, design, seed, [bounds[i] for i in todo], n_jobs, scheduler)):
+            frame = narrow_frame(rows)
+            if paths[i] is not None:
+                tmp = paths[i].with_suffix(".tmp")
+                frame.to_parquet(tmp, index=False)
+                os.replace(tmp, paths[i])            # a chunk file is complete or absent
+            summaries.append(summarise(frame))
+            if collect:
+                frames[i] = frame
             if bar is not None:
-                bar.update(1)
+                bar.update(bounds[i][1] - bounds[i][0])
     finally:
         if bar is not None:
             bar.close()
     seconds = time.perf_counter() - t0
-    for i, path in done.items():
-        tables[i] = pd.read_parquet(path).to_numpy(np.int32)
-    have = [i for i in range(len(bounds)) if i in tables]
-    rows = np.concatenate([tables[i] for i in have]) if have else np.zeros((0, R.N_FIELDS), np.int32)
-    df = results_table(bundle, rows, design.player_names())
-    if out is not None and len(have) == len(bounds):
-        df.to_parquet(out / "results.parquet", index=False)
     played_races = sum(bounds[i][1] - bounds[i][0] for i in todo)
-    return df, RunInfo(played_races, seconds, len(todo), len(done))
+    info = RunInfo(played_races, seconds, len(todo), len(done), add_summaries(summaries))
+    if not collect:
+        return None, info
+    have = [frames[i] for i in range(len(bounds)) if i in frames]
+    frame = pd.concat(have, ignore_index=True) if have else narrow_frame(np.zeros((0, R.N_FIELDS), np.int32))
+    return name_columns(frame, names), info
+
+
+def _chunks(bundle, design, seed, bounds, n_jobs, scheduler):
+    """Each chunk's result rows, in order, played here, by joblib workers or on a dask cluster."""
+    if not bounds:
+        return iter(())
+    if scheduler is None and (n_jobs == 1 or len(bounds) == 1):
+        return (_play_chunk(bundle, design, seed, a, b) for a, b in bounds)
+    from joblib import Parallel, delayed
+
+    jobs = (delayed(_play_chunk)(bundle, design, seed, a, b) for a, b in bounds)
+    if scheduler is None:
+        return Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    return _on_dask(scheduler, jobs, n_jobs)
+
+
+def _on_dask(scheduler, jobs, n_jobs):
+    """Run joblib tasks on the dask.distributed cluster at `scheduler` (joblib's dask backend)."""
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:
+        raise ValueError("running on a cluster needs dask.distributed: pip install 'biathlon-sim[cluster]'") from exc
+    from joblib import Parallel, parallel_config
+
+    with Client(scheduler) as client, parallel_config(backend="dask"):
+        yield from Parallel(n_jobs=n_jobs if n_jobs > 0 else -1, return_as="generator")(jobs)
+
+
+def design_from_manifest(manifest: dict) -> Design:
+    """The design a run's manifest records, its players rebuilt from the recorded weights (so a
+    replay plays the run's races even if a persona file has changed since)."""
+    from kernels.blast.players import PLAYER_KINDS
+
+    d = manifest["design"]
+    recorded = manifest.get("players", {})
+    players = []
+    for name in d["players"]:
+        p = recorded.get(name)
+        players.append(Player(name, PLAYER_KINDS.index(p["kind"]), tuple(p["weights"]), source=p.get("source", ""))
+                       if p else name)
+    return Design(d["trail"], d["racers"], tuple(d["biathletes"]) if d["biathletes"] else None,
+                  tuple(d["colours"]) if d["colours"] else None, tuple(players))
+
+
+def warm_up(bundle: CompiledBundle, design: Design) -> None:
+    """Play one race here so that the kernels are compiled and cached before workers load them."""
+    _play_chunk(bundle, design, 0, 0, 1)
 
 
 def _manifest(bundle: CompiledBundle, design: Design, races: int, seed: int, chunk_size: int,
-              command: str) -> dict:
+              command: str, names: dict) -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         pkg = version("biathlon-sim")
     except PackageNotFoundError:
         pkg = "unknown"
+    players = {p.name: {"kind": p.kind_name, "weights": list(p.weights), "source": p.source}
+               for p in design.resolved()}
     return {"game": "Biathlon Blast", "seed": seed, "races": races, "chunk_size": chunk_size,
-            "data_hash": bundle.data_hash, "data_source": bundle.data.source, "design": asdict(design),
-            "package_version": pkg, "command": command, "columns": list(R.FIELDS)}
+            "data_hash": bundle.data_hash, "data_source": bundle.data.source, "design": _design_dict(design),
+            "players": players, "package_version": pkg, "command": command, "columns": list(R.FIELDS),
+            "names": names}
 
 
-def _progress(total_chunks: int, done: int, races: int, chunk_size: int, show: bool):
+def _design_dict(design: Design) -> dict:
+    d = asdict(design)
+    d["players"] = [p if isinstance(p, str) else p.name for p in design.players]
+    return d
+
+
+def _progress(races: int, done: int, show: bool, label: str = ""):
     if not show:
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total_chunks, initial=done, unit="chunk", desc=f"{races:,} races",
-                postfix={"races/chunk": chunk_size}, smoothing=0.1)
+    return tqdm(total=races, initial=done, unit=" races", unit_scale=True, desc=label or f"{races:,} races",
+                smoothing=0.05, dynamic_ncols=True)

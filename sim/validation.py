@@ -39,12 +39,62 @@ class DataError(Exception):
 _MISSING = object()
 
 
-class Problems:
-    """Collects problems while a data set is read."""
+@dataclass(frozen=True)
+class Patch:
+    """A change to one value of a data file, applied as the file is read (data variants).
 
-    def __init__(self, root: Path):
+    file: path relative to the data directory ("game.toml", "biathletes/olsson.toml").
+    path: dotted keys; `key[Name]` picks the entry of an array of tables whose `name` is Name
+    (any case): "gear.green.wax.green", "card[Long Glide].top.flat". The last key may be new.
+    origin: where the patch was written, for problems ("study.toml: variant 'x': set 2").
+    """
+
+    file: str
+    path: str
+    value: Any
+    origin: str = ""
+
+
+_SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
+
+
+def apply_patch(doc: dict, patch: Patch) -> str | None:
+    """Set patch.value in doc; None, or what was expected when the path does not fit the file."""
+    parts = patch.path.split(".")
+    node: Any = doc
+    for i, part in enumerate(parts):
+        m = _SEGMENT.match(part.strip())
+        if not m or not isinstance(node, dict):
+            return f"path {patch.path!r}: cannot follow {part!r} (expected key or key[Name])"
+        key, pick = m.group(1), m.group(2)
+        last = i == len(parts) - 1
+        if pick is None and last:
+            node[key] = patch.value
+            return None
+        if key not in node:
+            return f"path {patch.path!r}: {key!r} is not in the file"
+        node = node[key]
+        if pick is not None:
+            if not isinstance(node, list):
+                return f"path {patch.path!r}: {key!r} is not an array of tables"
+            found = [t for t in node if isinstance(t, dict) and str(t.get("name", "")).lower() == pick.lower()]
+            if not found:
+                names = ", ".join(str(t.get("name")) for t in node if isinstance(t, dict))
+                return f"path {patch.path!r}: no {key} named {pick!r} (known: {names})"
+            if last:
+                return f"path {patch.path!r}: ends at a whole table; name a field inside it"
+            node = found[0]
+    return None
+
+
+class Problems:
+    """Collects problems while a data set is read; applies patches (data variants) on reading."""
+
+    def __init__(self, root: Path, patches: Iterable[Patch] = ()):
         self.root = root
         self.items: list[Problem] = []
+        self.patches = list(patches)
+        self.applied: set[int] = set()
 
     def add(self, file: str, entry: str, field: str, expected: str) -> None:
         self.items.append(Problem(file, entry, field, expected))
@@ -65,7 +115,7 @@ class Problems:
             self.add(name, "", "", "must be UTF-8 text")
             return None
         try:
-            return tomllib.loads(text)
+            doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             msg = str(exc)
             m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -73,6 +123,21 @@ class Problems:
             msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
             self.add(name, where, "", f"is not valid TOML: {msg}")
             return None
+        for i, patch in enumerate(self.patches):
+            if Path(patch.file).as_posix() == Path(name).as_posix():
+                self.applied.add(i)
+                error = apply_patch(doc, patch)
+                if error:
+                    self.add(patch.origin or name, "", "", f"{patch.file}: {error}")
+        return doc
+
+    def check_patches_applied(self) -> None:
+        """A patch naming a file the data set never read is a problem (a typo in its file)."""
+        for i, patch in enumerate(self.patches):
+            if i not in self.applied:
+                self.add(patch.origin or patch.file, "", "file",
+                         f"{patch.file!r} is not a file of the data set (e.g. game.toml, cards.toml, "
+                         f"biathletes/olsson.toml, venues/port_rock.toml)")
 
     def rel(self, path: Path) -> str:
         try:

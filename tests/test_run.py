@@ -6,7 +6,7 @@ import pytest
 
 from kernels.blast import consts as C
 from sim.blast import load_bundle
-from sim.run import Design, run_races
+from sim.run import Design, read_results, run_races
 
 
 @pytest.fixture(scope="module")
@@ -50,12 +50,12 @@ def test_interrupted_run_resumes_to_the_same_table(bundle, tmp_path):
     out = tmp_path / "run"
     part, info = run_races(bundle, design, 900, 3, chunk_size=100, out=out, progress=False, stop_after=4)
     assert info.chunks_played == 4 and len(part) == 400 * 5
-    assert not (out / "results.parquet").exists()       # unfinished: only the chunks
-    assert len(list((out / "chunks").glob("*.parquet"))) == 4
+    assert len(list((out / "results").glob("part-*.parquet"))) == 4
+    assert not list((out / "results").glob("*.tmp"))
     resumed, info = run_races(bundle, design, 900, 3, chunk_size=100, out=out, progress=False)
     assert (info.chunks_reused, info.chunks_played) == (4, 5)
     pd.testing.assert_frame_equal(resumed, whole)
-    pd.testing.assert_frame_equal(pd.read_parquet(out / "results.parquet"), whole)
+    pd.testing.assert_frame_equal(read_results(out), whole)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["seed"] == 3 and manifest["data_hash"] == bundle.data_hash
     assert manifest["design"]["trail"] == "Kurz" and manifest["races"] == 900

@@ -215,8 +215,9 @@ def _fill_action(action: Action, out: np.ndarray, triple) -> None:
         out[terrain] = triple(value)
 
 
-def load_bundle(path=None) -> CompiledBundle:
-    """Load, validate and compile a data directory (the shipped one by default)."""
+def load_bundle(path=None, patches=()) -> CompiledBundle:
+    """Load, validate and compile a data directory (the shipped one by default), with patches
+    (sim.validation.Patch) applied as the files are read."""
     from .load import load_data
 
-    return compile_data(load_data(path))
+    return compile_data(load_data(path, list(patches)))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kernels.blast.consts import COLOUR_NAMES, HEADING_LETTERS, MAX_RACERS, TERRAIN_LETTERS
 
-from ..validation import Problems, Table
+from ..validation import Patch, Problems, Table
 from .model import (
     ZERO, Action, Biathlete, BlastData, Card, CoachZone, Gear, Range, Rules, Segment, Switches,
     Trail, Value, Venue,
@@ -31,15 +31,17 @@ def default_data_dir() -> Path:
     return Path(str(resources.files("sim.data") / "blast"))
 
 
-def load_data(path: str | Path | None = None) -> BlastData:
-    """Read and validate a data directory (the shipped one by default)."""
+def load_data(path: str | Path | None = None, patches: list[Patch] = ()) -> BlastData:
+    """Read and validate a data directory (the shipped one by default), with `patches` applied
+    to the files as they are read (a data variant; the data hash follows the patched values)."""
     root = Path(path) if path is not None else default_data_dir()
-    p = Problems(root)
+    p = Problems(root, patches)
     if not root.is_dir():
         p.add(str(root), "", "", "must be a data directory (see docs/data-format.md)")
         p.raise_if_any()
     reader = _Reader(p, root)
     data = reader.read()
+    p.check_patches_applied()
     p.raise_if_any()
     return data
 
