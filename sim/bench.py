@@ -50,3 +50,25 @@ def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: i
     df = pd.DataFrame(rows)
     df.attrs["compile_s"] = compile_s
     return df
+
+
+def scaling(bundle: CompiledBundle, trail: str, racers: int, races: int, jobs: list[int],
+            chunk_size: int, seed: int = 1, scheduler: str | None = None) -> pd.DataFrame:
+    """Races per second of a whole run (balanced line-ups, chunks, workers, tables kept out of
+    memory) for each worker count, and the speed-up over the first. Each count is warmed up with
+    a short run first, so worker start-up and kernel loading are not counted."""
+    from .run import Design, run_races
+
+    design = Design(trail, racers)
+    rows = []
+    for n in jobs:
+        run_races(bundle, design, 2 * n * 200, seed + 1, chunk_size=200, n_jobs=n, progress=False,
+                  collect=False, scheduler=scheduler)
+        t0 = time.perf_counter()
+        run_races(bundle, design, races, seed, chunk_size=chunk_size, n_jobs=n, progress=False, collect=False,
+                  scheduler=scheduler)
+        dt = time.perf_counter() - t0
+        rows.append({"workers": n, "races": races, "seconds": round(dt, 2), "races_per_s": round(races / dt)})
+    df = pd.DataFrame(rows)
+    df["speed_up"] = (df.races_per_s / df.races_per_s.iloc[0]).round(2)
+    return df

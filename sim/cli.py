@@ -15,12 +15,13 @@ def fail(command: str, message: str) -> int:
     return EXIT_BAD_DATA
 
 
-def load_or_report(data):
-    """The compiled bundle of a data directory, or None after printing one line per problem."""
+def load_or_report(data, patches=()):
+    """The compiled bundle of a data directory (with patches: a data variant), or None after
+    printing one line per problem."""
     from .blast.compile import load_bundle
 
     try:
-        return load_bundle(data)
+        return load_bundle(data, patches)
     except DataError as exc:
         where = data or "the shipped data"
         print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
@@ -92,19 +93,20 @@ def replay_from_run(args: argparse.Namespace, bad) -> int:
 
     from .blast.eventlog import render_log
     from .blast.play import play_one
-    from .run import Design
+    from .run import design_from_manifest, read_manifest
 
     path = Path(args.run) / "manifest.json"
     try:
-        manifest = json.loads(path.read_text())
-        d = manifest["design"]
-        design = Design(d["trail"], d["racers"], tuple(d["biathletes"]) if d["biathletes"] else None,
-                        tuple(d["colours"]) if d["colours"] else None, tuple(d["players"]))
+        manifest = read_manifest(args.run)
+        design = design_from_manifest(manifest)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return bad(f"{path}: not the manifest of a run ({exc})")
     if args.race >= manifest["races"]:
         return bad(f"the run has races 0 .. {manifest['races'] - 1}, not {args.race}")
-    bundle = load_or_report(args.data or manifest.get("data_source") or None)
+    from .validation import Patch
+
+    patches = [Patch(**p) for p in manifest.get("patches", [])]     # a study's data variant
+    bundle = load_or_report(args.data or manifest.get("data_source") or None, patches)
     if bundle is None:
         return EXIT_BAD_DATA
     if bundle.data_hash != manifest["data_hash"]:
@@ -139,6 +141,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
           f"this machine; player {args.player}; data {bundle.data_hash}")
     print(df.to_string(index=False))
+    if args.scaling:
+        from .bench import scaling
+
+        try:
+            jobs = [int(j) for j in split_list(args.scaling)]
+        except ValueError:
+            return bad(f"--scaling takes worker counts such as 1,2,4; got {args.scaling!r}")
+        if not jobs or min(jobs) < 1:
+            return bad("--scaling worker counts must be at least 1")
+        t, n = bundle.trail_names[trails[0]], racers[0]
+        print(f"\nscaling: whole runs of {args.scaling_races:,} races ({t}, {n} racers, balanced line-ups, "
+              f"chunks of {args.chunk:,}) by number of worker processes")
+        print(scaling(bundle, t, n, args.scaling_races, jobs, args.chunk, args.seed).to_string(index=False))
     return 0
 
 
@@ -157,29 +172,190 @@ def cmd_run(args: argparse.Namespace) -> int:
         racers=len(biathletes) if biathletes else args.racers,
         biathletes=tuple(biathletes) if biathletes else None,
         colours=tuple(c.lower() for c in colours) if colours else None,
-        players=tuple(split_list(args.players) or ["heuristic"]),
+        players=tuple(split_list(args.players) or ["balanced"]),
     )
     if args.races < 1 or args.chunk < 1:
         return fail("run", "--races and --chunk must be at least 1")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        df, info = run_races(bundle, design, args.races, args.seed, chunk_size=args.chunk,
-                             n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command)
-    except (KeyError, ValueError) as exc:
+        _, info = run_races(bundle, design, args.races, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
+                            out=args.out, progress=not args.quiet, command=command, collect=False,
+                            scheduler=args.scheduler)
+    except (KeyError, ValueError, OSError) as exc:
         return fail("run", str(exc.args[0]) if exc.args else str(exc))
-    n = design.racers
     if info.chunks_played:
         print(f"{info.races:,} races played in {info.seconds:.1f} s ({info.races_per_second:,.0f} races/s)"
               + (f"; {info.chunks_reused} finished chunk(s) of an earlier run reused" if info.chunks_reused else ""))
     else:
         print(f"every chunk was already played by an earlier run in {args.out}: nothing to play")
     if args.out:
-        print(f"table: {args.out}/results.parquet; manifest: {args.out}/manifest.json")
-    wins = df.groupby("biathlete_name", observed=True).agg(races=("race", "size"), won=("won", "mean"))
-    wins["fair_share"] = 1 / n
-    print(f"win rate per biathlete ({df.race.nunique():,} races, {n} racers, {design.trail}):")
-    print(wins.sort_values("won", ascending=False).round(4).to_string())
+        print(f"table: {args.out}/results/ (Parquet, one file per chunk); manifest: {args.out}/manifest.json")
+    print(f"win rate per biathlete ({args.races:,} races, {design.racers} racers, {design.trail}):")
+    print(win_rates(info.summary, bundle.biathlete_names, design.racers).to_string())
     return 0
+
+
+def win_rates(summary, biathlete_names, racers: int):
+    """Races, wins, win rate and mean place per biathlete from a run's summary counts."""
+    by = summary.groupby(level="biathlete").sum()
+    out = by.assign(win_rate=by.wins / by.races, mean_place=by.place_sum / by.races)
+    out.index = [biathlete_names[i] for i in out.index]
+    out.index.name = "biathlete"
+    out["fair_share"] = 1 / racers
+    return out[["races", "wins", "win_rate", "fair_share", "mean_place"]].sort_values(
+        "win_rate", ascending=False).round(4)
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .study import load_study, run_study
+    from .validation import DataError
+
+    def bad(message: str) -> int:
+        return fail("study", message)
+
+    try:
+        study = load_study(args.file)
+    except DataError as exc:
+        print(f"{args.file}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
+        for p in exc.problems:
+            print(str(p), file=sys.stderr)
+        return EXIT_BAD_DATA
+    only = split_list(args.cells)
+    if only:
+        unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
+        if unknown:
+            return bad(f"no cell named {unknown[0]!r}; cells: {', '.join(c.name for c in study.cells)}")
+    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
+    if args.dry_run:
+        for c in study.cells:
+            d = c.design
+            line_up = ",".join(d.biathletes) if d.biathletes else "balanced line-ups"
+            print(f"  {c.name}: {d.trail}, {d.racers} racers, {line_up}, players {','.join(map(str, d.players))}, "
+                  f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
+        return 0
+    if not args.out:
+        return bad("give --out DIR (where the results go), or --dry-run")
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
+                            scheduler=args.scheduler, command=command, only=only)
+    except DataError as exc:
+        print(f"{args.file}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
+        for p in exc.problems:
+            print(str(p), file=sys.stderr)
+        return EXIT_BAD_DATA
+    except (KeyError, ValueError, OSError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
+          f"counts: {args.out}/summary.csv")
+    g = summary.groupby(["biathlete_name", "cell", "variant"]).sum(numeric_only=True)
+    rates = (g.wins / g.races).unstack(["cell", "variant"]).round(4)
+    print("win rate per biathlete, by cell and variant:")
+    print(rates.to_string())
+    return 0
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from .blast.players import available, resolve
+    from .ladder import head_to_head, ladder
+
+    def bad(message: str) -> int:
+        return fail("ladder", message)
+
+    if args.races < 1:
+        return bad(f"--races must be at least 1, got {args.races}")
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    try:
+        known = available()
+        if args.vs:
+            pair = split_list(args.vs)
+            if len(pair) != 2:
+                return bad(f"--vs takes two players, A,B; got {args.vs!r}")
+            a, b = (resolve(p, known) for p in pair)
+            result = head_to_head(bundle, a, b, args.trail, args.racers, args.races, args.seed, args.jobs,
+                                  progress=not args.quiet, known=known)
+        else:
+            players = split_list(args.players) or []
+            result = ladder(bundle, players, args.trail, args.racers, args.races, args.seed, args.jobs,
+                            progress=not args.quiet, known=known)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    except DataError as exc:
+        return bad(str(exc).splitlines()[0])
+    print(result.describe())
+    print(f"win rate per seat raced, with 95% Wilson interval (data {bundle.data_hash}):")
+    print(result.table.round(4).to_string())
+    if args.vs:
+        print(result.verdict(a.name, b.name))
+    else:
+        print("pairwise: win-rate gap on the same races, 95% interval and two-sided p (paired by race index):")
+        pairs = result.pairs.round({"gap": 4, "low": 4, "high": 4})
+        pairs["p"] = [("<1e-15" if p < 1e-15 else f"{p:.2g}") for p in pairs.p]
+        print(pairs.to_string(index=False))
+    if args.out:
+        result.table.to_csv(args.out)
+        print(f"table: {args.out}")
+    return 0
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    import re
+    import shlex
+    from pathlib import Path
+
+    from .blast.players import PERSONA_DIR, available, write_persona
+    from .tune import tune
+
+    def bad(message: str) -> int:
+        return fail("tune", message)
+
+    out = Path(args.out)
+    if not out.name.endswith(".toml"):
+        return bad(f"--out must name a .toml persona file, got {args.out!r}")
+    if not out.parent.is_dir():
+        return bad(f"--out: no folder {str(out.parent)!r}")
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    name = (args.name or out.stem).lower()
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+        return bad(f"a persona name is letters, digits, - and _, got {name!r}")
+    try:
+        other = available().get(name)
+    except DataError as exc:
+        return bad(str(exc).splitlines()[0])
+    if other is not None and out.parent.resolve() == PERSONA_DIR and \
+            Path(other.source).resolve() != out.resolve():
+        return bad(f"a persona named {name!r} already exists ({other.source}); choose another --name")
+    try:
+        result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
+                      args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
+                      args.check_seed, name, report=lambda line: print(line, flush=True))
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    except DataError as exc:
+        return bad(str(exc).splitlines()[0])
+    print(f"weights: {result.weight_changes()}")
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    g = result.generations
+    note = (f"Written by: {command}\n"
+            f"Tuning: seed {result.seed}, {len(g)} generations x {len(g[0].win_rates)} candidates x "
+            f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}), "
+            f"data {bundle.data_hash}.\n" + result.check_line())
+    write_persona(result.tuned, out, note="\n".join(_wrap(note)))
+    print(f"persona: {out}")
+    return 0
+
+
+def _wrap(text: str, width: int = 98) -> list[str]:
+    import textwrap
+
+    return [line for para in text.splitlines() for line in textwrap.wrap(para, width)]
+
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,18 +410,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="data directory (default: the shipped illustrative data set)")
     r.set_defaults(func=cmd_replay)
     b = sub.add_parser(
-        "bench", help="races per second by trail and number of racers",
+        "bench", help="races per second by trail and number of racers, and scaling over workers",
         description="Play races on one core and report races per second, mean race length in rounds "
                     "and the share of stalled races, per trail and number of racers. Compilation (or "
-                    "loading compiled kernels from the cache) is timed separately.",
+                    "loading compiled kernels from the cache) is timed separately. With --scaling, also "
+                    "time whole runs (chunks, workers, tables on the side) for each worker count and "
+                    "print the speed-up over the first.",
         epilog="examples:\n  biathlon-sim bench --trails Kurz --racers 4\n"
-               "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random",
+               "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
+               "  biathlon-sim bench --trails Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("--trails", default=None, help="comma-separated trail names (default: all)")
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=int, default=20000, help="races per cell (default: 20000)")
     b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
     b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--scaling", default=None, metavar="JOBS",
+                   help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
+    b.add_argument("--scaling-races", type=int, default=200_000, help="races per scaling run (default 200000)")
+    b.add_argument("--chunk", type=int, default=20_000, help="races per chunk in scaling runs (default 20000)")
     b.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
     b.set_defaults(func=cmd_bench)
     u = sub.add_parser(
@@ -269,10 +452,101 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--seed", type=int, default=1)
     u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
     u.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
-    u.add_argument("--out", default=None, metavar="DIR", help="write chunks, table and manifest here")
+    u.add_argument("--out", default=None, metavar="DIR", help="write the table (one Parquet file per "
+                   "chunk, in DIR/results/) and the manifest here; the same command resumes")
+    u.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     u.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
     u.set_defaults(func=cmd_run)
+    st = sub.add_parser(
+        "study", help="run a study file: many cells, data variants on common seeds",
+        description="Run every cell of a study file (docs/studies.md) on each of its data variants. "
+                    "A cell's variants replay the same seed and race indices, so their differences are "
+                    "measured on common random numbers. Results go to OUT/results/cell=NAME/variant=NAME/ "
+                    "as Parquet chunk files (read them all with pandas.read_parquet(OUT + '/results') or "
+                    "sim.study.read_study), counts per cell, variant, seat, ski colour, biathlete and "
+                    "player to OUT/summary.csv. Memory stays flat however many races. Interrupted (Ctrl-C), "
+                    "the same command resumes where it stopped.",
+        epilog="examples:\n  biathlon-sim study experiments/wax_value.toml --out runs/wax --jobs 2\n"
+               "  biathlon-sim study experiments/balance.toml --dry-run      # list the cells\n"
+               "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells kurz-4\n"
+               "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    st.add_argument("file", metavar="FILE", help="the study file (TOML)")
+    st.add_argument("--out", metavar="DIR", help="where results go (required unless --dry-run)")
+    st.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores; default 1)")
+    st.add_argument("--cells", default=None, help="run only these cells (comma-separated names)")
+    st.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the chunks on the dask.distributed cluster at ADDRESS")
+    st.add_argument("--dry-run", action="store_true", help="check the study and list its cells; play nothing")
+    st.add_argument("--quiet", action="store_true", help="no progress bars")
+    st.set_defaults(func=cmd_study)
+    lad = sub.add_parser(
+        "ladder", help="play players against each other and rank them by win rate",
+        description="Play players (names, or persona files ending in .toml) against each other with "
+                    "balanced line-ups: every player sits in every seat and races in every ski colour "
+                    "equally often, and every seat arrangement plays the same race indices, so seat, "
+                    "colour and line-up luck cancel. Prints the win rate per seat raced with its 95% "
+                    "Wilson interval, the fair share and the mean place, best first, then the win-rate "
+                    "gap of every pair measured race by race. With --vs A,B: A in half the seats, B in "
+                    "the other half, rotated, and a verdict on the gap. Races are rounded up to whole "
+                    "blocks of line-ups. Exits 2 with one line when a name is unknown.",
+        epilog="examples:\n"
+               "  biathlon-sim ladder --trail Kurz --races 40000 --jobs 2\n"
+               "  biathlon-sim ladder --players random,balanced,sprinter,conservative,sharpshooter \\\n"
+               "      --trail Kurz --racers 4 --races 40000 --seed 1 --jobs 2 --out ladder.csv\n"
+               "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
+               "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
+               "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    lad.add_argument("--players", default="random,balanced,sprinter,conservative,sharpshooter",
+                     help="comma-separated players, each once (default: random and the heuristic "
+                          "personas; add lookahead for the slow strength reference)")
+    lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
+    lad.add_argument("--trail", required=True)
+    lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
+    lad.add_argument("--races", type=int, default=10000, help="races in all (default 10000)")
+    lad.add_argument("--seed", type=int, default=1)
+    lad.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    lad.add_argument("--out", default=None, metavar="CSV", help="also write the table to this CSV file")
+    lad.add_argument("--quiet", action="store_true", help="no progress bar")
+    lad.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    lad.set_defaults(func=cmd_ladder)
+    tu = sub.add_parser(
+        "tune", help="improve a persona's weights by the cross-entropy method and write the result",
+        description="Tune a heuristic persona's weights (all but progress, the score's unit) by the "
+                    "cross-entropy method: each generation, a population of weight vectors, each "
+                    "playing in one seat against the start persona in the others, rotated through "
+                    "every seat with balanced line-ups on every trail given; all candidates of a "
+                    "generation on the same races, new races each generation. Prints one line per "
+                    "generation, then checks the result head to head against its start on a seed the "
+                    "tuning never used (--check-seed, default --seed + 1) and writes the persona file "
+                    "with the command and the check in its header. The result depends on the seed "
+                    "only, not on --jobs.",
+        epilog="examples:\n"
+               "  biathlon-sim tune --start balanced --trails Kurz,Lang --generations 16 --population 24 \\\n"
+               "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
+               "  biathlon-sim tune --start sprinter --trails Short --generations 4 --population 8 \\\n"
+               "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
+               "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
+    tu.add_argument("--trails", required=True, help="comma-separated trails to tune on, e.g. Kurz,Lang")
+    tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
+    tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
+    tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
+    tu.add_argument("--races-per-candidate", type=int, default=2000,
+                    help="races each candidate plays per generation, over all trails (default 2000)")
+    tu.add_argument("--check-races", type=int, default=20000,
+                    help="races per trail of the final head-to-head (default 20000)")
+    tu.add_argument("--seed", type=int, default=1)
+    tu.add_argument("--check-seed", type=int, default=None, help="seed of the final check (default --seed + 1)")
+    tu.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    tu.add_argument("--out", required=True, metavar="TOML", help="the persona file to write")
+    tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
+    tu.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    tu.set_defaults(func=cmd_tune)
     return parser
 
 

@@ -263,8 +263,11 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
             frame = narrow_frame(rows)
             if paths[i] is not None:
                 tmp = paths[i].with_suffix(".tmp")
-                frame.to_parquet(tmp, index=False)
-                os.replace(tmp, paths[i])            # a chunk file is complete or absent
+                try:
+                    frame.to_parquet(tmp, index=False)
+                    os.replace(tmp, paths[i])        # a chunk file is complete or absent
+                finally:
+                    tmp.unlink(missing_ok=True)
             summaries.append(summarise(frame))
             if collect:
                 frames[i] = frame
