@@ -236,8 +236,8 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
         mpath = Path(manifest_path)
         if mpath.exists():
             old = json.loads(mpath.read_text())
-            keys = ("seed", "data_hash", "design", "races", "chunk_size", "package_version", "players")
-            if any(old.get(k) != manifest.get(k) for k in keys):
+            keys = ("seed", "data_hash", "design", "races", "chunk_size", "package_version")
+            if any(old.get(k) != manifest.get(k) for k in keys) or _play(old) != _play(manifest):
                 raise ValueError(f"{mpath.parent} holds another run ({mpath}); choose another folder or remove it")
         mpath.write_text(json.dumps(manifest, indent=2))
         for i, (a, b) in enumerate(bounds):
@@ -347,6 +347,11 @@ def _manifest(bundle: CompiledBundle, design: Design, races: int, seed: int, chu
             "data_hash": bundle.data_hash, "data_source": bundle.data.source, "design": _design_dict(design),
             "players": players, "package_version": pkg, "command": command, "columns": list(R.FIELDS),
             "names": names}
+
+
+def _play(manifest: dict) -> dict:
+    """What decides the players' play: kind and weights (not where a persona file was read)."""
+    return {name: (p.get("kind"), p.get("weights")) for name, p in manifest.get("players", {}).items()}
 
 
 def _design_dict(design: Design) -> dict:

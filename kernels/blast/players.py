@@ -445,14 +445,14 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     most[UPHILL] += wax[BLACK]
     most[FLAT] += wax[YELLOW]
     most[DOWNHILL] += wax[GREEN]
-    ctx = move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], False)
+    ctx = move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], np.bool_(False))  # not a literal: one compiled version
     out = st.work[W_OUT:W_OUT + 3]
     last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
     icy_cost = 0.0 if last_lap else st.params[s, P_ICY]
     best_a = 0
     best = NEG * 10.0
     for a in range(2):
-        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], tb.card_pulse[card, a], out)
+        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], np.int64(tb.card_pulse[card, a]), out)
         if tb.card_icy[card, a] == 1:
             v -= icy_cost
         if v > best:

@@ -100,7 +100,7 @@ def read_persona(path: Path, known: dict[str, Player], problems: Problems) -> Pl
     for key, (lo, hi, _) in WEIGHTS.items():
         if wt.has(key):
             weights[K.PARAM_NAMES.index(key)] = wt.number(key, None, lo, hi)
-    wt.done()
+    wt.done(hint=WEIGHTS)
     t.done()
     if kind == "lookahead" and weights[K.P_ROLLOUTS] < 1:
         t.problem("weights.rollouts", "a lookahead player needs at least 1 rollout per card")
