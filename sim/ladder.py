@@ -1,0 +1,256 @@
+"""Players against each other: ladders and head-to-heads, every player in every seat and ski colour
+equally often (docs/players.md).
+
+A ladder plays a list of seat arrangements (which player sits in which seat), each with balanced
+line-ups (`sim.run.Design`), and every arrangement plays the *same* race indices with the same seed:
+common random numbers. Race r of every arrangement has the same biathletes and ski colours in the
+same seats and starts from the same dice streams; only the players sitting there differ. So every
+player meets exactly the same line-ups, seats and colours, for any number of races, and differences
+between players are measured with the seat, colour and line-up luck cancelled race by race. The race
+index is then the independent unit of play, which is what `reports.players.pairwise` pairs over.
+
+Arrangements, for m players in n-seat races:
+
+- m <= n: the m cyclic shifts of the list, seat j taking players[(shift + j) % m] (a player may hold
+  several seats of one race). Each player sits in each seat once per shift cycle.
+- m > n: every n-subset of the players (in list order), each in its n cyclic shifts, so that every
+  player also meets every other player equally often (cyclic shifts of the whole list would make
+  neighbours in the list meet more often than others).
+- head-to-head A vs B: A in half the seats and B in the other half, rotated (4 racers: AABB, BAAB,
+  BBAA, ABBA; an odd count uses the next even pattern, 3 racers: AAB, ABB, BBA, BAA).
+
+Races per arrangement are rounded up to whole blocks of balanced line-ups (biathletes x 6 races), so
+that every player also races in every ski colour and with every biathlete equally often.
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from kernels.blast import consts as C
+from reports.players import pairwise, standings
+from reports.stats import paired_difference
+
+from .blast.compile import CompiledBundle
+from .blast.play import play_block
+from .blast.players import Player, available, resolve
+from .run import Design, results_table
+
+Arrangement = tuple[Player, ...]
+
+
+def rotations(pattern: list[Player], racers: int) -> list[Arrangement]:
+    """The len(pattern) cyclic shifts: seat j of shift s takes pattern[(s + j) % len(pattern)]."""
+    m = len(pattern)
+    return [tuple(pattern[(s + j) % m] for j in range(racers)) for s in range(m)]
+
+
+def seat_arrangements(players: list[Player], racers: int) -> list[Arrangement]:
+    """Arrangements that put every player in every seat equally often (and, for more players than
+    seats, every pair of players together equally often)."""
+    if len(players) <= racers:
+        return rotations(list(players), racers)
+    return [arr for subset in combinations(players, racers) for arr in rotations(list(subset), racers)]
+
+
+def head_to_head_arrangements(a: Player, b: Player, racers: int) -> list[Arrangement]:
+    """A in half the seats, B in the other half, rotated through every seat."""
+    half = math.ceil(racers / 2)
+    return rotations([a] * half + [b] * half, racers)
+
+
+def player_names(arrangements: list[Arrangement]) -> list[str]:
+    """Distinct player names in order of appearance; ValueError if one name means two players."""
+    seen: dict[str, Player] = {}
+    for arr in arrangements:
+        for p in arr:
+            if p.name in seen and seen[p.name] != p:
+                raise ValueError(f"two different players are named {p.name!r}; give each its own name")
+            seen.setdefault(p.name, p)
+    return list(seen)
+
+
+def _play_task(bundle: CompiledBundle, seed: int, pieces, names: list[str]):
+    """Play the pieces (arrangement index, design, first race, end race) as one block."""
+    setups, races, index = [], [], []
+    for i, design, start, stop in pieces:
+        r = np.arange(start, stop, dtype=np.int64)
+        setups += design.setups(bundle, seed, r)
+        races.append(r)
+        index.append(np.full(len(r) * design.racers, i, np.int32))
+    return play_block(bundle, setups, seed, np.concatenate(races), names), np.concatenate(index)
+
+
+def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement, int, int]], seed: int,
+                      n_jobs: int = 1, chunk_size: int | None = None, progress: bool = False) -> pd.DataFrame:
+    """Play each job (trail, arrangement, first race, end race) with balanced line-ups and `seed`.
+
+    Returns the results table (sim.run.results_table) with a column `arrangement`: the job's index.
+    Races are packed into tasks of about chunk_size races (default: about eight tasks per worker)
+    and played over n_jobs joblib workers (-1: all cores); the table does not depend on either.
+    """
+    from joblib import Parallel, delayed
+
+    designs = [Design(trail, len(arr), players=arr) for trail, arr, _, _ in jobs]
+    for design in {(d.trail, d.racers): d for d in designs}.values():
+        design.check(bundle)
+    names = player_names([arr for _, arr, _, _ in jobs])
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    total = sum(stop - start for _, _, start, stop in jobs)
+    if total < 1:
+        raise ValueError("nothing to play: every job has an empty race range")
+    chunk = chunk_size or min(2000, max(48, math.ceil(total / (8 * workers))))
+    tasks, task, size = [], [], 0
+    for i, ((_, _, start, stop), design) in enumerate(zip(jobs, designs)):
+        a = start
+        while a < stop:
+            b = min(stop, a + chunk - size)
+            task.append((i, design, a, b))
+            size += b - a
+            a = b
+            if size == chunk:
+                tasks.append(task)
+                task, size = [], 0
+    if task:
+        tasks.append(task)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="race", unit_scale=True, smoothing=0.1)
+    if workers == 1 or len(tasks) == 1:
+        results = (_play_task(bundle, seed, t, names) for t in tasks)
+    else:
+        i, design, a, _ = tasks[0][0]
+        _play_task(bundle, seed, [(i, design, a, a + 1)], names)   # compile or load kernels once, here
+        results = Parallel(n_jobs=workers, return_as="generator")(
+            delayed(_play_task)(bundle, seed, t, names) for t in tasks)
+    parts, index = [], []
+    try:
+        for t, (rows, idx) in zip(tasks, results):
+            parts.append(rows)
+            index.append(idx)
+            if bar is not None:
+                bar.update(sum(b - a for _, _, a, b in t))
+    finally:
+        if bar is not None:
+            bar.close()
+    df = results_table(bundle, np.concatenate(parts), names)
+    df.insert(1, "arrangement", np.concatenate(index))
+    return df
+
+
+@dataclass
+class Ladder:
+    """A ladder's outcome: the standings (reports.players.standings), pairwise gaps measured on the
+    same races (reports.players.pairwise), the result rows and how they were played."""
+
+    table: pd.DataFrame
+    pairs: pd.DataFrame
+    rows: pd.DataFrame
+    arrangements: list[tuple[str, ...]]
+    races_per_arrangement: int
+    trails: tuple[str, ...]
+    racers: int
+    seed: int
+    seconds: float
+
+    @property
+    def races(self) -> int:
+        return len(self.arrangements) * self.races_per_arrangement * len(self.trails)
+
+    def describe(self) -> str:
+        """One line: what was played."""
+        return (f"{self.races:,} races on {', '.join(self.trails)} with {self.racers} racers, seed "
+                f"{self.seed}: {len(self.arrangements)} seat arrangements x {self.races_per_arrangement:,} "
+                f"races (the same race indices for every arrangement), {self.seconds:.1f} s")
+
+    def verdict(self, a: str, b: str, level: float = 0.05) -> str:
+        """A sentence comparing a with b: win rates per seat, the paired gap and its significance."""
+        t = self.table
+        gap = self.gap(a, b)
+        share = t.wins[a] / (t.wins[a] + t.wins[b])
+        p = gap["p"]
+        ptext = "p < 1e-15" if p < 1e-15 else f"p = {p:.2g}"
+        if p < level:
+            word = f"{a if gap['mean'] > 0 else b} is significantly stronger ({ptext}, two-sided, at {level:.0%})"
+        else:
+            word = f"no significant difference ({ptext}, two-sided, at {level:.0%})"
+        return (f"{a} wins {t.win_rate[a]:.2%} of its seats [{t.low[a]:.2%}, {t.high[a]:.2%}], "
+                f"{b} {t.win_rate[b]:.2%} [{t.low[b]:.2%}, {t.high[b]:.2%}] (fair share {t.fair_share[a]:.2%}); "
+                f"{a} takes {share:.1%} of the races either wins; gap {gap['mean'] * 100:+.2f} points "
+                f"[{gap['low'] * 100:+.2f}, {gap['high'] * 100:+.2f}] over {gap['units']:,} race indices: {word}")
+
+    def gap(self, a: str, b: str) -> dict[str, float]:
+        """a's win rate minus b's, paired by race index (reports.stats.paired_difference)."""
+        per_unit = self.rows.groupby(["trail", "race", "player_name"], observed=True).won.mean().unstack()
+        return paired_difference((per_unit[a] - per_unit[b]).dropna().to_numpy())
+
+
+def _whole_blocks(bundle: CompiledBundle, races: int, arrangements: int) -> int:
+    block = len(bundle.biathlete_names) * C.N_COLOURS
+    return max(1, math.ceil(races / arrangements / block)) * block
+
+
+def run_ladder(bundle: CompiledBundle, arrangements: list[Arrangement], trails: list[str], races: int,
+               seed: int, n_jobs: int = 1, progress: bool = False, first_race: int = 0) -> Ladder:
+    """Play the arrangements on each trail, about `races` races per trail in all, all on the same
+    race indices (first_race onwards) of `seed`; rounded up to whole blocks of line-ups."""
+    if races < 1:
+        raise ValueError(f"races must be at least 1, got {races}")
+    per = _whole_blocks(bundle, races, len(arrangements))
+    jobs = [(trail, arr, first_race, first_race + per) for trail in trails for arr in arrangements]
+    t0 = time.perf_counter()
+    rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress)
+    seconds = time.perf_counter() - t0
+    table = standings(rows)
+    return Ladder(table, pairwise(rows), rows, [tuple(p.name for p in arr) for arr in arrangements], per,
+                  tuple(trails), len(arrangements[0]), seed, seconds)
+
+
+def ladder(bundle: CompiledBundle, players: list[str | Player], trail: str, racers: int = 4,
+           races: int = 10_000, seed: int = 1, n_jobs: int = 1, progress: bool = False,
+           known: dict[str, Player] | None = None) -> Ladder:
+    """Play `players` (names, persona files or Player objects) against each other on `trail`.
+
+    About `races` races in all, spread over the seat arrangements (module docstring). KeyError for
+    an unknown player, ValueError for a bad count or a name used twice.
+    """
+    known = available() if known is None else known
+    resolved = [resolve(p, known) for p in players]
+    if len(resolved) < 2:
+        raise ValueError("a ladder needs at least 2 players")
+    names = [p.name for p in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"each player may appear once in a ladder, got {', '.join(names)}")
+    _check_racers(racers)
+    return run_ladder(bundle, seat_arrangements(resolved, racers), [trail], races, seed, n_jobs, progress)
+
+
+def head_to_head(bundle: CompiledBundle, a: str | Player, b: str | Player, trail: str | list[str],
+                 racers: int = 4, races: int = 10_000, seed: int = 1, n_jobs: int = 1,
+                 progress: bool = False, known: dict[str, Player] | None = None) -> Ladder:
+    """A in half the seats, B in the other half, rotated; about `races` races per trail.
+    `Ladder.verdict(a, b)` states the outcome."""
+    known = available() if known is None else known
+    pa, pb = resolve(a, known), resolve(b, known)
+    if pa.name == pb.name:
+        raise ValueError(f"a head-to-head needs two different players, got {pa.name!r} twice")
+    _check_racers(racers)
+    trails = [trail] if isinstance(trail, str) else list(trail)
+    return run_ladder(bundle, head_to_head_arrangements(pa, pb, racers), trails, races, seed, n_jobs, progress)
+
+
+def _check_racers(racers: int) -> None:
+    if not C.MIN_RACERS <= racers <= C.MAX_RACERS:
+        raise ValueError(f"racers must lie in {C.MIN_RACERS}..{C.MAX_RACERS}, got {racers}")
+
+
+__all__ = ["Ladder", "ladder", "head_to_head", "run_ladder", "play_arrangements", "seat_arrangements",
+           "head_to_head_arrangements", "rotations"]

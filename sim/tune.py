@@ -1,0 +1,191 @@
+"""Tuning a heuristic persona's weights by the cross-entropy method (docs/players.md).
+
+The search runs over the weights in TUNED (not progress: it is the unit of the move score, and
+scaling every score weight together changes no choice; not the look-ahead's rollouts and
+place_credit). Each generation draws a population of weight vectors from a normal distribution
+(mean: the current weights; spread per weight: SPREAD at first), clipped to the ranges in
+sim.blast.players.WEIGHTS. The current mean itself is candidate 0, so each generation also
+measures where the search stands.
+
+Each candidate plays in one seat against copies of the start persona in the others, rotated
+through every seat, with balanced line-ups on every trail given: sim.ladder's seat arrangements.
+All candidates of a generation play the same race indices (common random numbers: the comparison
+between candidates is not blurred by line-up and dice luck), and each generation plays new ones:
+generation g on trail t plays races (g * trails + t) * k .. + k of the seed. The best quarter
+(the elite) gives the next mean and spread, smoothed with the previous ones, and the spread never
+falls below a tenth of its start, so that noisy early winners cannot freeze the search.
+
+The result is the last mean, rounded to three decimals (the weights the persona file holds), then
+checked on a seed the tuning never used: the tuned persona against its start, head to head.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from kernels.blast import players as K
+
+from .blast.compile import CompiledBundle
+from .blast.players import Player, WEIGHTS, available, resolve
+from .ladder import Ladder, head_to_head, play_arrangements, rotations
+
+#: the weights the search moves, in kernels' P_* order
+TUNED = ("pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve", "wait_gain",
+         "coach", "late_wax", "wind_spite", "pickup_hand")
+
+#: the initial spread of each weight: about a third of a plausible value, a pulse point or two for
+#: high_from, a whole token for the counts (bullet_reserve and pickup_hand act on whole numbers)
+SPREAD = {
+    "progress": 0.3, "pulse": 0.15, "pulse_high": 0.1, "high_from": 1.5, "band": 0.3, "icy": 0.75,
+    "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
+    "wind_spite": 0.4, "pickup_hand": 1.0,
+}
+
+ELITE = 0.25       # share of the population that makes the next generation
+SMOOTHING = 0.7    # weight of the elite against the previous mean and spread
+FLOOR = 0.1        # the spread never falls below this share of its start
+
+
+@dataclass
+class Generation:
+    """One generation: the mean it started from, every candidate's weights and win rate."""
+
+    index: int
+    races: tuple[int, int]            # race indices played (each trail its own share of them)
+    mean: np.ndarray                  # float[len(TUNED)]: the weights of candidate 0
+    spread: np.ndarray                # float[len(TUNED)]
+    candidates: np.ndarray            # float[population, len(TUNED)]
+    win_rates: np.ndarray             # float[population]
+    races_per_candidate: int
+    seconds: float
+
+    def line(self, generations: int, fair_share: float) -> str:
+        elite = np.sort(self.win_rates)[::-1][:_elite_count(len(self.win_rates))]
+        return (f"generation {self.index + 1}/{generations}: mean weights win {self.win_rates[0]:.2%} "
+                f"(fair share {fair_share:.2%}), best candidate {self.win_rates.max():.2%}, elite "
+                f"{elite.mean():.2%}, population {self.win_rates.mean():.2%}; "
+                f"{len(self.win_rates)} x {self.races_per_candidate:,} races in {self.seconds:.0f} s")
+
+
+@dataclass
+class TuneResult:
+    start: Player
+    tuned: Player
+    trails: tuple[str, ...]
+    racers: int
+    seed: int
+    check_seed: int
+    generations: list[Generation] = field(default_factory=list)
+    check: Ladder | None = None
+
+    def weight_changes(self) -> str:
+        """'name start -> tuned' for every tuned weight that moved."""
+        out = []
+        for key in TUNED:
+            a, b = self.start.weight(key), self.tuned.weight(key)
+            if round(a, 3) != round(b, 3):
+                out.append(f"{key} {a:g} -> {b:g}")
+        return ", ".join(out) or "no weight moved"
+
+    def check_line(self) -> str:
+        c = self.check
+        return (f"check on seed {self.check_seed} (never used in tuning), {self.tuned.name} vs "
+                f"{self.start.name} head to head, {c.races:,} races on {', '.join(c.trails)}: "
+                + c.verdict(self.tuned.name, self.start.name))
+
+
+def _elite_count(population: int) -> int:
+    return max(2, math.ceil(ELITE * population))
+
+
+def _indices(keys) -> np.ndarray:
+    return np.array([K.PARAM_NAMES.index(k) for k in keys])
+
+
+def tune(bundle: CompiledBundle, start: str | Player, trails: list[str], racers: int = 4,
+         generations: int = 10, population: int = 16, races_per_candidate: int = 2000, seed: int = 1,
+         n_jobs: int = 1, check_races: int = 20_000, check_seed: int | None = None, name: str = "tuned",
+         weights: tuple[str, ...] = TUNED, report: Callable[[str], None] | None = None) -> TuneResult:
+    """Improve `start`'s weights by the cross-entropy method (module docstring), then check.
+
+    races_per_candidate: races each candidate plays per generation, over all trails and seats
+    (rounded up to a multiple of trails x racers). check_races: races per trail of the final
+    head-to-head, on check_seed (default seed + 1). report: called with one line per generation.
+    The result depends only on the arguments, not on n_jobs.
+    """
+    known = available()
+    start = resolve(start, known)
+    if start.kind != K.HEURISTIC:
+        raise ValueError(f"only heuristic personas can be tuned; {start.name!r} is {start.kind_name}")
+    if name.lower() == start.name or name.lower() in ("random", "scripted", "heuristic", "default"):
+        raise ValueError(f"the tuned persona needs a name of its own, not {name!r}")
+    unknown = [k for k in weights if k not in SPREAD]
+    if unknown:
+        raise ValueError(f"cannot tune {unknown[0]!r}; tunable weights: {', '.join(SPREAD)}")
+    if not trails:
+        raise ValueError("give at least one trail")
+    for trail in trails:
+        bundle.trail_id(trail)
+    if generations < 1 or population < 2 or races_per_candidate < 1 or check_races < 1:
+        raise ValueError("generations, races and check races must be at least 1 and the population at least 2")
+    check_seed = seed + 1 if check_seed is None else check_seed
+    if check_seed == seed:
+        raise ValueError("the check needs a seed the tuning does not use")
+    report = report or (lambda line: None)
+
+    idx = _indices(weights)
+    lo = np.array([WEIGHTS[k][0] for k in weights])
+    hi = np.array([WEIGHTS[k][1] for k in weights])
+    spread0 = np.array([SPREAD[k] for k in weights])
+    mean = np.array(start.weights)[idx]
+    spread = spread0.copy()
+    rng = np.random.default_rng([seed, 0xCE])              # the search's own stream, never global state
+    per = math.ceil(races_per_candidate / (len(trails) * racers))  # races per trail and seat rotation
+    result = TuneResult(start, start, tuple(trails), racers, seed, check_seed)
+    k_elite = _elite_count(population)
+
+    def player(i: int, w: np.ndarray) -> Player:
+        full = np.array(start.weights)
+        full[idx] = w
+        return start.with_weights(f"{name}-candidate-{i}", full)
+
+    for g in range(generations):
+        t0 = time.perf_counter()
+        draws = np.clip(mean + spread * rng.standard_normal((population - 1, len(weights))), lo, hi)
+        cands = np.vstack([mean, draws])
+        players = [player(i, w) for i, w in enumerate(cands)]
+        jobs = []
+        for t, trail in enumerate(trails):
+            first = (g * len(trails) + t) * per
+            for p in players:
+                jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [start] * (racers - 1), racers)]
+        rows = play_arrangements(bundle, jobs, seed, n_jobs)
+        won = rows[rows.player_name != start.name].groupby("player_name", observed=True).won.mean()
+        rates = won.reindex([p.name for p in players]).to_numpy()
+        gen = Generation(g, (g * len(trails) * per, (g + 1) * len(trails) * per), mean.copy(), spread.copy(),
+                         cands, rates, per * racers * len(trails), time.perf_counter() - t0)
+        result.generations.append(gen)
+        report(gen.line(generations, 1 / racers))
+        order = np.argsort(-rates, kind="stable")
+        elite = cands[order[:k_elite]]
+        mean = SMOOTHING * elite.mean(axis=0) + (1 - SMOOTHING) * mean
+        spread = np.maximum(SMOOTHING * elite.std(axis=0) + (1 - SMOOTHING) * spread, FLOOR * spread0)
+
+    full = np.array(start.weights)
+    full[idx] = np.round(np.clip(mean, lo, hi), 3)
+    tuned = start.with_weights(name.lower(), full)
+    tuned = Player(tuned.name, tuned.kind, tuned.weights,
+                   f"Tuned from {start.name} by the cross-entropy method against {start.name} on "
+                   f"{', '.join(trails)} with {racers} racers.", "")
+    result.tuned = tuned
+    result.check = head_to_head(bundle, tuned, start, list(trails), racers, check_races, check_seed, n_jobs,
+                                known=known)
+    report(result.check_line())
+    return result
+
+
+__all__ = ["tune", "TuneResult", "Generation", "TUNED", "SPREAD"]

@@ -1,0 +1,104 @@
+"""Tuning a persona: a tiny budget end to end, the same result for the same seed whatever the
+workers, weights kept in range, and a persona file that reads back as written."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from kernels.blast import players as K
+from sim.blast import load_bundle
+from sim.blast.players import WEIGHTS, resolve, write_persona
+from sim.cli import main
+from sim.tune import TUNED, tune
+
+#: a budget of seconds: 2 generations of 4 candidates, 48 races each, 192 races of check
+TINY = dict(trails=["Kurz"], racers=3, generations=2, population=4, races_per_candidate=48, check_races=48)
+
+
+@pytest.fixture(scope="module")
+def bundle():
+    return load_bundle()
+
+
+@pytest.fixture(scope="module")
+def tuned(bundle):
+    return tune(bundle, "balanced", seed=5, **TINY)
+
+
+def test_tuning_runs_end_to_end(tuned):
+    start = resolve("balanced")
+    assert tuned.tuned.name == "tuned" and tuned.tuned.kind == K.HEURISTIC
+    assert len(tuned.generations) == 2
+    g = tuned.generations[0]
+    assert g.candidates.shape == (4, len(TUNED)) and g.win_rates.shape == (4,)
+    assert np.array_equal(g.candidates[0], np.array(start.weights)[[K.PARAM_NAMES.index(k) for k in TUNED]])
+    assert ((0 <= g.win_rates) & (g.win_rates <= 1)).all() and g.races_per_candidate == 48
+    assert tuned.generations[1].races == (16, 32)       # new race indices each generation
+    # the weights outside the search stay the start's; the others stay in range
+    for key, w in zip(K.PARAM_NAMES, tuned.tuned.weights):
+        lo, hi, _ = WEIGHTS[key]
+        assert lo <= w <= hi
+        if key not in TUNED:
+            assert w == start.weight(key)
+    assert tuned.tuned.weights != start.weights
+    # the check: head to head on another seed, every race with tuned and start in two seats each
+    assert tuned.check_seed == 6 and tuned.check.seed == 6
+    assert set(tuned.check.table.index) == {"tuned", "balanced"}
+    assert tuned.check_line().startswith("check on seed 6 (never used in tuning), tuned vs balanced")
+
+
+def test_tuning_is_deterministic_for_a_seed_whatever_the_workers(bundle, tuned):
+    again = tune(bundle, "balanced", seed=5, n_jobs=2, **TINY)
+    assert again.tuned.weights == tuned.tuned.weights
+    for a, b in zip(again.generations, tuned.generations):
+        assert np.array_equal(a.candidates, b.candidates) and np.array_equal(a.win_rates, b.win_rates)
+    other = tune(bundle, "balanced", seed=6, **{**TINY, "generations": 1})
+    assert not np.array_equal(other.generations[0].candidates[1:], tuned.generations[0].candidates[1:])
+
+
+def test_written_persona_reads_back_with_its_weights(tuned, tmp_path):
+    path = tmp_path / "tuned.toml"
+    write_persona(tuned.tuned, path, note="a test")
+    back = resolve(str(path))
+    assert back.name == "tuned" and back.kind == K.HEURISTIC and back.weights == tuned.tuned.weights
+
+
+def test_tune_command_writes_the_persona_the_library_finds(tuned, tmp_path):
+    out = tmp_path / "tuned.toml"
+    r = subprocess.run([sys.executable, "-m", "sim.cli", "tune", "--start", "balanced", "--trails", "Kurz",
+                        "--racers", "3", "--generations", "2", "--population", "4", "--races-per-candidate", "48",
+                        "--check-races", "48", "--seed", "5", "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("generation 1/2: mean weights win") and lines[1].startswith("generation 2/2")
+    assert lines[2].startswith("check on seed 6") and lines[-1] == f"persona: {out}"
+    text = out.read_text()
+    assert text.startswith("# Written by: biathlon-sim tune --start balanced") and "# check on seed 6" in text
+    assert resolve(str(out)).weights == tuned.tuned.weights
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--start", "nobody"], "no player named 'nobody'"),
+    (["--start", "random"], "only heuristic personas can be tuned"),
+    (["--trails", "Nowhere"], "no trail named 'Nowhere'"),
+    (["--population", "1"], "population at least 2"),
+    (["--check-seed", "1"], "a seed the tuning does not use"),
+    (["--name", "balanced"], "a name of its own"),
+    (["--name", "Bad Name"], "a persona name is letters"),
+])
+def test_tune_rejects_bad_arguments_with_exit_2(capsys, tmp_path, args, message):
+    argv = ["tune", "--trails", "Kurz", "--generations", "1", "--population", "2", "--races-per-candidate", "3",
+            "--check-races", "3", "--out", str(tmp_path / "t.toml"), *args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim tune: ") and message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "t.toml").exists()
+
+
+def test_tune_refuses_to_shadow_a_shipped_persona(capsys):
+    from sim.blast.players import PERSONA_DIR
+
+    assert main(["tune", "--trails", "Kurz", "--out", str(PERSONA_DIR / "mine.toml"), "--name", "sprinter"]) == 2
+    assert "a persona named 'sprinter' already exists" in capsys.readouterr().err
+    assert not (PERSONA_DIR / "mine.toml").exists()
