@@ -1,13 +1,15 @@
-"""Confidence intervals and tests for rates: the statistics every win rate in a report carries.
+"""Confidence intervals and tests for rates: the statistics every win rate in a report carries,
+corrections for many tests at once, rank correlations and ratios of paired gains.
 
-Pure numpy and the standard library (statistics.NormalDist): scipy is only a test extra, used to
-check these against an independent implementation.
+Pure numpy, pandas and the standard library (statistics.NormalDist): scipy is only a test extra,
+used to check these against an independent implementation.
 """
 from __future__ import annotations
 
 from statistics import NormalDist
 
 import numpy as np
+import pandas as pd
 
 _NORMAL = NormalDist()
 
@@ -88,4 +90,127 @@ def paired_difference(d, confidence: float = 0.95) -> dict[str, float]:
             "p": two_sided_p(z), "units": k}
 
 
-__all__ = ["z_value", "wilson_interval", "two_sided_p", "two_proportion_test", "paired_difference"]
+def fair_share_test(wins, expected, variance):
+    """Two-sided test that wins equal their fair-share expectation: (z, p), arrays welcome.
+
+    For a competitor no better than its rivals, a race of n racers is a win with probability 1/n,
+    so over its races wins have mean `expected` = sum(1/n) and `variance` = sum(1/n * (1 - 1/n)),
+    whatever the mix of racer counts (a normal approximation, fine for the hundreds of races a
+    report's cells hold).
+    """
+    w, e, v = (np.asarray(a, dtype=np.float64) for a in (wins, expected, variance))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (w - e) / np.sqrt(v)
+    return (float(z) if np.ndim(z) == 0 else z), two_sided_p(z)
+
+
+def _adjust(p, step):
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = step(p[ok])
+    return out
+
+
+def holm(p):
+    """Holm's step-down adjusted p-values: reject where adjusted p <= alpha, and the chance of any
+    false flag among all the tests stays below alpha (family-wise error). NaN entries are left out
+    of the family and stay NaN."""
+    def step(q):
+        m = q.size
+        order = np.argsort(q, kind="stable")
+        adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
+        out = np.empty(m)
+        out[order] = adj
+        return out
+    return _adjust(p, step)
+
+
+def benjamini_hochberg(p):
+    """Benjamini-Hochberg q-values: flag where q <= alpha, and the expected share of false flags
+    among the flagged stays below alpha (false discovery rate; less strict than Holm). NaN entries
+    are left out and stay NaN."""
+    def step(q):
+        m = q.size
+        order = np.argsort(q, kind="stable")
+        ranked = q[order] * m / np.arange(1, m + 1)
+        adj = np.minimum(1.0, np.minimum.accumulate(ranked[::-1])[::-1])
+        out = np.empty(m)
+        out[order] = adj
+        return out
+    return _adjust(p, step)
+
+
+def ranks(x) -> np.ndarray:
+    """Ranks 1..n of x, ties given their average rank (as Spearman's correlation wants)."""
+    return pd.Series(np.asarray(x, dtype=np.float64)).rank(method="average").to_numpy()
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation: the Pearson correlation of the ranks (ties averaged)."""
+    rx, ry = ranks(x), ranks(y)
+    if rx.size < 2 or rx.std() == 0 or ry.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+def kendall(x, y) -> float:
+    """Kendall's tau-b: (concordant - discordant pairs) over the geometric mean of the pairs not
+    tied in x and not tied in y. O(n^2): meant for rankings of a few dozen competitors."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    i, j = np.triu_indices(x.size, 1)
+    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    denom = np.sqrt(np.count_nonzero(sx) * np.count_nonzero(sy))
+    return float((sx * sy).sum() / denom) if denom > 0 else float("nan")
+
+
+def spearman_p(x, y, exact_up_to: int = 9) -> float:
+    """Two-sided p-value of Spearman's correlation against no relation.
+
+    Up to `exact_up_to` items: exact, the share of all orderings of y whose |rho| reaches the
+    observed one (8 items: 40,320 orderings). Beyond: the normal approximation rho * sqrt(n - 1).
+    """
+    from itertools import permutations
+
+    rx, ry = ranks(x), ranks(y)
+    n = rx.size
+    rho = spearman(rx, ry)
+    if np.isnan(rho):
+        return float("nan")
+    if n > exact_up_to:
+        return float(two_sided_p(rho * np.sqrt(n - 1)))
+    perms = np.array(list(permutations(ry)))
+    pc = perms - perms.mean(axis=1, keepdims=True)
+    xc = rx - rx.mean()
+    rhos = pc @ xc / (np.sqrt((pc ** 2).sum(axis=1)) * np.sqrt((xc ** 2).sum()))
+    return float(np.mean(np.abs(rhos) >= abs(rho) - 1e-12))
+
+
+def ratio_of_means(a, b, confidence: float = 0.95) -> dict[str, float]:
+    """mean(a) / mean(b) with a delta-method interval, for two measurements on the same units.
+
+    a, b: one value per independent unit (e.g. per race, a token's gain in win rate), NaN where the
+    unit has no such measurement. Each mean is taken over its own units and their covariance over
+    the units that have both. The interval is only meaningful where mean(b) is clearly away from
+    zero; `b_p` (the test of mean(b) == 0) says how clearly. Returns ratio, low, high, a_mean,
+    b_mean, b_p and units (those with a or b).
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    ha, hb = ~np.isnan(a), ~np.isnan(b)
+    both = ha & hb
+    na, nb, nab = ha.sum(), hb.sum(), both.sum()
+    ma, mb = a[ha].mean(), b[hb].mean()
+    va, vb = a[ha].var(ddof=1) / na, b[hb].var(ddof=1) / nb
+    cov = (np.cov(a[both], b[both])[0, 1] * nab / (na * nb)) if nab > 1 else 0.0
+    r = ma / mb
+    se = np.sqrt(max(va + r * r * vb - 2 * r * cov, 0.0)) / abs(mb)
+    zc = z_value(confidence)
+    return {"ratio": float(r), "low": float(r - zc * se), "high": float(r + zc * se), "a_mean": float(ma),
+            "b_mean": float(mb), "b_p": two_sided_p(mb / np.sqrt(vb)) if vb > 0 else float("nan"),
+            "units": int(na + nb - nab)}
+
+
+__all__ = ["z_value", "wilson_interval", "two_sided_p", "two_proportion_test", "paired_difference",
+           "fair_share_test", "holm", "benjamini_hochberg", "ranks", "spearman",
+           "kendall", "spearman_p", "ratio_of_means"]
