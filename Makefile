@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BROWSER := $(VENV)/.browser
+# worker processes for the balance study (-1: every core)
+JOBS ?= -1
 
 .PHONY: report test validate clean
 
@@ -13,10 +16,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-report: $(STAMP)
-	$(BIN)/biathlon-sim validate
+# Chromium for the report's browser test; where it cannot be downloaded the test uses a chromium
+# on PATH, or skips and says why.
+$(BROWSER): $(STAMP)
+	$(BIN)/playwright install chromium || echo "no Chromium from playwright: tests/test_report.py will look for one on PATH"
+	touch $(BROWSER)
 
-test: $(STAMP)
+# The balance study (resumes where it stopped), then its report in out/balance/report.html.
+report: $(STAMP)
+	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
+	$(BIN)/biathlon-sim report runs/balance --out out/balance
+
+test: $(STAMP) $(BROWSER)
 	$(BIN)/python -m pytest
 
 clean:

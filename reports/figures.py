@@ -1,0 +1,136 @@
+"""Figures of the balance report: each takes a metrics table (reports.metrics) and returns a
+matplotlib Figure.
+
+Figures are built on `matplotlib.figure.Figure`, not pyplot: no global state and no display
+backend, so they render the same headless, in tests and in worker processes. Error bars are the
+tables' confidence intervals (low, high).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+from matplotlib.ticker import PercentFormatter
+
+WIDTH = 7.5          # inches: one column of the HTML report
+
+
+def _figure(height: float = 4.0, ncols: int = 1) -> tuple[Figure, list]:
+    fig = Figure(figsize=(WIDTH, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, list(axes)
+
+
+def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: pd.DataFrame | None = None,
+            fmt: str = "{:.2f}") -> Figure:
+    """Values of a rows x columns table as colours diverging from `centre`, each cell annotated
+    (with * where `marks` is true)."""
+    fig, (ax,) = _figure(0.9 + 0.38 * len(pivot.index))
+    values = pivot.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    lo, hi = (finite.min(), finite.max()) if finite.size else (centre, centre)
+    eps = 1e-6 + 1e-3 * max(abs(centre), hi - lo)
+    norm = TwoSlopeNorm(centre, min(lo, centre - eps), max(hi, centre + eps))
+    im = ax.imshow(values, cmap="RdBu_r", aspect="auto", norm=norm)
+    ax.set_xticks(range(len(pivot.columns)), [str(c) for c in pivot.columns])
+    ax.set_yticks(range(len(pivot.index)), [str(i) for i in pivot.index])
+    for (i, j), v in np.ndenumerate(values):
+        if np.isfinite(v):
+            star = "*" if marks is not None and bool(marks.iloc[i, j]) else ""
+            dark = abs(norm(v) - 0.5) > 0.3
+            ax.text(j, i, fmt.format(v) + star, ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, label=label, shrink=0.9)
+    ax.set_title(title, fontsize=10)
+    return fig
+
+
+def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, hue: str | None = None,
+         reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> Figure:
+    """Bars of `value` per `group` (side by side per `hue`), with the interval [low, high] as error
+    bars and an optional reference line (a fair share, no change); percent: values are shares."""
+    fig, (ax,) = _figure(3.8)
+    groups = list(dict.fromkeys(table[group].astype(str)))
+    hues = list(dict.fromkeys(table[hue].astype(str))) if hue else [None]
+    width = 0.8 / len(hues)
+    for k, h in enumerate(hues):
+        part = table if h is None else table[table[hue].astype(str) == h]
+        x = np.array([groups.index(g) for g in part[group].astype(str)]) + (k - (len(hues) - 1) / 2) * width
+        v = part[value].to_numpy(float)
+        err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v])
+        ax.bar(x, v, width * 0.92, yerr=err, capsize=2, label=h, error_kw={"elinewidth": 0.8})
+    if reference is not None:
+        ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
+    if percent:
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    long = max(map(len, groups)) > 8
+    ax.set_xticks(range(len(groups)), groups, rotation=30 if long else 0, ha="right" if long else "center")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    if hue:
+        ax.legend(fontsize=7, title=hue.replace("_name", "").replace("_", " "), title_fontsize=7,
+                  loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel: str, ylabel: str,
+          reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> Figure:
+    """One line of `value` against `x` per `line`, with its interval as a shaded band; percent:
+    values are shares."""
+    fig, (ax,) = _figure(4.2)
+    for name, part in table.groupby(line, observed=True, sort=False):
+        part = part.sort_values(x)
+        xs = part[x].to_numpy(float)
+        ax.plot(xs, part[value], marker="o", markersize=3, linewidth=1.2, label=str(name))
+        ax.fill_between(xs, part[low].to_numpy(float), part[high].to_numpy(float), alpha=0.15)
+    if reference is not None:
+        ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
+    if percent:
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    xs = np.unique(table[x].to_numpy(float))
+    if np.all(xs == np.round(xs)) and xs.size <= 12:
+        ax.set_xticks(xs)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def stacked_shares(shares: pd.DataFrame, title: str, xlabel: str, legend: str) -> Figure:
+    """Horizontal bars, one per row of `shares`, split into its columns' shares (a distribution)."""
+    fig, (ax,) = _figure(0.9 + 0.35 * len(shares))
+    left = np.zeros(len(shares))
+    n = len(shares.columns)
+    for k, c in enumerate(shares.columns):
+        v = shares[c].fillna(0).to_numpy(float)
+        ax.barh(np.arange(len(shares)), v, left=left, color=colormaps["viridis"](k / max(n - 1, 1)), label=str(c))
+        left += v
+    ax.set_yticks(range(len(shares)), [str(i) for i in shares.index])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, title=legend, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def histograms(values: pd.DataFrame, column: str, by: str, title: str, xlabel: str) -> Figure:
+    """The share of each integer value of `column`, one step line per `by` group."""
+    fig, (ax,) = _figure(3.8)
+    lo, hi = int(values[column].min()), int(values[column].max())
+    edges = np.arange(lo, hi + 2) - 0.5
+    for name, part in values.groupby(by, observed=True, sort=False):
+        counts, _ = np.histogram(part[column], edges)
+        ax.stairs(counts / max(counts.sum(), 1), edges, label=f"{name} (n={len(part):,})", linewidth=1.3)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return fig
+
+
+__all__ = ["heatmap", "bars", "lines", "stacked_shares", "histograms"]

@@ -1,0 +1,234 @@
+"""Balance metrics over results tables (one row per race and racer): DataFrames in, DataFrames out.
+
+Every rate comes with its sample size (`n`, or `races` for win rates) and a confidence interval
+(`low`, `high`); tests of many groups at once carry Holm-adjusted p-values (`p_holm`) and
+Benjamini-Hochberg q-values (`q_bh`) over the whole table, and `significant` (p_holm <= alpha).
+Columns read are those of the game-neutral result record (kernels/results.py) and the names the
+reader adds; nothing here knows the rules of a game.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .stats import (benjamini_hochberg, fair_share_test, holm, kendall, paired_difference, ratio_of_means,
+                    spearman, spearman_p, wilson_interval, z_value)
+
+ALPHA = 0.05
+#: the result record's codes (kernels/results.py)
+WIND_NAMES = {0: "still", 1: "crosswind", 2: "headwind", 3: "tailwind"}
+ELIM_CAUSES = {1: "no cards left", 2: "pulse over the limit"}
+RANGE_VISITS = (1, 2)
+
+
+def flag(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
+    """Add p_holm, q_bh and significant (p_holm <= alpha) for the table's `p` column: the table's
+    rows are one family of tests."""
+    table = table.copy()
+    table["p_holm"] = holm(table.p.to_numpy())
+    table["q_bh"] = benjamini_hochberg(table.p.to_numpy())
+    table["significant"] = table.p_holm <= alpha
+    return table
+
+
+def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Win rate per group against a fair share, one row per group.
+
+    rows: won and n_racers, and the `by` columns. races, wins, win_rate with its Wilson interval
+    (low, high); fair_share: the mean of 1/racers over the group's races; gap = win_rate -
+    fair_share; ratio = wins / expected wins (1 = fair; comparable across racer counts) with its
+    interval; z and p test win_rate == fair_share (reports.stats.fair_share_test). The groups'
+    races must be independent of each other within a group (one row per race: true for a
+    biathlete, a ski colour or a seat).
+    """
+    inv = 1.0 / rows.n_racers.to_numpy(dtype=np.float64)
+    work = pd.DataFrame({"won": rows.won.to_numpy(dtype=np.int64), "inv": inv, "var": inv * (1 - inv)})
+    for b in by:
+        work[b] = rows[b].to_numpy()
+    g = work.groupby(by, observed=True, sort=True)
+    t = pd.DataFrame({"races": g.size(), "wins": g.won.sum(), "expected": g.inv.sum(), "variance": g["var"].sum()})
+    t["win_rate"] = t.wins / t.races
+    t["low"], t["high"] = wilson_interval(t.wins.to_numpy(), t.races.to_numpy(), confidence)
+    t["fair_share"] = t.expected / t.races
+    t["gap"] = t.win_rate - t.fair_share
+    t["ratio"] = t.wins / t.expected
+    t["ratio_low"], t["ratio_high"] = t.low / t.fair_share, t.high / t.fair_share
+    t["z"], t["p"] = fair_share_test(t.wins.to_numpy(), t.expected.to_numpy(), t.variance.to_numpy())
+    return t.drop(columns=["expected", "variance"]).reset_index()
+
+
+def with_overall(rows: pd.DataFrame, key: str, by: list[str], label: str = "all", **kw) -> pd.DataFrame:
+    """win_rates by [key, *by], followed by the rows pooled over `key` (key = label)."""
+    split = win_rates(rows, [key, *by], **kw)
+    pooled = win_rates(rows, by, **kw)
+    pooled.insert(0, key, label)
+    split[key] = split[key].astype(str)
+    return pd.concat([split, pooled], ignore_index=True)
+
+
+def means(rows: pd.DataFrame, value: str, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Mean of a column per group with its normal interval (rows independent): n, mean, low, high."""
+    g = rows[value].astype(np.float64).groupby([rows[b] for b in by], observed=True, sort=True)
+    t = pd.DataFrame({"n": g.size(), "mean": g.mean()})
+    half = z_value(confidence) * g.std(ddof=1) / np.sqrt(t.n)
+    t["low"], t["high"] = t["mean"] - half, t["mean"] + half
+    return t.reset_index()
+
+
+def rates(rows: pd.DataFrame, flag: str | pd.Series, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
+    """Share of rows where a 0/1 (or boolean) column, or a mask aligned with rows, is set, per group
+    (rows independent): n, count, rate, low, high."""
+    x = (rows[flag] if isinstance(flag, str) else flag).astype(np.int64)
+    g = x.groupby([rows[b] for b in by], observed=True, sort=True)
+    t = pd.DataFrame({"n": g.size(), "count": g.sum()})
+    t["rate"] = t["count"] / t.n
+    t["low"], t["high"] = wilson_interval(t["count"].to_numpy(), t.n.to_numpy(), confidence)
+    return t.reset_index()
+
+
+# --- shooting --------------------------------------------------------------------------------------
+
+def shots(rows: pd.DataFrame, bands: tuple[int, ...] = (3, 7)) -> pd.DataFrame:
+    """One row per shot: rows' range visits stacked (visit 1, 2), visits without a shot left out.
+
+    Columns: biathlete_name, trail_name (where present), visit, hits (final, bullets included),
+    dice_hits, pulse (at the shot), band (pulse band: `bands` are the first pulse of each band
+    after the one from 0), wind (WIND_NAMES).
+    """
+    keep = [c for c in ("biathlete_name", "trail_name") if c in rows.columns]
+    parts = []
+    for k in RANGE_VISITS:
+        shot = rows[f"shots_{k}"].to_numpy() == 1
+        part = rows.loc[shot, keep].copy()
+        part["visit"] = k
+        for col, src in (("hits", "hits"), ("dice_hits", "dice_hits"), ("pulse", "shot_pulse"),
+                         ("wind", "shot_wind")):
+            part[col] = rows.loc[shot, f"{src}_{k}"].to_numpy()
+        parts.append(part)
+    out = pd.concat(parts, ignore_index=True)
+    out["band"] = pulse_band(out.pulse.to_numpy(), bands)
+    out["wind"] = pd.Categorical(out.wind.map(WIND_NAMES), categories=list(WIND_NAMES.values()))
+    return out
+
+
+def pulse_band(pulse: np.ndarray, bands: tuple[int, ...]) -> pd.Categorical:
+    """Pulse values as band labels: bands (3, 7) give 0-2, 3-6, 7+."""
+    edges = [0, *bands]
+    labels = [f"{a}-{b - 1}" for a, b in zip(edges, edges[1:])] + [f"{edges[-1]}+"]
+    return pd.Categorical.from_codes(np.searchsorted(edges, pulse, side="right") - 1, labels)
+
+
+def hit_distribution(shot_rows: pd.DataFrame, by: str = "biathlete_name", column: str = "hits",
+                     confidence: float = 0.95) -> pd.DataFrame:
+    """Per group and number of hits: shots (n), shots with that many hits (count) and their share
+    (rate) with its Wilson interval; every count from 0 to the most hits seen, zeros included."""
+    top = int(shot_rows[column].max())
+    parts = [rates(shot_rows, shot_rows[column] == h, [by], confidence).assign(**{column: h}) for h in range(top + 1)]
+    return pd.concat(parts, ignore_index=True)[[by, column, "n", "count", "rate", "low", "high"]]
+
+
+# --- paired variants -------------------------------------------------------------------------------
+
+UNIT = ["cell", "race"]                 # an independent unit: one race of one cell
+SEAT = [*UNIT, "seat"]
+
+
+def paired_outcomes(rows: pd.DataFrame, base: str, value: str = "won",
+                    describe: tuple[str, ...] = ("trail_name", "colour_name", "biathlete_name")) -> pd.DataFrame:
+    """One row per (cell, race, seat) of the base variant: its descriptors and `value` on every
+    variant, one column per variant (NaN where the cell did not play that variant).
+
+    Paired variants replay the same race indices with the same line-ups and dice streams, so the
+    seat's descriptors are the base variant's on every variant.
+    """
+    wide = rows.pivot_table(index=SEAT, columns="variant", values=value, observed=True, aggfunc="first")
+    wide.columns = [str(c) for c in wide.columns]
+    desc = rows.loc[rows.variant == base, [*SEAT, *describe]].set_index(SEAT)
+    out = desc.join(wide, how="inner")
+    if base not in out.columns:
+        raise ValueError(f"no rows of the base variant {base!r}")
+    return out
+
+
+def paired_changes(wide: pd.DataFrame, base: str, variant: str, by: list[str], where: pd.Series | None = None,
+                   confidence: float = 0.95) -> pd.DataFrame:
+    """Change of the outcome from base to variant per group, from race-by-race differences.
+
+    wide: paired_outcomes. where: a boolean mask of the seats to count (e.g. the ski colour a
+    variant changes). Per group, each race's mean difference over its counted seats is one unit;
+    races are independent, so the interval and test (reports.stats.paired_difference) hold
+    whatever the dependence between seats of one race. Columns: the `by` keys, change, low, high,
+    z, p, units (races), base_rate (the base variant's mean outcome on those seats).
+    """
+    sel = wide if where is None else wide[where.to_numpy()]
+    sel = sel[sel[variant].notna()]
+    d = (sel[variant] - sel[base]).rename("d").to_frame()
+    d["base_value"] = sel[base]
+    for b in by:
+        d[b] = sel[b].to_numpy()
+    out = []
+    groups = d.groupby(by, observed=True, sort=True) if by else [((), d)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        per_race = g.groupby(level=UNIT, observed=True).d.mean()
+        r = paired_difference(per_race.to_numpy(), confidence)
+        out.append({**dict(zip(by, key)), "change": r["mean"], "low": r["low"], "high": r["high"],
+                    "z": r["z"], "p": r["p"], "units": r["units"], "base_rate": g.base_value.mean()})
+    return pd.DataFrame(out)
+
+
+def per_race_change(wide: pd.DataFrame, base: str, variant: str, where: pd.Series) -> pd.Series:
+    """Each race's mean change on the counted seats, indexed by (cell, race); races without such a
+    seat or without the variant are left out."""
+    sel = wide[where.to_numpy() & wide[variant].notna().to_numpy()]
+    return (sel[variant] - sel[base]).groupby(level=UNIT, observed=True).mean()
+
+
+def exchange_rate(wide: pd.DataFrame, base: str, a: tuple[str, pd.Series], b: tuple[str, pd.Series],
+                  confidence: float = 0.95) -> dict:
+    """How many of token b one token a is worth: gain(a) / |gain(b)|, each the change of the win
+    rate of the seats its variant changes (masks), on the same races (reports.stats.ratio_of_means).
+
+    A currency variant that takes a token away loses win rate; its token is worth what the removal
+    costs, hence |gain(b)|. Columns: token, currency, rate, low, high, token_gain, currency_gain,
+    currency_p (test of currency_gain == 0), units (races)."""
+    ga, gb = (per_race_change(wide, base, v, m) for v, m in (a, b))
+    both = ga.index.union(gb.index)
+    r = ratio_of_means(ga.reindex(both).to_numpy(), gb.reindex(both).to_numpy(), confidence)
+    rate, low, high = (r["ratio"], r["low"], r["high"]) if r["b_mean"] >= 0 else (-r["ratio"], -r["high"], -r["low"])
+    return {"token": a[0], "currency": b[0], "rate": rate, "low": low, "high": high, "token_gain": r["a_mean"],
+            "currency_gain": r["b_mean"], "currency_p": r["b_p"], "units": r["units"]}
+
+
+# --- robustness ------------------------------------------------------------------------------------
+
+def rank_agreement(reference: pd.Series, other: pd.Series, se_reference: pd.Series | None = None,
+                   se_other: pd.Series | None = None, draws: int = 2000, seed: int = 0,
+                   confidence: float = 0.95) -> dict:
+    """How well two rankings of the same competitors agree (values: higher is better).
+
+    spearman, kendall (tau-b) and spearman_p (exact permutation test against no relation, up to 9
+    competitors). With standard errors: rerun_low/high, where Spearman's rho of a rerun of the
+    study would fall: each value redrawn from a normal with its standard error (parametric
+    bootstrap, seeded). Noise mostly blurs a ranking, so this tends to lie at or below the observed
+    rho; a wide one means sampling noise alone could reorder the competitors.
+    """
+    common = reference.index.intersection(other.index)
+    x, y = reference[common].to_numpy(float), other[common].to_numpy(float)
+    out = {"competitors": len(common), "spearman": spearman(x, y), "kendall": kendall(x, y),
+           "spearman_p": spearman_p(x, y)}
+    if se_reference is not None and se_other is not None:
+        rng = np.random.default_rng(seed)
+        sx, sy = se_reference[common].to_numpy(float), se_other[common].to_numpy(float)
+        # redrawn values are continuous, so ties have probability 0 and ranks are plain orders
+        rx, ry = ((v + s * rng.standard_normal((draws, v.size))).argsort(1).argsort(1) for v, s in ((x, sx), (y, sy)))
+        rx, ry = rx - rx.mean(1, keepdims=True), ry - ry.mean(1, keepdims=True)
+        rhos = (rx * ry).sum(1) / np.sqrt((rx * rx).sum(1) * (ry * ry).sum(1))
+        tail = (1 - confidence) / 2
+        out["rerun_low"], out["rerun_high"] = (float(q) for q in np.nanquantile(rhos, [tail, 1 - tail]))
+    return out
+
+
+__all__ = ["ALPHA", "WIND_NAMES", "ELIM_CAUSES", "flag", "win_rates", "with_overall", "means", "rates",
+           "shots", "pulse_band", "hit_distribution", "paired_outcomes", "paired_changes",
+           "per_race_change", "exchange_rate", "rank_agreement"]

@@ -1,0 +1,69 @@
+"""What a report reads: the description of a study's cells and variants, and a reader of its table.
+
+The reports package knows nothing of how results are stored or which game made them; `sim`
+builds a `ResultsSource` from a study's or a run's output folder (sim.results_folder) and the
+report asks it for the columns each section needs, one row per race and racer with `cell` and
+`variant` columns and the names (trail_name, colour_name, biathlete_name, player_name) beside the
+ids (columns: kernels/results.py, docs/studies.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import pandas as pd
+
+#: read(columns, cells, variants) -> rows; cells / variants None means all of them
+Reader = Callable[[Sequence[str], Sequence[str] | None, Sequence[str] | None], pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class CellInfo:
+    """One cell as played. balanced: balanced line-ups (every biathlete in every ski colour
+    equally often) rather than a fixed line-up. players: the distinct player names of its seats."""
+
+    name: str
+    trail: str
+    racers: int
+    balanced: bool
+    players: tuple[str, ...]
+    races: int
+    variants: tuple[str, ...]
+
+    @property
+    def persona(self) -> str | None:
+        """The player in every seat, or None where the seats have different players."""
+        return self.players[0] if len(self.players) == 1 else None
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """A data variant: its description and patches (dicts with file, path, value)."""
+
+    name: str
+    description: str = ""
+    patches: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResultsSource:
+    title: str
+    description: str
+    path: str
+    cells: tuple[CellInfo, ...]
+    read: Reader
+    variants: dict[str, VariantInfo] = field(default_factory=dict)
+    base: str = "base"          # the variant that is the data as it is
+    command: str = ""
+
+    def cell_names(self, *, balanced: bool | None = None, persona: str | None = None,
+                   variant: str | None = None) -> list[str]:
+        """Names of the cells that match: balanced line-ups or not, one persona in every seat,
+        played on a variant."""
+        return [c.name for c in self.cells
+                if (balanced is None or c.balanced == balanced)
+                and (persona is None or c.persona == persona)
+                and (variant is None or variant in c.variants)]
+
+
+__all__ = ["CellInfo", "VariantInfo", "ResultsSource", "Reader"]

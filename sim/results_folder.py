@@ -1,0 +1,105 @@
+"""A study's or a run's output folder as a report source (reports.source.ResultsSource).
+
+A study folder holds study.json and results/cell=<cell>/variant=<variant>/ with a manifest each
+(sim.study); a run folder holds manifest.json and results/part-*.parquet (sim.run). Both become
+cells (a run is one cell named after its folder, on the base variant) and a reader that loads
+only the columns, cells and variants a report section asks for.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from reports.source import CellInfo, ResultsSource, VariantInfo
+
+from .run import chunk_files, read_manifest, read_results
+from .study import BASE
+
+
+def open_results(path: str | Path) -> ResultsSource:
+    """The report source of a study's or a run's output folder; ValueError (one line) if the folder
+    is missing, is neither, or holds no finished chunk."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ValueError(f"{path}: no such folder")
+    if (path / "study.json").is_file():
+        return _study_source(path)
+    if (path / "manifest.json").is_file():
+        return _run_source(path)
+    raise ValueError(f"{path} is not the output of a study (no study.json) or of a run (no manifest.json)")
+
+
+def _stored(columns) -> list[str]:
+    """The stored columns among those asked for: names come with their ids, cell and variant from
+    the folders."""
+    return [c for c in columns if c not in ("cell", "variant") and not c.endswith("_name")]
+
+
+def _cell_info(name: str, manifest: dict, variants: tuple[str, ...]) -> CellInfo:
+    d = manifest["design"]
+    return CellInfo(name, d["trail"], int(d["racers"]), d["biathletes"] is None,
+                    tuple(manifest["names"]["player"]), int(manifest["races"]), variants)
+
+
+def _study_source(path: Path) -> ResultsSource:
+    try:
+        study = json.loads((path / "study.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path / 'study.json'}: not a study description ({exc})") from None
+    folders: dict[str, dict[str, Path]] = {}
+    for folder in sorted((path / "results").glob("cell=*/variant=*")):
+        if chunk_files(folder):
+            cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
+            folders.setdefault(cell, {})[variant] = folder
+    if not folders:
+        raise ValueError(f"{path} holds no finished results of a study yet")
+    order = [c["name"] for c in study.get("cells", [])]
+    names = sorted(folders, key=lambda c: order.index(c) if c in order else len(order))
+    cells = tuple(_cell_info(c, read_manifest(next(iter(folders[c].values()))), tuple(folders[c]))
+                  for c in names)
+
+    def read(columns, cells=None, variants=None) -> pd.DataFrame:
+        parts = []
+        for cell in cells if cells is not None else names:
+            for variant, folder in folders.get(cell, {}).items():
+                if variants is None or variant in variants:
+                    parts.append(read_results(folder, _stored(columns)).assign(cell=cell, variant=variant))
+        return _concat(parts, columns)
+
+    variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())))
+                for name, v in study.get("variants", {}).items()}
+    return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
+                         read, variants, BASE, study.get("command", ""))
+
+
+def _run_source(path: Path) -> ResultsSource:
+    manifest = read_manifest(path)
+    if not chunk_files(path):
+        raise ValueError(f"{path} holds no finished chunk of a run yet")
+    name = path.resolve().name
+    try:
+        cell = _cell_info(name, manifest, (BASE,))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{path / 'manifest.json'}: not the manifest of a run ({exc})") from None
+
+    def read(columns, cells=None, variants=None) -> pd.DataFrame:
+        wanted = (cells is None or name in cells) and (variants is None or BASE in variants)
+        parts = [read_results(path, _stored(columns)).assign(cell=name, variant=BASE)] if wanted else []
+        return _concat(parts, columns)
+
+    d = manifest["design"]
+    title = f"Run of {manifest['races']:,} races on {d['trail']}, {d['racers']} racers"
+    return ResultsSource(title, "", str(path), (cell,), read, {BASE: VariantInfo(BASE, "the data as it is")},
+                         BASE, manifest.get("command", ""))
+
+
+def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:
+    if not parts:
+        return pd.DataFrame(columns=["cell", "variant", *columns])
+    df = pd.concat(parts, ignore_index=True)
+    for key in ("cell", "variant", "trail_name", "colour_name", "biathlete_name", "player_name"):
+        if key in df.columns:
+            df[key] = df[key].astype("category")
+    return df

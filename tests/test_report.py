@@ -1,0 +1,242 @@
+"""The balance report: its statistics against exact values, its tables against counts from the raw
+table, its files, the command's handling of bad input, and the page in a headless browser."""
+import shutil
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from reports import metrics as M
+from reports.report import ReportOptions, Context, build_report, gear_section, robustness_section
+from reports.stats import (benjamini_hochberg, holm, kendall, paired_difference, ratio_of_means, spearman,
+                           spearman_p, wilson_interval)
+from sim.cli import main
+from sim.results_folder import open_results
+from sim.study import load_study, read_study, run_study
+
+STUDY = """
+title = "tiny balance"
+seed = 11
+chunk_size = 480
+
+[defaults]
+races = 960
+
+[[variant]]
+name = "green-wax+1"
+set = [{ file = "game.toml", path = "gear.green.wax.green", value = 5 }]
+
+[[variant]]
+name = "green-bullet+1"
+set = [{ file = "game.toml", path = "gear.green.bullets", value = 4 }]
+
+[[cell]]
+name = "balanced"
+trail = "Kurz"
+racers = 3
+variants = ["base", "green-wax+1", "green-bullet+1"]
+
+[[cell]]
+name = "balanced-Short"
+trail = "Short"
+racers = 4
+races = 480
+
+[[cell]]
+name = "sprinter"
+trail = "Kurz"
+racers = 3
+players = ["sprinter"]
+races = 480
+"""
+
+
+def quiet(*_):
+    pass
+
+
+@pytest.fixture(scope="module")
+def study_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    path = root / "study.toml"
+    path.write_text(textwrap.dedent(STUDY))
+    run_study(load_study(path), root / "results", progress=False, log=quiet)
+    return root / "results"
+
+
+@pytest.fixture(scope="module")
+def report(study_dir, tmp_path_factory):
+    return build_report(open_results(study_dir), tmp_path_factory.mktemp("out") / "report", log=quiet)
+
+
+# --- statistics against exact values ---------------------------------------------------------------
+
+def test_wilson_interval_matches_newcombe():
+    # Newcombe (1998), Statistics in Medicine 17:857, table I: 81/263 -> 0.2553 .. 0.3662
+    low, high = wilson_interval(81, 263)
+    assert (round(low, 4), round(high, 4)) == (0.2553, 0.3662)
+
+
+def test_holm_and_benjamini_hochberg_on_a_known_vector():
+    p = [0.01, 0.04, 0.03, 0.005, np.nan]
+    # Holm: sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04 -> running max
+    np.testing.assert_allclose(holm(p), [0.03, 0.06, 0.06, 0.02, np.nan])
+    # BH: times 4/1, 4/2, 4/3, 4/4 = 0.02, 0.02, 0.04, 0.04 -> running min from the top
+    np.testing.assert_allclose(benjamini_hochberg(p), [0.02, 0.04, 0.04, 0.02, np.nan])
+    np.testing.assert_allclose(benjamini_hochberg(p[:4]), stats.false_discovery_control(p[:4]))
+
+
+def test_rank_correlations_match_scipy_and_the_exact_permutation_count():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=8)
+    y = x + rng.normal(size=8)
+    assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert kendall(x, y) == pytest.approx(stats.kendalltau(x, y).statistic)
+    ties = ([1, 2, 2, 3, 4], [2, 1, 3, 3, 5])
+    assert spearman(*ties) == pytest.approx(stats.spearmanr(*ties).statistic)
+    assert kendall(*ties) == pytest.approx(stats.kendalltau(*ties).statistic)
+    # 4 items in the same order: only the same and the reversed ordering reach |rho| = 1: 2 of 24
+    assert spearman_p([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(2 / 24)
+
+
+def test_ratio_of_means_of_proportional_measurements():
+    b = np.array([1.0, 2.0, 3.0, np.nan, 5.0])
+    r = ratio_of_means(2 * b, b)
+    assert r["ratio"] == pytest.approx(2) and r["low"] == pytest.approx(2) and r["high"] == pytest.approx(2)
+
+
+def test_paired_changes_on_a_constructed_table():
+    # 4 races x 2 seats on base and on a variant; the green seat wins 1 race more on the variant,
+    # so its change per race is (+1, 0, 0, 0) and the interval that of those four numbers
+    won = {"base": [1, 0, 0, 1, 0, 1, 1, 0], "v": [0, 1, 0, 1, 0, 1, 1, 0]}
+    rows = pd.concat([pd.DataFrame({
+        "cell": "c", "variant": v, "race": np.repeat([0, 1, 2, 3], 2), "seat": np.tile([0, 1], 4),
+        "won": w, "trail_name": "T", "colour_name": ["red", "green"] * 4, "biathlete_name": list("ABBAABBA")})
+        for v, w in won.items()], ignore_index=True)
+    wide = M.paired_outcomes(rows, "base")
+    t = M.paired_changes(wide, "base", "v", [], wide.colour_name == "green")
+    expected = paired_difference([1, 0, 0, 0])
+    assert t.change[0] == pytest.approx(0.25) and t.units[0] == 4
+    assert (t.low[0], t.high[0]) == pytest.approx((expected["low"], expected["high"]))
+    assert t.base_rate[0] == pytest.approx(0.5)
+    red = M.paired_changes(wide, "base", "v", ["biathlete_name"], wide.colour_name == "red")
+    assert list(red.change) == [-0.5, 0.0]      # A on red lost race 0 of its races 0, 2; B: no change
+
+
+def test_win_rates_against_a_mixed_fair_share():
+    rows = pd.DataFrame({"who": ["a"] * 4, "won": [1, 0, 1, 0], "n_racers": [2, 2, 4, 4]})
+    t = M.win_rates(rows, ["who"]).iloc[0]
+    assert t.fair_share == pytest.approx(0.375) and t.ratio == pytest.approx(2 / 1.5)
+    assert t.z == pytest.approx((2 - 1.5) / np.sqrt(0.25 + 0.25 + 0.1875 + 0.1875))
+
+
+# --- the report from a tiny study --------------------------------------------------------------------
+
+def test_report_folder_holds_html_figures_and_tables(report):
+    out = report.out
+    assert (out / "report.html").is_file() and (out / "findings.txt").is_file()
+    assert len(report.figure_names) >= 14 and len(set(report.figure_names)) == len(report.figure_names)
+    for name in report.figure_names:
+        assert (out / "figures" / f"{name}.png").stat().st_size > 1000
+        assert (out / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
+    for name in report.table_names:
+        assert len(pd.read_csv(out / "tables" / f"{name}.csv")) > 0
+    assert {s.key for s in report.sections if s.skipped} == set()
+    html = (out / "report.html").read_text()
+    assert html.count("<img ") == len(report.figure_names)
+    assert "Exchange rates: one green-wax+1 = " in html and "Red question" in html
+
+
+def test_win_rate_table_agrees_with_the_raw_table(report, study_dir):
+    t = pd.read_csv(report.out / "tables" / "win_rates_by_trail.csv")
+    raw = read_study(study_dir, columns=["won"], cells=["balanced", "balanced-Short"])
+    raw = raw[raw.variant == "base"]
+    counts = raw.groupby(["trail_name", "biathlete_name"], observed=True).won.agg(["size", "sum"])
+    for (trail, who), row in counts.iterrows():
+        got = t[(t.trail_name == trail) & (t.biathlete_name == who)].iloc[0]
+        assert (got.races, got.wins) == (row["size"], row["sum"])
+        assert (got.low, got.high) == pytest.approx(wilson_interval(row["sum"], row["size"]))
+    pooled = t[t.trail_name == "all"]
+    assert pooled.races.sum() == len(raw) and pooled.wins.sum() == raw.won.sum()
+
+
+def test_gear_value_agrees_with_race_by_race_differences(report, study_dir):
+    t = pd.read_csv(report.out / "tables" / "gear_value.csv")
+    got = t[(t.variant == "green-wax+1") & (t.trail_name == "all")].iloc[0]
+    raw = read_study(study_dir, columns=["race", "seat", "won"], cells=["balanced"])
+    green = raw[raw.colour_name == "green"].pivot_table(index=["race", "seat"], columns="variant", values="won",
+                                                        observed=True)
+    d = green["green-wax+1"] - green["base"]
+    assert got.units == len(d) and got.change == pytest.approx(d.mean())
+    assert got.colour == "green"
+
+
+def test_sections_the_study_cannot_support_say_what_would(study_dir):
+    source = open_results(study_dir)
+    only_base = replace(source, cells=tuple(replace(c, variants=("base",)) for c in source.cells
+                                            if c.persona == "balanced"))
+    ctx = Context(only_base, ReportOptions())
+    gear, robust = gear_section(ctx), robustness_section(ctx)
+    assert "variants = [" in gear.skipped and "players = [" in robust.skipped
+    assert gear.figures == robust.figures == []
+
+
+def test_report_of_a_single_run(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["run", "--trail", "Short", "--racers", "3", "--races", "480", "--out", str(run), "--quiet"]) == 0
+    assert main(["report", str(run), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "report: " in out and "Value of wax and bullets: skipped." in out
+    assert (tmp_path / "r" / "figures" / "win_rate_heatmap.svg").is_file()
+
+
+@pytest.mark.parametrize("make", [lambda p: p / "missing", lambda p: p, lambda p: (p / "study.json").write_text("{")
+                                  or p])
+def test_bad_results_folder_is_one_line_and_status_2(tmp_path, capsys, make):
+    target = make(tmp_path)
+    assert main(["report", str(target), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim report: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_report_help_has_examples(capsys):
+    with pytest.raises(SystemExit):
+        main(["report", "--help"])
+    assert "examples:" in capsys.readouterr().out
+
+
+# --- the page in a browser -------------------------------------------------------------------------
+
+def _browser(playwright):
+    """Playwright's own Chromium if installed, else a Chromium or Chrome on PATH; None if neither."""
+    try:
+        return playwright.chromium.launch()
+    except Exception:
+        for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+            path = shutil.which(name)
+            if path:
+                return playwright.chromium.launch(executable_path=path)
+    return None
+
+
+def test_report_opens_in_headless_chromium_with_every_figure(report):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (test extra)")
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        if browser is None:
+            pytest.skip("no Chromium: run `playwright install chromium` or install chromium")
+        page = browser.new_page()
+        errors = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(Path(report.out / "report.html").resolve().as_uri(), wait_until="load")
+        loaded = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
+        title = page.title()
+        browser.close()
+    assert errors == []
+    assert len(loaded) == len(report.figure_names) and all(loaded)
+    assert title.startswith("Balance report")
