@@ -23,11 +23,16 @@ def load_or_report(data, patches=()):
     try:
         return load_bundle(data, patches)
     except DataError as exc:
-        where = data or "the shipped data"
-        print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
-        for p in exc.problems:
-            print(str(p), file=sys.stderr)
+        print_problems(data or "the shipped data", exc)
         return None
+
+
+def print_problems(where, exc: DataError) -> int:
+    """Every problem of a DataError, one line each, under a heading naming where they are."""
+    print(f"{where}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
+    for p in exc.problems:
+        print(str(p), file=sys.stderr)
+    return EXIT_BAD_DATA
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -210,7 +215,6 @@ def cmd_study(args: argparse.Namespace) -> int:
     import shlex
 
     from .study import load_study, run_study
-    from .validation import DataError
 
     def bad(message: str) -> int:
         return fail("study", message)
@@ -218,10 +222,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     try:
         study = load_study(args.file)
     except DataError as exc:
-        print(f"{args.file}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
-        for p in exc.problems:
-            print(str(p), file=sys.stderr)
-        return EXIT_BAD_DATA
+        return print_problems(args.file, exc)
     only = split_list(args.cells)
     if only:
         unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
@@ -242,10 +243,7 @@ def cmd_study(args: argparse.Namespace) -> int:
         summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
                             scheduler=args.scheduler, command=command, only=only)
     except DataError as exc:
-        print(f"{args.file}: {len(exc.problems)} problem(s) found:", file=sys.stderr)
-        for p in exc.problems:
-            print(str(p), file=sys.stderr)
-        return EXIT_BAD_DATA
+        return print_problems(args.file, exc)
     except (KeyError, ValueError, OSError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
@@ -254,6 +252,27 @@ def cmd_study(args: argparse.Namespace) -> int:
     rates = (g.wins / g.races).unstack(["cell", "variant"]).round(4)
     print("win rate per biathlete, by cell and variant:")
     print(rates.to_string())
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from reports.report import ReportOptions, build_report
+
+    from .results_folder import open_results
+
+    if not 0 < args.confidence < 1:
+        return fail("report", f"--confidence must lie strictly between 0 and 1, got {args.confidence}")
+    try:
+        source = open_results(args.results)
+        options = ReportOptions(confidence=args.confidence, reference=args.reference)
+        report = build_report(source, args.out, options, log=(lambda _: None) if args.quiet else print)
+    except (ValueError, KeyError, OSError) as exc:
+        return fail("report", str(exc.args[0]) if exc.args else str(exc))
+    print("findings:")
+    for line in report.findings:
+        print(f"- {line}")
+    print(f"report: {args.out}/report.html ({len(report.figure_names)} figures in {args.out}/figures/, "
+          f"{len(report.table_names)} tables in {args.out}/tables/)")
     return 0
 
 
@@ -357,6 +376,136 @@ def _wrap(text: str, width: int = 98) -> list[str]:
     return [line for para in text.splitlines() for line in textwrap.wrap(para, width)]
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .compare import check_pairable, compare, format_table, parse_set
+
+    def bad(message: str) -> int:
+        return fail("compare", message)
+
+    if bool(args.changed) == bool(args.set):
+        return bad("give the changed data: --changed DIR or one or more --set FILE:PATH=VALUE (not both)")
+    if args.races < 1 or args.chunk < 1:
+        return bad("--races and --chunk must be at least 1")
+    patches, problems = [], []
+    for text in args.set or []:
+        try:
+            patches.append(parse_set(text))
+        except ValueError as exc:
+            problems.append(str(exc))
+    if problems:
+        for line in problems:
+            print(f"biathlon-sim compare: {line}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    base = load_or_report(args.base)
+    if base is None:
+        return EXIT_BAD_DATA
+    changed = load_or_report(args.changed or args.base, patches)
+    if changed is None:
+        return EXIT_BAD_DATA
+    trails = split_list(args.trails) or list(base.trail_names)
+    problems = check_pairable(base, changed, trails)
+    if problems:
+        for line in problems:
+            print(f"biathlon-sim compare: {line}", file=sys.stderr)
+        return EXIT_BAD_DATA
+    if base.data_hash == changed.data_hash:
+        print("note: the changed data equals the base (same data hash); every difference will be 0")
+    try:
+        result = compare(base, changed, trails, args.racers, args.races, args.seed,
+                         tuple(split_list(args.players) or ["balanced"]), args.chunk, args.jobs,
+                         progress=not args.quiet, correction=args.correction)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    except DataError as exc:
+        return bad(str(exc).splitlines()[0])
+    print(result.describe())
+    t = result.table
+    nw = result.no_winner
+    print(f"races without a winner: base {nw.base.sum():,}, changed {nw.changed.sum():,} of {nw.races.sum():,}")
+    shown = t if args.rows is None else t.head(args.rows)
+    print(f"win rate per biathlete (all trails{', and per trail' if len(trails) > 1 else ''}) and per ski "
+          f"colour, largest change first; diff and its 95% interval in percentage points, paired by race; "
+          f"* = significant at 5% after {'Holm' if args.correction == 'holm' else 'Benjamini-Hochberg'} "
+          f"correction over {len(t)} rows ({int(t.significant.sum())} significant):")
+    print(format_table(shown))
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            t.to_csv(out / "comparison.csv", index=False)
+            counts = result.counts.reset_index()
+            for key, names in (("trail", base.trail_names), ("biathlete", base.biathlete_names)):
+                counts.insert(counts.columns.get_loc(key) + 1, f"{key}_name", [names[i] for i in counts[key]])
+            counts.to_csv(out / "counts.csv", index=False)
+        except OSError as exc:
+            return bad(f"--out {args.out}: {exc.strerror or exc}")
+        print(f"tables: {out / 'comparison.csv'}, {out / 'counts.csv'} (counts per trail, biathlete and ski colour)")
+    return 0
+
+
+def cmd_worldcup(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .worldcup import CupRules, play_world_cups
+
+    def bad(message: str) -> int:
+        return fail("worldcup", message)
+
+    if args.cups < 1 or args.chunk < 1 or args.rating_races < 1:
+        return bad("--cups, --chunk and --rating-races must be at least 1")
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    draft = args.draft.strip()
+    draft = draft.lower() if draft.lower() in ("rated", "random") else tuple(split_list(draft))
+    rules = CupRules(trails=tuple(split_list(args.trails)), racers=args.racers, draft=draft,
+                     redraft=args.redraft, players=tuple(split_list(args.players) or ["balanced"]))
+    try:
+        cups = play_world_cups(bundle, rules, args.cups, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
+                               progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    except DataError as exc:
+        return bad(str(exc).splitlines()[0])
+    print(cups.describe() + f"; data {bundle.data_hash}")
+    if cups.ratings is not None:
+        print(f"draft ratings: win rate per trail in {args.rating_races:,} races of balanced line-ups per trail"
+              + ("" if rules.redraft else "; the draft uses their mean (cup)"))
+        print(cups.ratings.sort_values("cup", ascending=False).round(4).to_string())
+    odds = cups.title_odds()
+    print("\ntitle odds per biathlete (its share of all titles, 95% Wilson interval), cups drafted, "
+          "odds when drafted, mean cup points when drafted, mean place per race raced"
+          + (" (with --redraft: by the biathlete each player drafted for race 1)" if rules.redraft else "") + ":")
+    print(odds.round(4).to_string())
+    print("\ntitle odds by place in the race 1 draft (1 = first pick, the earliest ski colour of race 1):")
+    print(cups.by_pick().round(4).to_string())
+    gap = cups.pick_gap()
+    print(f"first pick minus last pick: {gap['mean'] * 100:+.2f} points [{gap['low'] * 100:+.2f}, "
+          f"{gap['high'] * 100:+.2f}] (95%, paired by cup over {gap['units']:,} cups), p = "
+          + ("<1e-15" if gap["p"] < 1e-15 else f"{gap['p']:.2g}"))
+    if cups.cups.player_name.nunique() > 1:
+        print("\ntitle odds by player:")
+        print(cups.by_player().round(4).to_string())
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            cups.cups.to_csv(out / "cups.csv", index=False)
+            odds.to_csv(out / "title_odds.csv")
+            cups.by_pick().to_csv(out / "by_pick.csv")
+            if cups.ratings is not None:
+                cups.ratings.to_csv(out / "ratings.csv")
+            cups.races.to_parquet(out / "races.parquet", index=False)
+        except OSError as exc:
+            return bad(f"--out {args.out}: {exc.strerror or exc}")
+        print(f"\ntables: {out}/cups.csv (one row per cup and player), title_odds.csv, by_pick.csv"
+              + (", ratings.csv" if cups.ratings is not None else "")
+              + ", races.parquet (one row per race and racer, with cup and race_no)")
+    return 0
+
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -399,9 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--colours", default=None, metavar="COLOURS",
                    help="comma-separated ski colours, one per seat (red, black, yellow, green, blue, "
                         "white; default: the ski colour order)")
-    r.add_argument("--players", default="heuristic", metavar="KINDS",
-                   help="player kind for every seat, or a comma-separated list, one per seat "
-                        "(heuristic, random; default: heuristic)")
+    r.add_argument("--players", default="balanced", metavar="PLAYERS",
+                   help="player for every seat, or a comma-separated list, one per seat: a persona "
+                        "(balanced, sprinter, conservative, sharpshooter, lookahead, ...), random, or "
+                        "a persona file (.toml); default: balanced")
     r.add_argument("--seed", type=int, default=1, help="the study's seed (default: 1)")
     r.add_argument("--race", type=int, default=0, help="the race index within the study (default: 0)")
     r.add_argument("--states", action="store_true",
@@ -447,7 +597,10 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
     u.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
     u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up")
-    u.add_argument("--players", default=None, help="one player for all seats or one per seat")
+    u.add_argument("--players", default=None,
+                   help="one player for all seats or one per seat, comma-separated: persona names "
+                        "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
+                        "files (.toml); default: balanced")
     u.add_argument("--races", type=int, default=10000)
     u.add_argument("--seed", type=int, default=1)
     u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
@@ -482,6 +635,29 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--dry-run", action="store_true", help="check the study and list its cells; play nothing")
     st.add_argument("--quiet", action="store_true", help="no progress bars")
     st.set_defaults(func=cmd_study)
+    rp = sub.add_parser(
+        "report", help="turn a study's results into the balance report (HTML, figures, tables)",
+        description="Read a study's output folder (biathlon-sim study --out) or a run's (biathlon-sim run "
+                    "--out) and write the balance report to --out: report.html (self-contained: findings "
+                    "written from the numbers, figures embedded, tables), every figure as PNG and SVG in "
+                    "figures/, every table as CSV in tables/, and findings.txt. Every rate carries its "
+                    "sample size and a confidence interval; gaps to a fair share are flagged after "
+                    "Holm's correction. Sections the study cannot support (no paired variants, one "
+                    "persona) are replaced by a sentence naming the cells that would enable them "
+                    "(docs/reports.md). Exits 2 with one line when RESULTS is not such a folder.",
+        epilog="examples:\n  biathlon-sim report runs/balance --out out/balance\n"
+               "  biathlon-sim report runs/wax --out out/wax --confidence 0.99\n"
+               "  biathlon-sim report runs/kurz4 --out out/kurz4          # a single run\n"
+               "  biathlon-sim report runs/balance --out out/sprinter --reference sprinter",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rp.add_argument("results", metavar="RESULTS", help="a study's or a run's output folder")
+    rp.add_argument("--out", required=True, metavar="DIR", help="where the report goes (created if needed)")
+    rp.add_argument("--confidence", type=float, default=0.95, help="level of every interval (default 0.95)")
+    rp.add_argument("--reference", default=None, metavar="PERSONA",
+                    help="the persona whose balanced line-ups make the main tables (default: the one "
+                         "with the most races)")
+    rp.add_argument("--quiet", action="store_true", help="no progress lines")
+    rp.set_defaults(func=cmd_report)
     lad = sub.add_parser(
         "ladder", help="play players against each other and rank them by win rate",
         description="Play players (names, or persona files ending in .toml) against each other with "
@@ -547,6 +723,93 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
     tu.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
     tu.set_defaults(func=cmd_tune)
+    co = sub.add_parser(
+        "compare", help="what-if: a base and a changed data set on the same races, win rates compared",
+        description="Play the same races on a base data set and a changed one (--changed DIR, or the base "
+                    "with --set patches) and report which win rates moved: per biathlete over all trails, "
+                    "per biathlete on each trail and per ski colour, the base and changed win rate, their "
+                    "difference with a 95% interval, a p-value and a flag where it stays significant after "
+                    "correcting for the number of rows (Holm; --correction bh for Benjamini-Hochberg); "
+                    "largest change first.\n\n"
+                    "Pairing: both data sets play races 0 .. N-1 of balanced line-ups on each trail with "
+                    "the same seed, so race i seats the same biathletes in the same ski colours and starts "
+                    "from the same shuffles and dice stream on both (common random numbers). For a "
+                    "biathlete (or ski colour), each race it raced in gives one paired difference, "
+                    "won on the changed data minus won on the base, for the same race and seat; races are "
+                    "independent, so the interval and test come from the variance of that per-race "
+                    "difference (standard error sd / sqrt(races)). Most races end the same way on both "
+                    "data sets, so this is far tighter than comparing two independent runs. Each trail "
+                    "plays with its own seed derived from --seed and the trail's name.\n\n"
+                    "--set FILE:PATH=VALUE changes one value of a data file as it is read (docs/studies.md, "
+                    "Patches): FILE relative to the data directory, PATH dotted keys where key[Name] picks "
+                    "an entry by name, VALUE in TOML (a bare word is a string). A patch or data set that "
+                    "does not fit is reported one line per problem, exit status 2.",
+        epilog="examples:\n"
+               "  biathlon-sim compare --set 'biathletes/olsson.toml:accuracy=[2,4,5]' --races 40000 --jobs 2\n"
+               "  biathlon-sim compare --set 'biathletes/olsson.toml:card[Long Glide].top.flat=7' --trails Kurz\n"
+               "  biathlon-sim compare --set game.toml:gear.red.bullets=5 --set 'game.toml:gear.red.wax={ black = 1 }'\n"
+               "  biathlon-sim compare --set game.toml:switches.coach_boost=until_usable --out runs/coach\n"
+               "  biathlon-sim compare --base my-data --changed my-data-v2 --racers 5 --races 20000",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    co.add_argument("--base", default=None, metavar="DIR", help="base data directory (default: shipped)")
+    co.add_argument("--changed", default=None, metavar="DIR", help="changed data directory")
+    co.add_argument("--set", action="append", default=None, metavar="FILE:PATH=VALUE",
+                    help="change one value of the base data (repeat for several changes)")
+    co.add_argument("--trails", default=None, help="comma-separated trails (default: all)")
+    co.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
+    co.add_argument("--races", type=int, default=9600,
+                    help="races per trail on each data set, rounded up to whole blocks of line-ups "
+                         "(biathletes x 6; default 9600)")
+    co.add_argument("--seed", type=int, default=1)
+    co.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
+    co.add_argument("--correction", choices=("holm", "bh"), default="holm",
+                    help="multiple-comparison correction over the rows (default holm)")
+    co.add_argument("--rows", type=int, default=None, help="print only the first N rows (default all)")
+    co.add_argument("--chunk", type=int, default=4800, help="races per task (default 4800)")
+    co.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    co.add_argument("--out", default=None, metavar="DIR",
+                    help="write comparison.csv and counts.csv (per trail, biathlete and ski colour) here")
+    co.add_argument("--quiet", action="store_true", help="no progress bar")
+    co.set_defaults(func=cmd_compare)
+    wc = sub.add_parser(
+        "worldcup", help="play World Cups: title odds per biathlete and by draft position",
+        description="Play World Cups of four races (Lang, Kurz, Short, Long by default) by the rules in "
+                    "docs/rules.md, World Cup: race 1 ski colours at random; from race 2 each player, in "
+                    "the previous race's finishing order, takes the earliest free ski colour; biathletes "
+                    "drafted in ski colour order once before race 1 (each player keeps its biathlete), or "
+                    "before every race with --redraft; places scored as points, lowest total wins, ties "
+                    "to the better place in the last race. Draft rules: rated (each picks the free "
+                    "biathlete with the best win rate in a calibration run of balanced line-ups: mean over "
+                    "the cup's trails, or on the race's trail with --redraft), random, or a preference "
+                    "list of names. Prints each biathlete's title odds with 95% Wilson intervals, mean "
+                    "points, title odds by draft position and the first-minus-last-pick gap paired by "
+                    "cup. A cup is a function of (--seed, cup index): the same whatever --jobs and "
+                    "--chunk; race k of cup c is race index c x races + k - 1 of the seed (replay it with "
+                    "`replay` and the line-up from cups.csv).",
+        epilog="examples:\n"
+               "  biathlon-sim worldcup --cups 20000 --jobs 2\n"
+               "  biathlon-sim worldcup --cups 20000 --draft random --out runs/cup-random\n"
+               "  biathlon-sim worldcup --cups 10000 --redraft --racers 5\n"
+               "  biathlon-sim worldcup --cups 5000 --draft Olsson,Owens,Wei,Pinto,Fischer,Bakken,Girard,Leitner",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    wc.add_argument("--cups", type=int, default=10000, help="World Cups to play (default 10000)")
+    wc.add_argument("--racers", type=int, default=4, help="players per cup (default 4)")
+    wc.add_argument("--draft", default="rated", metavar="RULE",
+                    help="rated, random, or a comma-separated preference list of biathletes (default rated)")
+    wc.add_argument("--redraft", action="store_true",
+                    help="draft again before every race, in that race's ski colour order (the book's set-up)")
+    wc.add_argument("--rating-races", type=int, default=9600,
+                    help="races per trail of the calibration run behind a rated draft (default 9600)")
+    wc.add_argument("--trails", default="Lang,Kurz,Short,Long", help="the races, in order (default Lang,Kurz,Short,Long)")
+    wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
+    wc.add_argument("--seed", type=int, default=1)
+    wc.add_argument("--chunk", type=int, default=500, help="cups per task (default 500)")
+    wc.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    wc.add_argument("--out", default=None, metavar="DIR",
+                    help="write cups.csv, title_odds.csv, by_pick.csv, ratings.csv and races.parquet here")
+    wc.add_argument("--quiet", action="store_true", help="no progress bars")
+    wc.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    wc.set_defaults(func=cmd_worldcup)
     return parser
 
 

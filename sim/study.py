@@ -250,11 +250,16 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
            "variants": {v.name: {"description": v.description, "patches": [vars(p) for p in v.patches]}
                         for v in study.variants.values()}}
     path = out / "study.json"
+    text = json.dumps(doc, indent=2, default=list)
     if path.exists():
-        old = json.loads(path.read_text())
-        if old.get("seed") != study.seed or old.get("file_text") != doc["file_text"]:
+        # the study as played (seed, cells, variants, data), not its text: comments may change;
+        # a cell added, removed or changed makes it another study (each cell's own manifest
+        # guards its chunks as well)
+        old, new = json.loads(path.read_text()), json.loads(text)
+        keys = ("seed", "cells", "variants", "data", "chunk_size")
+        if any(old.get(k) != new.get(k) for k in keys):
             raise ValueError(f"{out} holds another study ({path}); choose another folder or remove it")
-    path.write_text(json.dumps(doc, indent=2, default=list))
+    path.write_text(text)
 
 
 def read_study(out: str | Path, columns: list[str] | None = None, cells: list[str] | None = None) -> pd.DataFrame:
