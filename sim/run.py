@@ -255,7 +255,8 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
         if collect:
             frames[i] = frame
     if todo and (n_jobs != 1 or scheduler):
-        warm_up(bundle, design)        # compile (or load) the kernels once, before workers start
+        warm_up(bundle, design)        # compile (or load) the kernels here, once, before workers start
+
     t0 = time.perf_counter()
     bar = _progress(races, sum(bounds[i][1] - bounds[i][0] for i in done), progress, label)
     try:

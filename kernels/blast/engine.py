@@ -558,7 +558,9 @@ def update_leader_nb(tb, trail, st):
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
-@njit(cache=True)
+# The round loop's parts are inlined (numba IR) into the race and rollout loops: as separate
+# functions they cost a tenth of the races per second (bench, 4,760 against 5,300).
+@njit(cache=True, inline="always")
 def open_round_nb(tb, trail, st, red_usable):
     """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
     (nobody racing, or the round cap reached: a stalled race)."""
@@ -580,14 +582,14 @@ def open_round_nb(tb, trail, st, red_usable):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def commit_card_nb(st, s, c):
     take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, c)
     st.seat[SEAT_CHOSEN, s] = c
     ev_nb(st.g, st.log, s, CHOOSE, c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_turns_nb(tb, trail, st, red_usable):
     """The round's turns in initiative order, once every card is chosen; True once someone won."""
     while True:
@@ -601,7 +603,7 @@ def play_turns_nb(tb, trail, st, red_usable):
             return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def finish_race_nb(tb, trail, st, red_usable):
     """Play on from a round start to the end of the race, every card chosen by its player's own
     function (no look-ahead: rollouts use this)."""

@@ -5,6 +5,8 @@ races in parallel, with tables and files, is `sim.run`'s job; this module plays 
 """
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,6 +79,29 @@ def _block_arrays(setups: list[RaceSetup]):
     return trails, n_racers, bis, cols, pls, params
 
 
+_COMPILED: set[str] = set()
+
+
+@contextmanager
+def _first_call(entry: str):
+    """Around the first call of a kernel entry point in this process, which compiles it (or loads
+    it from the cache): Python's cyclic garbage collector runs far less often meanwhile. Numba's
+    compiler makes many short-lived objects; collecting them at the default rate made a first
+    compile about 15% slower (measured: 65 s against 56 s, peak memory 0.86 against 0.90 GB)."""
+    if entry in _COMPILED:
+        yield
+        return
+    old = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 1000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+        _COMPILED.add(entry)
+
+
 @dataclass
 class RaceLog:
     setup: RaceSetup
@@ -94,8 +119,9 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
 
     st = new_state(N_PARAMS, log_cap)
     _, _, b, c, p, params = _block_arrays([setup])
-    rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b[0], c[0], p[0], params[0], seed, race,
-                          st, log_cap, new_state(N_PARAMS))
+    with _first_call("play_race"):
+        rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b[0], c[0], p[0], params[0], seed, race,
+                              st, log_cap, new_state(N_PARAMS))
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
@@ -114,8 +140,9 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
     st = new_state(N_PARAMS, 0)
     out = np.zeros((k * C.MAX_RACERS, R.N_FIELDS), np.int32)
-    play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
-                  new_state(N_PARAMS, 0))
+    with _first_call("play_races"):
+        play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
+                      new_state(N_PARAMS, 0))
     keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
     if player_names is not None:
         index = {name: i for i, name in enumerate(player_names)}
