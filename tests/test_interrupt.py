@@ -14,7 +14,10 @@ def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "run"
     args = [sys.executable, "-m", "sim.cli", "run", "--trail", "Kurz", "--racers", "4", "--races", "24000",
             "--chunk", "400", "--seed", "21", "--out", str(out), "--quiet"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a CI job started in the background may run with
+    # SIGINT ignored, which Python would inherit (and then never raise KeyboardInterrupt)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while len(list((out / "results").glob("part-*.parquet"))) < 3:
         assert proc.poll() is None, proc.communicate()
