@@ -130,29 +130,23 @@ def add_summaries(parts: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def name_columns(df: pd.DataFrame, names: dict[str, list[str]]) -> pd.DataFrame:
-    """Add trail_name, colour_name, biathlete_name, player_name beside the id columns."""
-    df = df.copy() if df.index.name else df
+    """Add trail_name, colour_name, biathlete_name, player_name beside their id columns."""
     for key in ("trail", "colour", "biathlete", "player"):
-        col = df[key] if key in df.columns else df.index.get_level_values(key)
-        values = pd.Categorical.from_codes(np.asarray(col), names[key])
-        if key in df.columns:
-            df.insert(df.columns.get_loc(key) + 1, f"{key}_name", values)
-        else:
-            df[f"{key}_name"] = values
+        values = pd.Categorical.from_codes(df[key].to_numpy(), names[key])
+        df.insert(df.columns.get_loc(key) + 1, f"{key}_name", values)
     return df
 
 
-def table_names(bundle: CompiledBundle, design: Design) -> dict[str, list[str]]:
+def table_names(bundle: CompiledBundle, player_names: list[str]) -> dict[str, list[str]]:
+    """What the id columns of a run's table stand for (the `player` column: `player_names`)."""
     return {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
-            "biathlete": list(bundle.biathlete_names), "player": design.player_names()}
+            "biathlete": list(bundle.biathlete_names), "player": list(player_names)}
 
 
 def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[str]) -> pd.DataFrame:
     """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour,
     player: `player` indexes `player_names`)."""
-    names = {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
-             "biathlete": list(bundle.biathlete_names), "player": player_names}
-    return name_columns(narrow_frame(rows), names)
+    return name_columns(narrow_frame(rows), table_names(bundle, player_names))
 
 
 def read_results(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
@@ -220,7 +214,7 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk_size must be at least 1")
     bounds = [(s, min(s + chunk_size, races)) for s in range(0, races, chunk_size)]
-    names = table_names(bundle, design)
+    names = table_names(bundle, design.player_names())
     if out is not None:
         chunk_dir = Path(out) / "results"
         manifest_path = Path(out) / "manifest.json"
@@ -250,7 +244,8 @@ def run_races(bundle: CompiledBundle, design: Design, races: int, seed: int, *, 
     frames: dict[int, pd.DataFrame] = {}
     summaries: list[pd.DataFrame] = []
     for i, path in done.items():
-        frame = pd.read_parquet(path)
+        # a finished chunk of an earlier call: only the columns its summary needs, unless collected
+        frame = pd.read_parquet(path, columns=None if collect else [*SUMMARY_KEYS, "won", "place", "eliminated"])
         summaries.append(summarise(frame))
         if collect:
             frames[i] = frame
