@@ -76,9 +76,10 @@ RANDOM = Player("random", K.RANDOM, DEFAULT_WEIGHTS, "Every choice uniformly amo
 SCRIPTED = Player("scripted", K.SCRIPTED, DEFAULT_WEIGHTS, "Tests: plays a script, else the default heuristic.")
 
 
-def read_persona(path: Path, known: dict[str, Player], problems: Problems) -> Player | None:
-    """One persona file, building on the personas in `known`; None (with problems) if bad."""
-    doc = problems.read_toml(path)
+def read_persona(path: Path, known: dict[str, Player], problems: Problems, doc: dict | None = None) -> Player | None:
+    """One persona file (or its parsed `doc`), building on the personas in `known`; None (with
+    problems) if bad."""
+    doc = problems.read_toml(path) if doc is None else doc
     if doc is None:
         return None
     file = problems.rel(path)
@@ -109,29 +110,27 @@ def read_persona(path: Path, known: dict[str, Player], problems: Problems) -> Pl
     return Player(name.lower(), KINDS[kind], tuple(weights), description, file)
 
 
+def _base_of(doc: dict) -> str:
+    """The persona a parsed file builds on (lower case, aliases resolved); "" for none."""
+    name = str(doc.get("name", "")).lower()
+    base = doc.get("base", "" if name == "balanced" else "balanced")
+    return ALIASES.get(base.lower(), base.lower()) if isinstance(base, str) else ""
+
+
 def _load_dir(folder: Path, known: dict[str, Player], problems: Problems) -> None:
-    """Every persona in `folder`; a file may build on another of the folder, in any file order."""
-    pending = sorted(folder.glob("*.toml"))
+    """Every persona in `folder`, each read after the persona it builds on, in any file order."""
+    pending = {path: doc for path in sorted(folder.glob("*.toml"))
+               if (doc := problems.read_toml(path)) is not None}
     while pending:
-        progressed = False
-        for path in list(pending):
-            doc = problems.read_toml(path)
-            base = (doc or {}).get("base", "balanced" if (doc or {}).get("name") != "balanced" else "")
-            if isinstance(base, str) and base and ALIASES.get(base.lower(), base.lower()) not in known \
-                    and any(p.stem == base.lower() for p in pending if p != path):
-                continue                     # its base is still to be read
-            pending.remove(path)
-            progressed = True
-            player = read_persona(path, known, problems)
+        waiting_for = {str(doc.get("name", "")).lower() for doc in pending.values()}
+        ready = [path for path, doc in pending.items() if _base_of(doc) not in waiting_for]
+        for path in ready or list(pending):      # none ready: a cycle, read to report it
+            player = read_persona(path, known, problems, pending.pop(path))
             if player is not None:
-                if player.name in known and player.name not in ("random",):
+                if player.name in known:
                     problems.add(problems.rel(path), player.name, "name",
                                  f"is already used by {known[player.name].source}")
                 known[player.name] = player
-        if not progressed:
-            for path in pending:
-                read_persona(path, known, problems)
-            break
 
 
 def available(extra: list[str | Path] = ()) -> dict[str, Player]:
