@@ -1,7 +1,7 @@
 """The Biathlon Blast race engine: set-up, rounds and turns by the full rules (docs/rules.md).
 
-`play_race_nb` plays one complete race on a `RaceState`; `play_races_nb` plays a block of races and
-fills one result row per race and seat (`kernels.results`). Every choice goes through
+`play_races_nb` (and `play_races_lookahead_nb`, for races with look-ahead players) play a block of
+races on a `RaceState` and fill one result row per race and seat (`kernels.results`). Every choice goes through
 `kernels.blast.players`; every chance outcome comes from the race's own random stream, so a race is
 the same whether played alone or among millions. With a log capacity the race writes its event log
 (docs/event-log.md).
@@ -655,7 +655,7 @@ def same_card_nb(tb, a, b):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lookahead_card_nb(tb, trail, st, s, ro):
     """A LOOKAHEAD seat's card: flat Monte Carlo over the distinct cards in its hand.
 
@@ -728,19 +728,13 @@ def lookahead_card_nb(tb, trail, st, s, ro):
     return best
 
 
-@njit(cache=True)
-def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap, ro):
-    """Play one complete race. Returns the number of rounds played. `ro`: a second state, the
-    scratch board of LOOKAHEAD seats' rollouts (untouched when there are none)."""
-    tb = borrow_tables_nb(tb)
-    st = borrow_state_nb(st)
-    ro = borrow_state_nb(ro)
-    setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap)
-    red_usable = st.work[W_RED:W_RED + MAX_RACERS]
-    red_usable[:] = 0
+@njit(cache=True, inline="always")
+def lookahead_rounds_nb(tb, trail, st, red_usable, ro):
+    """The race's rounds when some seat is LOOKAHEAD: those seats choose their cards first, by
+    rollouts on the round-start state (the choice is simultaneous), then everyone else."""
+    n = st.g[G_N]
     chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
     while open_round_nb(tb, trail, st, red_usable):
-        # look-ahead seats decide first, on the round-start state (the choice is simultaneous)
         for s in range(n):
             chosen[s] = -1
             if st.seat[SEAT_STATUS, s] == STATUS_RACING and st.seat[SEAT_PLAYER, s] == LOOKAHEAD:
@@ -752,7 +746,6 @@ def play_race_nb(tb, trail, n, biathletes, colours, players, params, seed, race,
         if play_turns_nb(tb, trail, st, red_usable):
             break
     rank_nb(tb, trail, st)
-    return st.g[G_ROUND]
 
 
 @njit(cache=True)
@@ -825,17 +818,41 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.WAX_LEFT] = st.wax[s, 1] + st.wax[s, 2] + st.wax[s, 3] + st.wax[s, 4] + st.wax[s, 5]
 
 
+# Two entry points, so that races without look-ahead seats (nearly all) compile without the rollout
+# code; each inlines its loop, since every level of compiled functions re-optimises all it links
+# (the first compile: 59 s with a race function and the look-ahead as levels of their own, less
+# without).
 @njit(cache=True)
-def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, ro):
-    """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat.
+def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, log_cap):
+    """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat. No seat
+    may be LOOKAHEAD (play_races_lookahead_nb plays those).
 
     trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
     params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched);
-    ro: the rollout state of LOOKAHEAD seats.
+    log_cap: room in st.log for the events of a race (0: no log; with one race, its log).
     """
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
+    red_usable = st.work[W_RED:W_RED + MAX_RACERS]
     for i in range(races.shape[0]):
-        play_race_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i],
-                     seed, races[i], st, 0, ro)
+        setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
+                 races[i], st, log_cap)
+        red_usable[:] = 0
+        finish_race_nb(tb, trails[i], st, red_usable)
+        write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
+
+
+@njit(cache=True)
+def play_races_lookahead_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out,
+                            log_cap, ro):
+    """play_races_nb for races with LOOKAHEAD seats; `ro`: a second state, the rollouts' board."""
+    tb = borrow_tables_nb(tb)
+    st = borrow_state_nb(st)
+    ro = borrow_state_nb(ro)
+    red_usable = st.work[W_RED:W_RED + MAX_RACERS]
+    for i in range(races.shape[0]):
+        setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
+                 races[i], st, log_cap)
+        red_usable[:] = 0
+        lookahead_rounds_nb(tb, trails[i], st, red_usable, ro)
         write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)

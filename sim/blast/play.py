@@ -13,9 +13,9 @@ import numpy as np
 
 from kernels import results as R
 from kernels.blast import consts as C
-from kernels.blast.engine import play_race_nb, play_races_nb
-from kernels.blast.players import N_PARAMS
-from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, new_state
+from kernels.blast.engine import play_races_lookahead_nb, play_races_nb
+from kernels.blast.players import LOOKAHEAD, N_PARAMS
+from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, G_ROUND, new_state
 
 from .compile import CompiledBundle
 from .players import Player, resolve
@@ -115,19 +115,12 @@ class RaceLog:
 def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
              log_cap: int = DEFAULT_LOG_CAP) -> RaceLog:
     """Play race `race` of the study with `seed`, recording its event log."""
-    from kernels.blast.engine import write_results_nb
-
     st = new_state(N_PARAMS, log_cap)
-    _, _, b, c, p, params = _block_arrays([setup])
-    with _first_call("play_race"):
-        rounds = play_race_nb(bundle.tables, setup.trail, setup.n, b[0], c[0], p[0], params[0], seed, race,
-                              st, log_cap, new_state(N_PARAMS))
+    out = _play(bundle, [setup], seed, np.array([race], np.int64), st, log_cap)
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
-    out = np.zeros((C.MAX_RACERS, R.N_FIELDS), np.int32)
-    write_results_nb(bundle.tables, setup.trail, st, race, out, 0)
-    return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), out[:setup.n], int(rounds))
+    return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), out[:setup.n], int(st.g[G_ROUND]))
 
 
 def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races,
@@ -137,12 +130,8 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     The `player` column holds each seat's index in `player_names`, or its player kind without."""
     races = np.asarray(races, np.int64)
     k = len(setups)
-    trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
-    st = new_state(N_PARAMS, 0)
-    out = np.zeros((k * C.MAX_RACERS, R.N_FIELDS), np.int32)
-    with _first_call("play_races"):
-        play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
-                      new_state(N_PARAMS, 0))
+    out = _play(bundle, setups, seed, races, new_state(N_PARAMS, 0), 0)
+    n_racers = np.array([s.n for s in setups], np.int64)
     keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
     if player_names is not None:
         index = {name: i for i, name in enumerate(player_names)}
@@ -151,6 +140,21 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
             ids[i, :s.n] = [index[p.name] for p in s.players]
         out[:, R.PLAYER] = ids.reshape(-1)
     return out[keep]
+
+
+def _play(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races: np.ndarray, st, log_cap: int):
+    """The kernel's rows (6 per race) for these set-ups; races with a look-ahead seat go through
+    the look-ahead entry point, the others through the plain one (which compiles without it)."""
+    trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
+    out = np.zeros((len(setups) * C.MAX_RACERS, R.N_FIELDS), np.int32)
+    if (pls == LOOKAHEAD).any():
+        with _first_call("play_races_lookahead"):
+            play_races_lookahead_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
+                                    log_cap, new_state(N_PARAMS, 0))
+    else:
+        with _first_call("play_races"):
+            play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out, log_cap)
+    return out
 
 
 __all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block"]
