@@ -317,7 +317,7 @@ def next_seat_nb(tb, st):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_motivation_nb(tb, st, s):
     choice = choose_motivation_nb(st, tb, s)
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
@@ -349,7 +349,10 @@ def visit_of_nb(tb, trail, pos):
     return 0
 
 
-@njit(cache=True)
+# Inlined into the round loops: a call that passes the tables and the state costs more than the
+# turn's own work in some places; inlined, races run 26% faster (bench: 5,195 against 6,568 races/s)
+# for a first compile 5 s longer.
+@njit(cache=True, inline="always")
 def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
     card = st.seat[SEAT_CHOSEN, s]
