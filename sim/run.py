@@ -66,16 +66,19 @@ class Design:
         known = available() if known is None else known
         return tuple(resolve(p, known) for p in self.players)
 
-    def player_names(self) -> list[str]:
-        """Distinct player names, in the design's order: the codes of the table's `player` column."""
-        return list(dict.fromkeys(p.name for p in self.resolved()))
+    def player_names(self, players: tuple[Player, ...] | None = None) -> list[str]:
+        """Distinct player names, in the design's order: the codes of the table's `player` column.
+        `players`: the design's players already resolved."""
+        return list(dict.fromkeys(p.name for p in (players or self.resolved())))
 
     def _seats(self, players: tuple[Player, ...]) -> tuple[Player, ...]:
         return players * self.racers if len(players) == 1 else players
 
-    def setups(self, bundle: CompiledBundle, seed: int, races: np.ndarray) -> list[RaceSetup]:
-        """The set-up of each race index: a function of (design, seed, race index) only."""
-        players = self._seats(self.resolved())
+    def setups(self, bundle: CompiledBundle, seed: int, races: np.ndarray,
+               players: tuple[Player, ...] | None = None) -> list[RaceSetup]:
+        """The set-up of each race index: a function of (design, seed, race index) only.
+        `players`: the design's players already resolved."""
+        players = self._seats(players or self.resolved())
         if self.biathletes is not None:
             fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, list(players))
             return [fixed] * len(races)
@@ -99,7 +102,9 @@ class Design:
 
 def _play_chunk(bundle: CompiledBundle, design: Design, seed: int, start: int, stop: int) -> np.ndarray:
     races = np.arange(start, stop, dtype=np.int64)
-    return play_block(bundle, design.setups(bundle, seed, races), seed, races, design.player_names())
+    players = design.resolved()          # persona files read once per chunk, not once per use
+    return play_block(bundle, design.setups(bundle, seed, races, players), seed, races,
+                      design.player_names(players))
 
 
 #: columns stored narrower than the kernel's int32 (every other column fits int16)
