@@ -24,3 +24,9 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 
     _base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     numba.config.CACHE_DIR = str(_base / "biathlon-sim" / "numba" / _fingerprint())
+
+# numba's inliner copies spliced IR block by block, at a cost that grows with blocks times
+# variables; kernels.numba_patches skips those copies where they protect nothing.
+from . import numba_patches as _numba_patches  # noqa: E402
+
+_numba_patches.apply()
