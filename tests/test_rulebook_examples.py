@@ -19,11 +19,17 @@ from kernels.blast.players import (
 from kernels.blast.rng import below_nb
 from kernels.blast.rules import pulse_adjust_nb, reach_nb
 from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
+from kernels.jit import python_callable
 from kernels.blast.state import (
     SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN, SEAT_DISC_N,
     SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N,
 )
 from sim.blast import load_bundle
+
+# The engine's helpers are compiled for kernel callers only; these versions can be called from
+# Python (kernels.jit).
+setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb = map(
+    python_callable, (setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb))
 
 
 @pytest.fixture(scope="module")
@@ -230,6 +236,7 @@ def test_pinto_shooting_example(shipped):
 def test_crosswind_and_windstill_bounds(shipped):
     """Crosswind -1 never below 0; windstill +1 never above 5 (book: minimum 0, maximum 5)."""
     from kernels.blast.rules import shot_hits_nb
+    shot_hits_nb = python_callable(shot_hits_nb)
     b = shipped
     pinto = b.biathlete_id("Pinto")
     t = b.trail_id("Short")
@@ -294,6 +301,7 @@ def test_no_cards_left_eliminates_at_round_start_and_ranks_last(shipped):
     """Hand and discard pile both empty at the start of a round: out of the race. Eliminated
     together at a round start, the earlier ski colour ranks higher; later eliminations rank higher."""
     from kernels.blast.engine import eliminate_nb, rank_nb, round_start_nb
+    eliminate_nb, rank_nb, round_start_nb = map(python_callable, (eliminate_nb, rank_nb, round_start_nb))
     b = shipped
     t = b.trail_id("Kurz")
     st = scenario(b, t, [0, 1, 2, 3], [C.RED, C.BLACK, C.YELLOW, C.GREEN])

@@ -2,14 +2,14 @@
 
 Written field by field: the NamedTuple constructors need every field, so a field added to the
 tables or the state but not here stops the kernels from compiling."""
-from numba import njit
+from ..jit import inline
 
 from ..borrow import borrow_nb
 from .state import RaceState
 from .tables import BlastTables
 
 
-@njit(cache=True)
+@inline
 def borrow_tables_nb(tb):
     return BlastTables(
         borrow_nb(tb.rules),
@@ -46,7 +46,7 @@ def borrow_tables_nb(tb):
     )
 
 
-@njit(cache=True)
+@inline
 def borrow_state_nb(st):
     return RaceState(
         borrow_nb(st.g),

@@ -7,7 +7,7 @@ the same whether played alone or among millions. With a log capacity the race wr
 (docs/event-log.md).
 """
 import numpy as np
-from numba import njit
+from ..jit import entry, inline, splice
 
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
@@ -47,10 +47,10 @@ from .. import results as R
 
 
 # --- the event log -------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@splice
 def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
           a11=0, a12=0):
-    """Append one event row (takes the two arrays, not the state: see best_destination_nb)."""
+    """Append one event row (no-op when the log capacity is 0, as in bulk runs)."""
     cap = g[G_LOG_CAP]
     if cap == 0:
         return
@@ -78,26 +78,22 @@ def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8
     g[G_LOG_N] = i + 1
 
 
-@njit(cache=True)
+@inline
 def ev_state_nb(st, s):
     w = st.wax[s]
     ev_nb(st.g, st.log, s, STATE, st.seat[SEAT_POS, s], st.seat[SEAT_LANE, s], st.seat[SEAT_ON_MAT, s], st.seat[SEAT_PULSE, s], st.seat[SEAT_BULLETS, s],
           w[BLACK], w[YELLOW], w[GREEN], w[BLUE], w[WHITE], st.seat[SEAT_HAND_N, s], st.seat[SEAT_DISC_N, s], st.seat[SEAT_STATUS, s])
 
 
-@njit(cache=True)
+@inline
 def ev_dice_nb(g, log, d, seat, kind):
     ev_nb(g, log, seat, kind, d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7])
 
 
 # --- cards ---------------------------------------------------------------------------------------
-@njit(cache=True)
+@inline
 def take_from_hand_nb(hand, hand_n, s, card):
-    """Remove one copy of `card` from seat s's hand (keeping the others' order); False if absent.
-
-    Takes the two arrays rather than the state: a call passing the state costs a reference-count
-    round trip per array it holds.
-    """
+    """Remove one copy of `card` from seat s's hand (keeping the others' order); False if absent."""
     n = hand_n[s]
     for i in range(n):
         if hand[s, i] == card:
@@ -108,7 +104,7 @@ def take_from_hand_nb(hand, hand_n, s, card):
     return False
 
 
-@njit(cache=True)
+@inline
 def pick_up_nb(st, s):
     """The whole discard pile into the hand; returns the number of cards picked up."""
     k = st.seat[SEAT_DISC_N, s]
@@ -119,14 +115,14 @@ def pick_up_nb(st, s):
     return k
 
 
-@njit(cache=True)
+@inline
 def discard_nb(disc, disc_n, s, card):
     disc[s, disc_n[s]] = card
     disc_n[s] += 1
 
 
 # --- set-up ----------------------------------------------------------------------------------------
-@njit(cache=True)
+@inline
 def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st, log_cap):
     g = st.g
     g[:] = 0
@@ -229,7 +225,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
             ev_state_nb(st, s)
 
 
-@njit(cache=True)
+@inline
 def refill_nb(st, slot):
     """Lay the top of the Motivation deck face up in `slot` (empty if the deck is exhausted)."""
     if st.g[G_MTOP] < st.g[G_MN]:
@@ -241,7 +237,7 @@ def refill_nb(st, slot):
 
 
 # --- eliminations and boosts -------------------------------------------------------------------
-@njit(cache=True)
+@inline
 def eliminate_nb(st, s, cause, stamp):
     st.seat[SEAT_STATUS, s] = STATUS_ELIMINATED
     st.seat[SEAT_ELIM_STAMP, s] = stamp
@@ -251,7 +247,7 @@ def eliminate_nb(st, s, cause, stamp):
 
 
 # --- a round -------------------------------------------------------------------------------------
-@njit(cache=True)
+@inline
 def round_start_nb(tb, trail, st, red_usable):
     """Pick-ups and eliminations for lack of cards, in ski colour order."""
     n = st.g[G_N]
@@ -295,7 +291,7 @@ def round_start_nb(tb, trail, st, red_usable):
                 ev_state_nb(st, s)
 
 
-@njit(cache=True)
+@inline
 def next_seat_nb(tb, st):
     """The seat to play next: highest initiative now among those yet to play; ties by ski colour."""
     best = -1
@@ -317,7 +313,7 @@ def next_seat_nb(tb, st):
     return best
 
 
-@njit(cache=True, inline="always")
+@splice
 def take_motivation_nb(tb, st, s):
     choice = choose_motivation_nb(st, tb, s)
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
@@ -340,7 +336,7 @@ def take_motivation_nb(tb, st, s):
         st.seat[SEAT_HAND_N, s] += 1
 
 
-@njit(cache=True)
+@inline
 def visit_of_nb(tb, trail, pos):
     """Which range visit (0, 1, ...) a range position is."""
     for v in range(tb.range_pos.shape[1]):
@@ -349,10 +345,9 @@ def visit_of_nb(tb, trail, pos):
     return 0
 
 
-# Inlined into the round loops: a call that passes the tables and the state costs more than the
-# turn's own work in some places; inlined, races run 26% faster (bench: 5,195 against 6,568 races/s)
-# for a first compile 5 s longer.
-@njit(cache=True, inline="always")
+# Spliced into the round loops (kernels.jit says why the turn, turns, round and race are spliced
+# while every other helper is inlined by LLVM).
+@splice
 def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
     card = st.seat[SEAT_CHOSEN, s]
@@ -543,7 +538,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         ev_state_nb(st, s)
 
 
-@njit(cache=True)
+@inline
 def update_leader_nb(tb, trail, st):
     best = -1
     for s in range(st.g[G_N]):
@@ -561,9 +556,8 @@ def update_leader_nb(tb, trail, st):
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
-# The round loop's parts are inlined (numba IR) into the race and rollout loops: as separate
-# functions they cost a tenth of the races per second (bench, 4,760 against 5,300).
-@njit(cache=True, inline="always")
+# The round loop's parts are spliced (numba IR) into the race and rollout loops.
+@splice
 def open_round_nb(tb, trail, st, red_usable):
     """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
     (nobody racing, or the round cap reached: a stalled race)."""
@@ -585,14 +579,14 @@ def open_round_nb(tb, trail, st, red_usable):
     return True
 
 
-@njit(cache=True, inline="always")
+@splice
 def commit_card_nb(st, s, c):
     take_from_hand_nb(st.hand, st.seat[SEAT_HAND_N], s, c)
     st.seat[SEAT_CHOSEN, s] = c
     ev_nb(st.g, st.log, s, CHOOSE, c)
 
 
-@njit(cache=True, inline="always")
+@splice
 def play_turns_nb(tb, trail, st, red_usable):
     """The round's turns in initiative order, once every card is chosen; True once someone won."""
     while True:
@@ -606,7 +600,7 @@ def play_turns_nb(tb, trail, st, red_usable):
             return True
 
 
-@njit(cache=True, inline="always")
+@splice
 def finish_race_nb(tb, trail, st, red_usable):
     """Play on from a round start to the end of the race, every card chosen by its player's own
     function (no look-ahead: rollouts use this)."""
@@ -619,7 +613,7 @@ def finish_race_nb(tb, trail, st, red_usable):
     rank_nb(tb, trail, st)
 
 
-@njit(cache=True)
+@inline
 def copy_state_nb(src, dst):
     """dst := src, without the event log (dst logs nothing)."""
     dst.g[:] = src.g
@@ -639,7 +633,7 @@ def copy_state_nb(src, dst):
     dst.work[:] = src.work
 
 
-@njit(cache=True)
+@inline
 def same_card_nb(tb, a, b):
     """Two card ids that play exactly alike (copies of one common card)."""
     if tb.card_kind[a] != tb.card_kind[b]:
@@ -658,7 +652,7 @@ def same_card_nb(tb, a, b):
     return True
 
 
-@njit(cache=True, inline="always")
+@splice
 def lookahead_card_nb(tb, trail, st, s, ro):
     """A LOOKAHEAD seat's card: flat Monte Carlo over the distinct cards in its hand.
 
@@ -731,7 +725,7 @@ def lookahead_card_nb(tb, trail, st, s, ro):
     return best
 
 
-@njit(cache=True, inline="always")
+@splice
 def lookahead_rounds_nb(tb, trail, st, red_usable, ro):
     """The race's rounds when some seat is LOOKAHEAD: those seats choose their cards first, by
     rollouts on the round-start state (the choice is simultaneous), then everyone else."""
@@ -751,7 +745,7 @@ def lookahead_rounds_nb(tb, trail, st, red_usable, ro):
     rank_nb(tb, trail, st)
 
 
-@njit(cache=True)
+@inline
 def rank_nb(tb, trail, st):
     """Final places: the winner, racers by distance to the finish, then eliminated racers."""
     n = st.g[G_N]
@@ -771,7 +765,7 @@ def rank_nb(tb, trail, st):
         ev_nb(st.g, st.log, s, PLACE, place + 1, st.seat[SEAT_STATUS, s])
 
 
-@njit(cache=True)
+@inline
 def write_results_nb(tb, trail, st, race, out, row0):
     """One result row per seat (columns: kernels.results.FIELDS)."""
     n = st.g[G_N]
@@ -822,10 +816,8 @@ def write_results_nb(tb, trail, st, race, out, row0):
 
 
 # Two entry points, so that races without look-ahead seats (nearly all) compile without the rollout
-# code; each inlines its loop, since every level of compiled functions re-optimises all it links
-# (the first compile: 59 s with a race function and the look-ahead as levels of their own, less
-# without).
-@njit(cache=True)
+# code; each splices its loop, since every level of compiled functions re-optimises all it links.
+@entry
 def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, log_cap):
     """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat. No seat
     may be LOOKAHEAD (play_races_lookahead_nb plays those).
@@ -845,7 +837,7 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
         write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
 
 
-@njit(cache=True)
+@entry
 def play_races_lookahead_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out,
                             log_cap, ro):
     """play_races_nb for races with LOOKAHEAD seats; `ro`: a second state, the rollouts' board."""

@@ -12,7 +12,7 @@ player random stream and the `scratch` array used to hand multi-part decisions t
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ..jit import inline, splice
 
 from .consts import (
     BLACK, BLUE, DOWNHILL, FLAT, GREEN, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
@@ -76,7 +76,7 @@ NEG = -1.0e9
 
 
 # --- helpers shared by the heuristic's evaluations ---------------------------------------------
-@njit(cache=True, inline="always")
+@splice
 def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, band_low, band_medium):
     """Heuristic value of ending `moved` spaces ahead at `dest` with `pulse_after`.
 
@@ -130,7 +130,7 @@ class MoveContext(NamedTuple):
     pulse: int
 
 
-@njit(cache=True)
+@inline
 def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     """The legal ends of seat s's move with at most these steps, judged (see MoveContext)."""
     pos = st.seat[SEAT_POS, s]
@@ -226,7 +226,7 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
         st.seat[SEAT_PULSE, s])
 
 
-@njit(cache=True)
+@inline
 def ends_within_nb(c, up, flat, down):
     """How many of the context's ends (a prefix of them) a move with these steps can reach."""
     far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
@@ -236,7 +236,7 @@ def ends_within_nb(c, up, flat, down):
     return k
 
 
-@njit(cache=True)
+@inline
 def best_of_nb(c, up, flat, down, cost, out):
     """The best end for these steps and this action cost (after blue wax): out = (position, lane,
     on a mat); returns its score. The first of equal bests in route order wins."""
@@ -260,14 +260,14 @@ def best_of_nb(c, up, flat, down, cost, out):
     return best_score
 
 
-@njit(cache=True)
+@inline
 def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """The heuristic's best legal end: out = (position, lane, on a mat); returns its score."""
     c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
     return best_of_nb(c, up, flat, down, cost, out)
 
 
-@njit(cache=True)
+@inline
 def card_worth_nb(tb, card):
     """A position-free worth of a card, for choosing Motivation cards (dice count 2.5 on average)."""
     best = NEG
@@ -287,7 +287,7 @@ def card_worth_nb(tb, card):
     return best
 
 
-@njit(cache=True)
+@inline
 def prepare_race_nb(st, tb):
     """Once per race, after the Motivation deck is shuffled: each deck card's worth, so the
     blind-draw estimate is a sum rather than a walk over every card's actions."""
@@ -296,7 +296,7 @@ def prepare_race_nb(st, tb):
 
 
 # --- decisions ---------------------------------------------------------------------------------
-@njit(cache=True)
+@inline
 def decide_pickup_nb(st, tb, trail, s, coach_ok):
     """At round start with a non-empty hand: 0 no pick-up, PICKUP_BULLET or PICKUP_COACH."""
     can_bullet = st.seat[SEAT_BULLETS, s] > 0
@@ -315,7 +315,7 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
     return np.int64(0)
 
 
-@njit(cache=True)
+@inline
 def choose_card_nb(st, tb, trail, s):
     """The card to play this round (secret and simultaneous: only the round-start state is read).
 
@@ -398,7 +398,7 @@ def choose_card_nb(st, tb, trail, s):
     return hand[best_i]
 
 
-@njit(cache=True)
+@inline
 def random_wax_nb(st, s, p):
     """The random player's wax: each token it holds spent with probability p (into scratch[1..5])."""
     for c in range(1, 6):
@@ -407,7 +407,7 @@ def random_wax_nb(st, s, p):
                 st.scratch[c] += 1
 
 
-@njit(cache=True)
+@inline
 def scripted_action_nb(st, s):
     """A SCRIPTED seat's action and wax, from its script (into scratch[0..5])."""
     st.scratch[0] = st.script[s, SC_ACTION]
@@ -415,7 +415,7 @@ def scripted_action_nb(st, s):
         st.scratch[c] = max(st.script[s, SC_WAX + c - 1], 0)
 
 
-@njit(cache=True)
+@inline
 def choose_action_nb(st, tb, trail, s, card, boost_steps):
     """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white.
 
@@ -505,7 +505,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     sc[9] = 1
 
 
-@njit(cache=True)
+@inline
 def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
@@ -531,7 +531,7 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
     out[2] = c.ends[i, E_MAT]
 
 
-@njit(cache=True)
+@inline
 def expected_hits_nb(tb, biathlete, pulse, wind_adj):
     faces = tb.rules[R_DIE_FACES]
     thr = threshold_nb(tb, biathlete, pulse)
@@ -540,7 +540,7 @@ def expected_hits_nb(tb, biathlete, pulse, wind_adj):
     return min(max(e, 0.0), tb.rules[R_MAX_HITS] * 1.0)
 
 
-@njit(cache=True)
+@inline
 def choose_range_action_nb(st, tb, trail, s):
     """On a mat: scratch[0] WAIT or SHOOT, scratch[1..5] wax."""
     sc = st.scratch
@@ -565,7 +565,7 @@ def choose_range_action_nb(st, tb, trail, s):
         sc[0] = SHOOT
 
 
-@njit(cache=True)
+@inline
 def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] red coach bullets.
 
@@ -593,7 +593,7 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     sc[0] = max(0, min(room, st.seat[SEAT_BULLETS, s] - keep))
 
 
-@njit(cache=True)
+@inline
 def choose_motivation_nb(st, tb, s):
     """0 or 1 for a face-up slot, MOTIVATION_BLIND for the top of the deck; -1 if nothing is left."""
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
@@ -632,7 +632,7 @@ def choose_motivation_nb(st, tb, s):
     return best
 
 
-@njit(cache=True)
+@inline
 def choose_wind_nb(st, tb, trail, s):
     """The new wind after an action with the wind symbol."""
     if st.seat[SEAT_PLAYER, s] == RANDOM:
@@ -663,7 +663,7 @@ def choose_wind_nb(st, tb, trail, s):
     return best
 
 
-@njit(cache=True)
+@inline
 def wind_gain_nb(tb, trail, st, o, wind):
     """+1 if `wind` helps racer o next (a tailwind ahead, or windstill while on a mat), -1 if it is
     a headwind ahead, 0 otherwise."""

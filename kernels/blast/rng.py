@@ -6,7 +6,7 @@ replayed alone and results never depend on how races are grouped into chunks or 
 Never touches numpy's or Python's global random state.
 """
 import numpy as np
-from numba import njit
+from ..jit import inline
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -17,14 +17,14 @@ STREAM_CHANCE = 0   # dice, shuffles, set-up draws: the game's chance
 STREAM_PLAYER = 1   # the players' own randomness (random player, tie-breaks)
 
 
-@njit(cache=True)
+@inline
 def mix64_nb(z):
     z = (z ^ (z >> np.uint64(30))) * MIX1
     z = (z ^ (z >> np.uint64(27))) * MIX2
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@inline
 def seed_stream_nb(state, seed, race, stream):
     """Set `state` (uint64[1]) to the stream for (seed, race index, stream number)."""
     s = mix64_nb(np.uint64(seed) + GOLDEN)
@@ -32,20 +32,20 @@ def seed_stream_nb(state, seed, race, stream):
     state[0] = s
 
 
-@njit(cache=True)
+@inline
 def next_u64_nb(state):
     state[0] += GOLDEN
     return mix64_nb(state[0])
 
 
-@njit(cache=True)
+@inline
 def below_nb(state, n):
     """A uniform whole number in [0, n), n >= 1 (multiply-shift; bias below n / 2**32)."""
     x = next_u64_nb(state) >> np.uint64(32)
     return np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@inline
 def uniform_nb(state):
     """A uniform float in [0, 1)."""
     return (next_u64_nb(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -4,7 +4,7 @@ Chance is an input: functions take the dice as they show; the engine rolls them.
 follow docs/rules.md; switches are read from `tb.rules`.
 """
 import numpy as np
-from numba import njit
+from ..jit import inline, splice
 
 from .consts import (
     DOWNHILL, R_BAND_LOW, R_BAND_MEDIUM, R_CROSSWIND_HITS, R_DRAFTING, R_HEADWIND,
@@ -18,7 +18,7 @@ from .state import (
 from .state import G_N, G_WIND
 
 
-@njit(cache=True, inline="always")
+@splice
 def value_nb(triple, dice, hits):
     """A card value: base + mult * (die face | hits). `triple` is (base, source, mult)."""
     src = triple[VAL_SRC]
@@ -29,12 +29,12 @@ def value_nb(triple, dice, hits):
     return np.int64(triple[VAL_BASE] + triple[VAL_MULT] * dice[src])
 
 
-@njit(cache=True)
+@inline
 def initiative_nb(tb, card, dice):
     return value_nb(tb.card_init[card], dice, 0)
 
 
-@njit(cache=True, inline="always")
+@splice
 def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
     """The furthest position reachable from `start` with the given steps, on one trail's arrays.
 
@@ -61,12 +61,12 @@ def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
     return q
 
 
-@njit(cache=True)
+@inline
 def reach_nb(tb, trail, start, up, flat, down):
     return reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], start, up, flat, down)
 
 
-@njit(cache=True, inline="always")
+@splice
 def in_line_nb(lanes_a, lanes_n, range_a, range_n, lane_a, mask_n, mixed_sw, range_sw):
     """Is any racer of the neighbouring space directly in line with a racer in lane `lane_a`?
 
@@ -89,7 +89,7 @@ def in_line_nb(lanes_a, lanes_n, range_a, range_n, lane_a, mask_n, mixed_sw, ran
     return mixed_sw == 1
 
 
-@njit(cache=True, inline="always")
+@splice
 def occupant_mask_nb(physical, status, spos, slane, n, me, phys):
     """Bit k set if a racing seat other than `me` is in lane k of physical space `phys`.
 
@@ -106,7 +106,7 @@ def occupant_mask_nb(physical, status, spos, slane, n, me, phys):
     return mask
 
 
-@njit(cache=True)
+@inline
 def facing_nb(tb, trail, pos, on_mat):
     """The way a racer faces: its space's heading; on the range off the mat, the next space's."""
     if tb.is_range[trail, pos] == 1 and on_mat == 0 and pos + 1 < tb.route_len[trail]:
@@ -114,7 +114,7 @@ def facing_nb(tb, trail, pos, on_mat):
     return np.int64(tb.heading[trail, pos])
 
 
-@njit(cache=True, inline="always")
+@splice
 def wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind):
     """Headwind (facing into it, not drafting) or tailwind (wind at the back, nobody behind)."""
     if wind == STILL:
@@ -126,7 +126,7 @@ def wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind):
     return np.int64(0)
 
 
-@njit(cache=True)
+@inline
 def pulse_adjust_nb(st, tb, trail, me, pos, lane, on_mat, out):
     """Drafting and wind adjustments for `me` ending at (pos, lane): out[0] drafting, out[1] wind.
 
@@ -140,7 +140,7 @@ def pulse_adjust_nb(st, tb, trail, me, pos, lane, on_mat, out):
                      st.seat[SEAT_LANE], st.g[G_N], st.g[G_WIND], me, pos, lane, on_mat, out)
 
 
-@njit(cache=True)
+@inline
 def adjust_arrays_nb(physical, lanes, is_range, heading, n_route, rules, status, spos, slane, n, wind,
                      me, pos, lane, on_mat, out):
     mixed = rules[R_MIXED_LANE_DRAFTING]
@@ -163,7 +163,7 @@ def adjust_arrays_nb(physical, lanes, is_range, heading, n_route, rules, status,
     out[1] = wind_adjust_nb(wind, facing, drafting, behind, rules[R_HEADWIND], rules[R_TAILWIND])
 
 
-@njit(cache=True, inline="always")
+@splice
 def band_threshold_nb(accuracy_row, band_low, band_medium, pulse):
     """The accuracy threshold for a pulse: low, medium or high band of a biathlete's tile."""
     if pulse <= band_low:
@@ -173,12 +173,12 @@ def band_threshold_nb(accuracy_row, band_low, band_medium, pulse):
     return np.int64(accuracy_row[2])
 
 
-@njit(cache=True)
+@inline
 def threshold_nb(tb, biathlete, pulse):
     return band_threshold_nb(tb.accuracy[biathlete], tb.rules[R_BAND_LOW], tb.rules[R_BAND_MEDIUM], pulse)
 
 
-@njit(cache=True)
+@inline
 def dice_hits_nb(tb, dice, threshold):
     h = 0
     for i in range(tb.rules[R_N_DICE]):  # five dice: no loop to speak of
@@ -187,7 +187,7 @@ def dice_hits_nb(tb, dice, threshold):
     return np.int64(h)
 
 
-@njit(cache=True)
+@inline
 def shot_wind_nb(tb, wind, facing):
     """The hit adjustment the wind gives a shooter facing `facing`: windstill, crosswind or 0."""
     if wind == STILL:
@@ -197,7 +197,7 @@ def shot_wind_nb(tb, wind, facing):
     return np.int64(0)
 
 
-@njit(cache=True)
+@inline
 def apply_shot_wind_nb(tb, hits, adj):
     """Hits after the wind: never below 0 nor above max_hits."""
     h = hits + adj
@@ -211,7 +211,7 @@ def apply_shot_wind_nb(tb, hits, adj):
 
 
 
-@njit(cache=True)
+@inline
 def free_mat_nb(st, tb, trail, me, pos):
     """The lowest-numbered free shooting mat on the range at `pos`, or -1."""
     physical = tb.physical[trail]
@@ -239,7 +239,7 @@ def free_mat_nb(st, tb, trail, me, pos):
 
 
 
-@njit(cache=True)
+@inline
 def shot_hits_nb(tb, biathlete, pulse, dice, wind, facing):
     """A shot before bullets: (dice meeting the accuracy, hits after the wind adjustment).
 
@@ -250,7 +250,7 @@ def shot_hits_nb(tb, biathlete, pulse, dice, wind, facing):
     return dh, apply_shot_wind_nb(tb, dh, shot_wind_nb(tb, wind, facing))
 
 
-@njit(cache=True, inline="always")
+@splice
 def pulse_total_nb(before, cost, reduction, drafting, wind):
     """Pulse after an action: cost less blue reductions, drafting and wind, floored at 0 once."""
     after = before + cost - reduction + drafting + wind

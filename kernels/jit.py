@@ -1,0 +1,54 @@
+"""How kernel functions are compiled: three kinds, one decorator each.
+
+- `entry`: called from Python (the block entry points). Numba's default: a CPython wrapper, and
+  cached on disk.
+- `inline`: every helper. It is compiled only for kernel callers (no CPython or C wrapper is
+  built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
+  function with no calls inside it.
+- `splice`: a helper whose numba IR is spliced into its callers before typing (`inline="always"`).
+  Used for the round loop's nested parts (turn, turns, round, race), for the reason below.
+
+Why (measured on the 2-core machine; docs/studies.md has the commands):
+
+- Calls. The kernels pass the tables and the race state as NamedTuples of 31 and 17 arrays, and
+  numba passes each array as 7 separate values, so one call moves ~350 arguments. With LLVM
+  inlining, those calls and the reference counts of the arrays they carry disappear: a race of the
+  heuristic players ran 2.8 times as fast (6,200 to 18,000 races a second on one core).
+- Wrappers. Numba builds a CPython wrapper (and a C wrapper) for every function it compiles, even
+  one only kernels call; for a function taking the tables and the state, that wrapper unboxes 48
+  arrays. Not building them cut the first compile from 40 s to 31 s.
+- Levels. Every compiled function's LLVM module links its callees' modules and optimises all of
+  them again, so a chain of separately compiled functions is optimised once per level. Splicing
+  the round loop's chain at the numba IR level instead gives one level: the first compile takes
+  36 s; with those parts as `inline` functions, 54 s.
+
+Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
+flag is unset inherit it from whichever caller happens to compile it first.
+
+Tests call a few helpers from Python: `python_callable` gives a separately compiled, uncached
+version of one with a CPython wrapper.
+"""
+from __future__ import annotations
+
+import functools
+
+from numba import njit
+
+_HELPER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+entry = njit(cache=True, forceinline=False)
+inline = njit(**_HELPER, forceinline=True)
+splice = njit(**_HELPER, forceinline=False, inline="always")
+
+
+@functools.cache
+def python_callable(kernel):
+    """`kernel` (an `inline` or `splice` helper) compiled with a CPython wrapper, for calling from
+    Python (tests). Not cached on disk: the cache would hand back the wrapperless version, which
+    shares its name and signature."""
+    opts = {k: v for k, v in kernel.targetoptions.items()
+            if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "inline", "nopython")}
+    return njit(cache=False, **opts)(kernel.py_func)
+
+
+__all__ = ["entry", "inline", "splice", "python_callable"]
