@@ -601,13 +601,16 @@ def play_turns_nb(tb, trail, st, red_usable):
 
 
 @splice
-def finish_race_nb(tb, trail, st, red_usable):
-    """Play on from a round start to the end of the race, every card chosen by its player's own
-    function (no look-ahead: rollouts use this)."""
-    while open_round_nb(tb, trail, st, red_usable):
-        for s in range(st.g[G_N]):
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
-                commit_card_nb(st, s, choose_card_nb(st, tb, trail, s))
+def finish_race_nb(tb, trail, st, red_usable, chosen):
+    """Play on to the end of the race, every card chosen by its player's own function (no
+    look-ahead: rollouts use this). From a round start, or with `chosen` from the turns of a round
+    whose cards are already chosen (a rollout's first round): one copy of the turn serves both."""
+    while chosen or open_round_nb(tb, trail, st, red_usable):
+        if not chosen:
+            for s in range(st.g[G_N]):
+                if st.seat[SEAT_STATUS, s] == STATUS_RACING:
+                    commit_card_nb(st, s, choose_card_nb(st, tb, trail, s))
+        chosen = False
         if play_turns_nb(tb, trail, st, red_usable):
             break
     rank_nb(tb, trail, st)
@@ -711,10 +714,7 @@ def lookahead_card_nb(tb, trail, st, s, ro):
             for o in range(n):
                 if o != s and ro.seat[SEAT_STATUS, o] == STATUS_RACING:
                     commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
-            if play_turns_nb(tb, trail, ro, red):
-                rank_nb(tb, trail, ro)
-            else:
-                finish_race_nb(tb, trail, ro, red)
+            finish_race_nb(tb, trail, ro, red, True)
             if ro.seat[SEAT_STATUS, s] == STATUS_WON:
                 total += 1.0
             total += credit * (n - ro.stats[s, S_PLACE])
@@ -833,7 +833,7 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
         setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
                  races[i], st, log_cap)
         red_usable[:] = 0
-        finish_race_nb(tb, trails[i], st, red_usable)
+        finish_race_nb(tb, trails[i], st, red_usable, False)
         write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
 
 
