@@ -93,7 +93,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def replay_from_run(args: argparse.Namespace, bad) -> int:
     """Replay race --race of the run in --run DIR: its design, seed and data, from the manifest."""
-    import json
     from pathlib import Path
 
     from .blast.eventlog import render_log

@@ -309,7 +309,7 @@ def _on_dask(scheduler, jobs, n_jobs):
         raise ValueError("running on a cluster needs dask.distributed: pip install 'biathlon-sim[cluster]'") from exc
     from joblib import Parallel, parallel_config
 
-    with Client(scheduler) as client, parallel_config(backend="dask"):
+    with Client(scheduler), parallel_config(backend="dask"):
         yield from Parallel(n_jobs=n_jobs if n_jobs > 0 else -1, return_as="generator")(jobs)
 
 

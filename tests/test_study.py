@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from sim.blast import load_bundle
-from sim.run import Design, run_races
+from sim.run import run_races
 from sim.study import cell_seed, load_study, read_study, run_study
 from sim.validation import DataError
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from kernels.blast import players as K
 
-from ..validation import DataError, Problems, Table
+from ..validation import Problems, Table
 
 PERSONA_DIR = Path(__file__).resolve().parent.parent / "data" / "players" / "blast"
 
