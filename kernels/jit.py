@@ -8,7 +8,9 @@
 - `splice`: a helper whose numba IR is spliced into its callers before typing (`inline="always"`).
   Used for the round loop's nested parts (turn, turns, round, race), for the reason below.
 
-Why (measured on the 2-core machine; docs/studies.md has the commands):
+Why (measured on the 2-core machine, each pair in one session: the first compile is one block
+call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on one core; the
+`bench` figures of the result are in docs/studies.md):
 
 - Calls. The kernels pass the tables and the race state as NamedTuples of 31 and 17 arrays, and
   numba passes each array as 7 separate values, so one call moves ~350 arguments. With LLVM
