@@ -112,8 +112,8 @@ class MoveContext(NamedTuple):
     `ends[:n_ends]` lists them in route order (staying put first), with what each end means for
     pulse (drafting and wind), accuracy (distance to the range) and coaching, so that the player
     can compare many step and cost variants (two actions, wax tokens) by a single pass each.
-    Built from arrays read out of the tables and state once: in numba every call that passes the
-    tables or the state pays for each array they hold.
+    Built from arrays read out of the tables and state once, so that judging an end reads a few
+    small arrays and scalars.
     """
     ends: np.ndarray         # int64[n_ends, 6], columns E_*
     n_ends: int

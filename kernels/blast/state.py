@@ -48,8 +48,9 @@ N_SCRIPT = 16        # see players.SC_*
 MAX_HAND = 32        # deck (9) plus Motivation cards, with room to spare
 MAX_MOTIVATION = 64
 
-# --- seat: per-seat scalars, row SEAT_* of RaceState.seat (one array: in numba every array a
-# NamedTuple holds is paid for on each call that passes it, so the state keeps few arrays) ------
+# --- seat: per-seat scalars, row SEAT_* of RaceState.seat (one array: numba passes every array a
+# NamedTuple holds as separate values, which costs compile time in every function that takes the
+# state, so the state keeps few arrays) ---------------------------------------------------------
 SEAT_POS = 0  # route position
 SEAT_LANE = 1  # lane (mat number on the range; -1 off the mat there)
 SEAT_ON_MAT = 2  # 1 while on a shooting mat (has not shot yet this visit)
