@@ -506,6 +506,14 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
 
 
 
+def _data_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+
+
+def _jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="biathlon-sim",
@@ -578,7 +586,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
     b.add_argument("--scaling-races", type=int, default=200_000, help="races per scaling run (default 200000)")
     b.add_argument("--chunk", type=int, default=20_000, help="races per chunk in scaling runs (default 20000)")
-    b.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    _data_option(b)
     b.set_defaults(func=cmd_bench)
     u = sub.add_parser(
         "run", help="play many races of one set-up and write the results table",
@@ -603,13 +611,13 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--races", type=int, default=10000)
     u.add_argument("--seed", type=int, default=1)
     u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
-    u.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    _jobs_option(u)
     u.add_argument("--out", default=None, metavar="DIR", help="write the table (one Parquet file per "
                    "chunk, in DIR/results/) and the manifest here; the same command resumes")
     u.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
     u.add_argument("--quiet", action="store_true", help="no progress bar")
-    u.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    _data_option(u)
     u.set_defaults(func=cmd_run)
     st = sub.add_parser(
         "study", help="run a study file: many cells, data variants on common seeds",
@@ -683,10 +691,10 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=int, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=int, default=1)
-    lad.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    _jobs_option(lad)
     lad.add_argument("--out", default=None, metavar="CSV", help="also write the table to this CSV file")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
-    lad.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    _data_option(lad)
     lad.set_defaults(func=cmd_ladder)
     tu = sub.add_parser(
         "tune", help="improve a persona's weights by the cross-entropy method and write the result",
@@ -717,10 +725,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="races per trail of the final head-to-head (default 20000)")
     tu.add_argument("--seed", type=int, default=1)
     tu.add_argument("--check-seed", type=int, default=None, help="seed of the final check (default --seed + 1)")
-    tu.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    _jobs_option(tu)
     tu.add_argument("--out", required=True, metavar="TOML", help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
-    tu.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    _data_option(tu)
     tu.set_defaults(func=cmd_tune)
     co = sub.add_parser(
         "compare", help="what-if: a base and a changed data set on the same races, win rates compared",
@@ -765,7 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="multiple-comparison correction over the rows (default holm)")
     co.add_argument("--rows", type=int, default=None, help="print only the first N rows (default all)")
     co.add_argument("--chunk", type=int, default=4800, help="races per task (default 4800)")
-    co.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    _jobs_option(co)
     co.add_argument("--out", default=None, metavar="DIR",
                     help="write comparison.csv and counts.csv (per trail, biathlete and ski colour) here")
     co.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -803,11 +811,11 @@ def build_parser() -> argparse.ArgumentParser:
     wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
     wc.add_argument("--seed", type=int, default=1)
     wc.add_argument("--chunk", type=int, default=500, help="cups per task (default 500)")
-    wc.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    _jobs_option(wc)
     wc.add_argument("--out", default=None, metavar="DIR",
                     help="write cups.csv, title_odds.csv, by_pick.csv, ratings.csv and races.parquet here")
     wc.add_argument("--quiet", action="store_true", help="no progress bars")
-    wc.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    _data_option(wc)
     wc.set_defaults(func=cmd_worldcup)
     return parser
 
