@@ -1,32 +1,27 @@
 """Numba kernels, one sub-package per game. They know nothing of files, tables or plots.
 
-Compiled kernels are cached on disk. Numba keys each cached function on its own file's timestamp
-only, so a change in a helper in another module would leave callers' caches stale. The cache
-therefore lives in a folder named after a fingerprint of every kernel source file: any change to
-any kernel gives a fresh cache. Set NUMBA_CACHE_DIR to choose the location yourself.
+Importing this package changes nothing in numba. `prepare()` does the two things the kernels want
+before their first compile, and every entry point into them (sim's game registry, the tests'
+conftest) calls it:
+
+- the disk cache is keyed per game (`kernels.cache`): a change in one game's kernels recompiles
+  that game only;
+- numba's inliner is patched where it copies spliced IR for nothing (`kernels.numba_patches`).
 """
-import hashlib
-import os
-from pathlib import Path
+from __future__ import annotations
+
+_prepared = False
 
 
-def _fingerprint() -> str:
-    h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+def prepare() -> None:
+    """Key the kernel cache per game and patch numba's inliner; idempotent, cheap after the first
+    call. Must run before the first kernel compiles (a compile before it is correct but slower,
+    and cached under numba's own keys)."""
+    global _prepared
+    if _prepared:
+        return
+    from . import cache, numba_patches
 
-
-if "NUMBA_CACHE_DIR" not in os.environ:
-    import numba
-
-    _base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    numba.config.CACHE_DIR = str(_base / "biathlon-sim" / "numba" / _fingerprint())
-
-# numba's inliner copies spliced IR block by block, at a cost that grows with blocks times
-# variables; kernels.numba_patches skips those copies where they protect nothing.
-from . import numba_patches as _numba_patches  # noqa: E402
-
-_numba_patches.apply()
+    cache.install()
+    numba_patches.apply()
+    _prepared = True

@@ -38,9 +38,22 @@ from numba import njit
 
 _HELPER = dict(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
-entry = njit(cache=True, forceinline=False)
-inline = njit(**_HELPER, forceinline=True)
-splice = njit(**_HELPER, forceinline=False, inline="always")
+
+def _decorator(**options):
+    """njit(**options), after `kernels.prepare()`: numba picks a function's cache folder when the
+    function is decorated, so the per-game cache and the inliner patch are put in place by the
+    first kernel module that is imported, not by `import kernels`."""
+    def decorate(func):
+        from . import prepare
+
+        prepare()
+        return njit(**options)(func)
+    return decorate
+
+
+entry = _decorator(cache=True, forceinline=False)
+inline = _decorator(**_HELPER, forceinline=True)
+splice = _decorator(**_HELPER, forceinline=False, inline="always")
 
 
 @functools.cache

@@ -16,7 +16,7 @@ from kernels.blast.players import (
     DEFAULT_PARAMS, N_PARAMS, SC_ACTION, SC_BULLETS, SC_COACH, SC_DEST, SC_LANE, SC_WIND,
     SCRIPTED,
 )
-from kernels.blast.rng import below_nb
+from kernels.rng import below_nb
 from kernels.blast.rules import pulse_adjust_nb, reach_nb
 from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
 from kernels.jit import python_callable

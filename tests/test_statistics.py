@@ -9,7 +9,7 @@ from scipy import stats
 from blastrace import random_setups
 from kernels import results as R
 from kernels.blast import consts as C
-from kernels.blast.rng import below_nb, seed_stream_nb
+from kernels.rng import below_nb, seed_stream_nb
 from kernels.blast.rules import shot_hits_nb
 from sim.blast import load_bundle
 from sim.blast.play import play_block

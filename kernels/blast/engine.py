@@ -25,7 +25,7 @@ from .players import (
     HEURISTIC, LOOKAHEAD, P_PLACE_CREDIT, P_ROLLOUTS, choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
     choose_range_action_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
-from .rng import below_nb, mix64_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
+from ..rng import below_nb, mix64_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
     facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
     shot_hits_nb, value_nb,

@@ -21,7 +21,7 @@ from .consts import (
     VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
 )
 from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
-from .rng import below_nb, uniform_nb
+from ..rng import below_nb, uniform_nb
 from .rules import (
     reach_route_nb, value_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb,
     occupant_mask_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,

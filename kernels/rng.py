@@ -6,7 +6,7 @@ replayed alone and results never depend on how races are grouped into chunks or 
 Never touches numpy's or Python's global random state.
 """
 import numpy as np
-from ..jit import inline
+from .jit import inline
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
