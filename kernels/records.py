@@ -14,28 +14,30 @@ default):
     player          int16  index of the seat's player in the run's player names
     place           int16  1 = winner; per team where there are teams (every leg of a team
                            carries the team's place)
-    won             int8   1 for the winner (the whole winning team)
-    finished        int8   1 if the racer crossed the finish line
-    eliminated      int8   1 if the racer was taken out of the race
-    elim_cause      int8   0 none, else a game code (labels in the manifest)
+    won             int16  1 for the winner (the whole winning team)
+    finished        int16  1 if the racer crossed the finish line
+    eliminated      int16  1 if the racer was taken out of the race
+    elim_cause      int16  0 none, else a game code (labels in the manifest)
     rounds          int16  rounds the race lasted
-    stalled         int8   1 if the race hit its round cap before every place was decided
+    stalled         int16  1 if the race hit its round cap before every place was decided
     distance_left   int16  spaces to the finish at the end (0 when finished)
     penalty_laps    int16  penalty laps or loops skied (0 in games without penalties)
     lead_changes    int16  race-wide: changes of the leading racer
-    leader_after_range int8 1 if this racer led when the leader first left the last range
+    leader_after_range int16 1 if this racer led when the leader first left the last range
 
 Core visit fields (one row per racer per range visit that the racer reached):
 
     race, seat, team, leg   as above
-    visit           int8   1-based range visit of this racer (leg)
-    shots           int8   shots taken
-    hits            int8   targets hit (final, after every re-roll and bullet)
-    misses          int8   shots - hits where every shot counts, else targets left standing
-    penalties       int8   penalty laps or loops this visit costs (0 where misses cost none)
+    visit           int16  1-based range visit of this racer (leg)
+    shots           int16  shots taken
+    hits            int16  targets hit (final, after every re-roll and bullet)
+    misses          int16  shots - hits where every shot counts, else targets left standing
+    penalties       int16  penalty laps or loops this visit costs (0 where misses cost none)
 
 Games add fields after the core ones (Blast: ski colour, biathlete, pulse, wax; Mania: rolls from
-X and O; ...). Field kinds are small signed integers; -1 means "did not happen".
+X and O; ...). Every field is a small signed integer (int16; race int32), so arithmetic on a column never
+wraps; -1 means "did not happen". The scenario field takes the game's own word as its name
+(`seat_dtype(scenario="trail")`): the game's tables say trail, track or course.
 """
 from __future__ import annotations
 
@@ -43,15 +45,15 @@ import numpy as np
 
 SEAT_CORE: tuple[tuple[str, str], ...] = (
     ("race", "i4"), ("scenario", "i2"), ("n_racers", "i2"), ("seat", "i2"), ("team", "i2"),
-    ("leg", "i2"), ("player", "i2"), ("place", "i2"), ("won", "i1"), ("finished", "i1"),
-    ("eliminated", "i1"), ("elim_cause", "i1"), ("rounds", "i2"), ("stalled", "i1"),
+    ("leg", "i2"), ("player", "i2"), ("place", "i2"), ("won", "i2"), ("finished", "i2"),
+    ("eliminated", "i2"), ("elim_cause", "i2"), ("rounds", "i2"), ("stalled", "i2"),
     ("distance_left", "i2"), ("penalty_laps", "i2"), ("lead_changes", "i2"),
-    ("leader_after_range", "i1"),
+    ("leader_after_range", "i2"),
 )
 
 VISIT_CORE: tuple[tuple[str, str], ...] = (
-    ("race", "i4"), ("seat", "i2"), ("team", "i2"), ("leg", "i2"), ("visit", "i1"),
-    ("shots", "i1"), ("hits", "i1"), ("misses", "i1"), ("penalties", "i1"),
+    ("race", "i4"), ("seat", "i2"), ("team", "i2"), ("leg", "i2"), ("visit", "i2"),
+    ("shots", "i2"), ("hits", "i2"), ("misses", "i2"), ("penalties", "i2"),
 )
 
 SEAT_CORE_NAMES = tuple(name for name, _ in SEAT_CORE)
@@ -68,8 +70,11 @@ def record_dtype(core, extra=()) -> np.dtype:
     return np.dtype(list(core) + list(extra))
 
 
-def seat_dtype(extra=()) -> np.dtype:
-    return record_dtype(SEAT_CORE, extra)
+def seat_dtype(extra=(), scenario: str = "scenario") -> np.dtype:
+    """The seat record: core fields + `extra`; `scenario` renames the scenario field to the game's
+    own word (Blast: trail, Mania: track, Ski Tour: course)."""
+    core = tuple((scenario if name == "scenario" else name, kind) for name, kind in SEAT_CORE)
+    return record_dtype(core, extra)
 
 
 def visit_dtype(extra=()) -> np.dtype:

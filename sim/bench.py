@@ -57,7 +57,8 @@ def scaling(bundle: CompiledBundle, trail: str, racers: int, races: int, jobs: l
     """Races per second of a whole run (balanced line-ups, chunks, workers, tables kept out of
     memory) for each worker count, and the speed-up over the first. Each count is warmed up with
     a short run first, so worker start-up and kernel loading are not counted."""
-    from .run import Design, run_races
+    from .blast.design import Design
+    from .run import run_races
 
     design = Design(trail, racers)
     rows = []

@@ -34,7 +34,7 @@ from reports.stats import benjamini_hochberg, holm, two_sided_p, wilson_interval
 
 from .blast.compile import CompiledBundle
 from .blast.play import play_block
-from .run import Design, warm_up
+from .blast.design import Design, warm_up
 from .study import cell_seed
 from .validation import Patch
 

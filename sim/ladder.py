@@ -40,7 +40,7 @@ from reports.stats import paired_difference
 from .blast.compile import CompiledBundle
 from .blast.play import play_block
 from .blast.players import Player, available, resolve
-from .run import Design, results_table
+from .blast.design import Design, results_table
 
 Arrangement = tuple[Player, ...]
 

@@ -39,7 +39,8 @@ def _stored(columns) -> list[str]:
 
 def _cell_info(name: str, manifest: dict, variants: tuple[str, ...]) -> CellInfo:
     d = manifest["design"]
-    return CellInfo(name, d["trail"], int(d["racers"]), d["biathletes"] is None,
+    scenario = manifest.get("scenario", "trail")
+    return CellInfo(name, d[scenario], int(d["racers"]), not d.get("fixed", d.get("biathletes")),
                     tuple(manifest["names"]["player"]), int(manifest["races"]), variants)
 
 
@@ -90,7 +91,7 @@ def _run_source(path: Path) -> ResultsSource:
         return _concat(parts, columns)
 
     d = manifest["design"]
-    title = f"Run of {manifest['races']:,} races on {d['trail']}, {d['racers']} racers"
+    title = f"Run of {manifest['races']:,} races on {d[manifest.get('scenario', 'trail')]}, {d['racers']} racers"
     return ResultsSource(title, "", str(path), (cell,), read, {BASE: VariantInfo(BASE, "the data as it is")},
                          BASE, manifest.get("command", ""))
 

@@ -19,17 +19,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import time
+
 import pandas as pd
 
-from kernels.blast.consts import COLOUR_NAMES
-
-from .blast.compile import CompiledBundle, load_bundle
-from .run import Design, read_results, run_races
+from . import games
+from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, study_store, summarise, \
+    summary_keys, warm_up
+from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
+from .store import add_names
 from .validation import DataError, Patch, Problems, Table
 
 BASE = "base"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-CELL_KEYS = ("name", "trail", "racers", "biathletes", "colours", "players", "races", "variants", "seed")
+CELL_KEYS = ("name", "trail", "track", "course", "scenario", "racers", "biathletes", "colours", "players",
+             "races", "variants", "seed", "options")
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class Variant:
 @dataclass(frozen=True)
 class Cell:
     name: str
-    design: Design
+    design: object           # the game's design (sim.games: make_design)
     races: int
     variants: tuple[str, ...]
     seed: int
@@ -54,6 +58,7 @@ class Study:
     title: str
     description: str
     seed: int
+    game: str
     chunk_size: int
     data: str | None
     variants: dict[str, Variant]
@@ -82,6 +87,10 @@ def load_study(path: str | Path) -> Study:
         problems.raise_if_any()
     file = problems.rel(path)
     t = Table(problems, file, "", doc)
+    game = t.str("game", games.DEFAULT)
+    if game not in games.names():
+        t.problem("game", f"one of {', '.join(games.names())}")
+        game = games.DEFAULT
     title = t.str("title", path.stem)
     description = t.str("description", "")
     seed = t.int("seed", None, 0, 2**63 - 1)
@@ -114,13 +123,13 @@ def load_study(path: str | Path) -> Study:
     if "cell" in doc and not raw_cells:
         t.problem("cell", "a study needs at least one [[cell]]")
     for i, raw in enumerate(raw_cells):
-        cells.extend(_read_cells(problems, file, i, {**dflt, **raw}, variants, seed))
+        cells.extend(_read_cells(problems, file, i, {**dflt, **raw}, variants, seed, game))
     t.done()
     names = [c.name for c in cells]
     for n in sorted({n for n in names if names.count(n) > 1}):
         problems.add(file, f"cell {n!r}", "name", "is used by two cells; give each cell its own name")
     problems.raise_if_any()
-    return Study(path, title, description, seed, chunk, data, variants, cells)
+    return Study(path, title, description, seed, game, chunk, data, variants, cells)
 
 
 def _listify(v):
@@ -128,12 +137,18 @@ def _listify(v):
 
 
 def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict[str, Variant],
-                study_seed: int) -> list[Cell]:
+                study_seed: int, game: str) -> list[Cell]:
+    info = games.game(game)
     ct = Table(problems, file, f"cell {i + 1}", raw)
     base_name = ct.str("name", "")
     if base_name:
         ct.entry = f"cell {base_name!r}"
-    trails = [x for x in _listify(ct.raw("trail")) if x is not None]
+    word = info.scenario                  # trail, track or course: the game's word for the key
+    for other in ("trail", "track", "course", "scenario"):
+        if other != word and ct.has(other):
+            ct.problem(other, f"is not a key of {info.title} cells; name the {word} with `{word}`")
+    trails = [x for x in _listify(ct.raw(word)) if x is not None]
+    options = ct.raw("options", {})
     racers = _listify(ct.raw("racers", 4))
     biathletes = ct.list("biathletes", []) or None
     colours = ct.list("colours", []) or None
@@ -151,8 +166,11 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
         if v not in variants:
             ct.problem("variants", f"names no variant {v!r}; known: {', '.join(variants)}")
     if not all(isinstance(x, str) for x in trails):
-        ct.problem("trail", "must be a trail name or a list of them")
+        ct.problem(word, f"must be a {word} name or a list of them")
         return []
+    if not isinstance(options, dict):
+        ct.problem("options", "must be a table of option = value")
+        options = {}
     if not all(isinstance(n, int) and not isinstance(n, bool) for n in racers):
         ct.problem("racers", "must be a whole number or a list of them")
         return []
@@ -169,30 +187,40 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
             if not _NAME_RE.match(name):
                 ct.problem("name", f"{name!r} must be letters, digits and _ . + - (it names a folder)")
                 continue
-            design = Design(trail, n, tuple(biathletes) if biathletes else None,
-                            tuple(c.lower() for c in colours) if colours else None, tuple(players))
+            fixed = {}
+            if biathletes:
+                fixed["biathlete"] = tuple(biathletes)
+            if colours:
+                fixed["colour"] = tuple(c.lower() for c in colours)
+            try:
+                design = info.load().make_design(trail, n, fixed=fixed, players=tuple(players),
+                                                 options=options or None)
+            except ValueError as exc:
+                ct.problem("options" if options else "name", str(exc))
+                continue
             out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants),
                             seed if seed >= 0 else cell_seed(study_seed, name)))
     return out
 
 
-def check_study(study: Study) -> dict[str, CompiledBundle]:
+def check_study(study: Study) -> dict:
     """Every variant's bundle, and every cell's design checked against the data: DataError with
     one problem per thing wrong, before any race is played."""
     problems = Problems(study.path.parent)
     file = study.path.name
-    bundles: dict[str, CompiledBundle] = {}
+    mod = games.game(study.game).load()
+    bundles: dict = {}
     for name, variant in study.variants.items():
         if not any(name in c.variants for c in study.cells):
             continue
         try:
-            bundles[name] = load_bundle(study.data, variant.patches)
+            bundles[name] = mod.load_bundle(study.data, variant.patches)
         except DataError as exc:
             problems.items.extend(exc.problems)
     if BASE in bundles:
         for cell in study.cells:
             try:
-                cell.design.check(bundles[BASE])
+                mod.check_design(bundles[BASE], cell.design)
             except (KeyError, ValueError) as exc:
                 problems.add(file, f"cell {cell.name!r}", "", str(exc.args[0]) if exc.args else str(exc))
     problems.raise_if_any()
@@ -203,50 +231,82 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
               log=print) -> pd.DataFrame:
     """Play every cell on every one of its variants; returns the summary counts (also written to
-    OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk."""
+    OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk.
+
+    The chunks of every cell and variant go into one task queue, so with many workers no worker
+    waits for the last chunk of one cell before the next cell starts."""
     out = Path(out)
     bundles = check_study(study)
+    info = games.game(study.game)
+    mod = info.load()
+    keys = summary_keys(info)
     cells = [c for c in study.cells if only is None or c.name in only]
     out.mkdir(parents=True, exist_ok=True)
     _write_study_json(study, out, command)
-    summaries = []
+    stores, summaries, left, tasks = {}, {}, {}, []
+    for cell in cells:
+        chunk = adaptive_chunk(cell.races, n_jobs, study.chunk_size)
+        for vname in cell.variants:
+            store = study_store(out, cell.name, vname)
+            m = manifest(study.game, bundles[vname], cell.design, cell.races, cell.seed, command)
+            m.update({"study": study.title, "cell": cell.name, "variant": vname,
+                      "patches": [vars(p) for p in study.variants[vname].patches]})
+            store.open(m, IDENTITY)
+            stores[cell.name, vname] = store
+            summaries[cell.name, vname] = [
+                summarise(pd.read_parquet(path, columns=[*keys, "won", "place", "eliminated", "stalled"]), keys)
+                for _, _, path in store.finished()]
+            bounds = store.missing(cell.races, chunk)
+            left[cell.name, vname] = len(bounds)
+            tasks.extend(Task((cell.name, vname, a, b), play_chunk,
+                              (study.game, bundles[vname], cell.design, cell.seed, a, b), b - a)
+                         for a, b in bounds)
+            if not bounds:
+                log(f"{cell.name} / {vname}: already played")
+    if tasks and (n_jobs != 1 or scheduler):
+        for cell in cells:                 # compile (or load) every kernel the cells need, here, once
+            if any(t.key[0] == cell.name for t in tasks):
+                warm_up(study.game, bundles[BASE] if BASE in bundles else next(iter(bundles.values())),
+                        cell.design)
+    total = sum(c.races * len(c.variants) for c in cells)
+    bar = progress_bar(total, total - sum(t.races for t in tasks), progress, study.title)
+    started = time.perf_counter()
+    played = {k: 0 for k in left}
+    try:
+        for task, (seats, visits) in run_tasks(tasks, n_jobs, scheduler):
+            cname, vname, a, b = task.key
+            df = stores[cname, vname].write(a, b, seats, visits)
+            summaries[cname, vname].append(summarise(df, keys))
+            played[cname, vname] += b - a
+            left[cname, vname] -= 1
+            if bar is not None:
+                bar.update(b - a)
+            if left[cname, vname] == 0:
+                log(f"{cname} / {vname}: {played[cname, vname]:,} races played "
+                    f"({time.perf_counter() - started:.1f} s into the study)")
+    finally:
+        if bar is not None:
+            bar.close()
+    parts = []
     for cell in cells:
         for vname in cell.variants:
-            bundle = bundles[vname]
-            folder = out / "results" / f"cell={cell.name}" / f"variant={vname}"
-            variant = study.variants[vname]
-            _, info = run_races(
-                bundle, cell.design, cell.races, cell.seed, chunk_size=study.chunk_size, n_jobs=n_jobs,
-                progress=progress, command=command, collect=False, scheduler=scheduler,
-                chunk_dir=folder, manifest_path=folder / "_manifest.json", label=f"{cell.name} / {vname}",
-                extra_manifest={"study": study.title, "cell": cell.name, "variant": vname,
-                                "patches": [vars(p) for p in variant.patches]})
-            what = (f"{info.races:,} races in {info.seconds:.1f} s ({info.races_per_second:,.0f}/s)"
-                    if info.chunks_played else "already played")
-            log(f"{cell.name} / {vname}: {what}")
-            s = info.summary.reset_index()
-            s.insert(s.columns.get_loc("player") + 1, "player_name",
-                     [cell.design.player_names()[i] for i in s.player])
-            s.insert(s.columns.get_loc("colour") + 1, "colour_name", [COLOUR_NAMES[i] for i in s.colour])
+            s = add_summaries(summaries[cell.name, vname], keys).reset_index()
+            s = add_names(s, mod.names(bundles[vname], cell.design))
             s.insert(0, "variant", vname)
             s.insert(0, "cell", cell.name)
-            summaries.append(s)
-    summary = pd.concat(summaries, ignore_index=True)
-    first = next(iter(bundles.values()))
-    for key, names in (("trail", first.trail_names), ("biathlete", first.biathlete_names)):
-        summary.insert(summary.columns.get_loc(key) + 1, f"{key}_name", [names[i] for i in summary[key]])
+            parts.append(s)
+    summary = pd.concat(parts, ignore_index=True)
     summary.to_csv(out / "summary.csv", index=False)
     return summary
 
 
 def _write_study_json(study: Study, out: Path, command: str) -> None:
-    doc = {"title": study.title, "description": study.description, "seed": study.seed,
+    mod = games.game(study.game).load()
+    doc = {"title": study.title, "description": study.description, "seed": study.seed, "game": study.game,
            "file": str(study.path), "file_text": study.path.read_text(encoding="utf-8"),
            "command": command, "chunk_size": study.chunk_size, "data": study.data,
-           "cells": [{"name": c.name, "trail": c.design.trail, "racers": c.design.racers,
-                      "biathletes": c.design.biathletes, "colours": c.design.colours,
-                      "players": c.design.players, "races": c.races, "variants": c.variants,
-                      "seed": c.seed} for c in study.cells],
+           "cells": [{"name": c.name, "design": mod.design_dict(c.design), "races": c.races,
+                      "variants": c.variants, "seed": c.seed} for c in study.cells],
            "variants": {v.name: {"description": v.description, "patches": [vars(p) for p in v.patches]}
                         for v in study.variants.values()}}
     path = out / "study.json"
@@ -256,7 +316,7 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
         # a cell added, removed or changed makes it another study (each cell's own manifest
         # guards its chunks as well)
         old, new = json.loads(path.read_text()), json.loads(text)
-        keys = ("seed", "cells", "variants", "data", "chunk_size")
+        keys = ("game", "seed", "cells", "variants", "data")
         if any(old.get(k) != new.get(k) for k in keys):
             raise ValueError(f"{out} holds another study ({path}); choose another folder or remove it")
     path.write_text(text)

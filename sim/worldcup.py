@@ -40,7 +40,8 @@ from reports.stats import paired_difference, wilson_interval
 from .blast.compile import CompiledBundle
 from .blast.play import RaceSetup, play_block
 from .blast.players import Player, available, resolve
-from .run import Design, results_table, run_races, warm_up
+from .blast.design import Design, results_table, warm_up
+from .run import run_races
 from .study import cell_seed
 
 TRAILS = ("Lang", "Kurz", "Short", "Long")

@@ -35,3 +35,31 @@ def test_kernels_import_no_data_layer():
 
 def test_reports_do_not_import_kernels():
     check("reports", FORBIDDEN_IN_REPORTS)
+
+
+# the shared core: no game package may be imported from these, only asked for through sim.games
+SHARED = ["sim/games.py", "sim/runner.py", "sim/store.py", "sim/run.py", "sim/study.py", "kernels/records.py",
+          "kernels/rng.py", "kernels/cache.py", "kernels/jit.py"]
+GAME_PACKAGES = ("blast", "mania", "skitour")
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module `path` imports, absolute, relative ones resolved against its package."""
+    package = list(path.relative_to(ROOT).parent.parts)
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            mod = ".".join([*base, *(node.module.split(".") if node.module else [])])
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names)
+    return out
+
+
+def test_shared_core_imports_no_game():
+    for rel in SHARED:
+        mods = imported_modules(ROOT / rel)
+        bad = sorted(m for m in mods if any(part in GAME_PACKAGES for part in m.split(".")))
+        assert not bad, f"{rel} imports game code: {bad}"

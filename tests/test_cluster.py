@@ -3,7 +3,8 @@ import pandas as pd
 import pytest
 
 from sim.blast import load_bundle
-from sim.run import Design, run_races
+from sim.blast.design import Design
+from sim.run import run_races
 
 distributed = pytest.importorskip("dask.distributed")
 

@@ -7,7 +7,8 @@ import time
 import pandas as pd
 
 from sim.blast import load_bundle
-from sim.run import Design, read_results, run_races
+from sim.blast.design import Design
+from sim.run import read_results, run_races
 
 
 def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):

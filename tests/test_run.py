@@ -6,7 +6,8 @@ import pytest
 
 from kernels.blast import consts as C
 from sim.blast import load_bundle
-from sim.run import Design, read_results, run_races
+from sim.blast.design import Design
+from sim.run import read_results, run_races
 
 
 @pytest.fixture(scope="module")

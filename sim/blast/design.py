@@ -1,0 +1,153 @@
+"""Biathlon Blast's line-up designs: who races in each race of a run, and the kernel's rows as a
+table. A design gives every race index its set-up as a function of (design, seed, race index) only,
+so a run's table is the same whatever the chunk size or the number of workers.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from kernels import results as R
+from kernels.blast import consts as C
+
+from ..store import add_names
+from .compile import CompiledBundle
+from .play import RaceSetup, make_setup, play_block
+from .players import Player, available, resolve
+
+#: balanced line-ups cycle through every biathlete offset and every ski colour offset
+BALANCED = "balanced"
+
+
+@dataclass(frozen=True)
+class Design:
+    """Who races in each race of a run.
+
+    trail: trail name. racers: racers per race (2..6). biathletes: a fixed line-up (names, seat
+    order), or None for balanced line-ups. colours: fixed ski colours (seat order) or None: with
+    fixed biathletes the ski colour order, with balanced line-ups rotated with them. players: one
+    player kind for every seat, or one per seat.
+
+    Balanced line-ups: races come in blocks of n_biathletes x 6; within a block, race r seats
+    biathletes p[(r + j) % nb] and ski colours q[(r // nb + j) % 6] for seat j, where p and q are
+    permutations drawn per block from the seed. Over each block every biathlete races in every
+    ski colour equally often (as many times as there are seats).
+    """
+
+    trail: str
+    racers: int = 4
+    biathletes: tuple[str, ...] | None = None
+    colours: tuple[str, ...] | None = None
+    players: tuple[str, ...] = ("heuristic",)
+
+    def check(self, bundle: CompiledBundle) -> None:
+        bundle.trail_id(self.trail)
+        if not C.MIN_RACERS <= self.racers <= C.MAX_RACERS:
+            raise ValueError(f"racers must lie in {C.MIN_RACERS}..{C.MAX_RACERS}, got {self.racers}")
+        if self.biathletes is not None and len(self.biathletes) != self.racers:
+            raise ValueError(f"{self.racers} racers need {self.racers} biathletes, got {len(self.biathletes)}")
+        if self.biathletes is None and self.racers > len(bundle.biathlete_names):
+            raise ValueError(f"{self.racers} racers but only {len(bundle.biathlete_names)} biathletes")
+        if len(self.players) not in (1, self.racers):
+            raise ValueError(f"give one player for all seats or one per seat, got {len(self.players)}")
+        players = self.resolved()
+        if self.biathletes is not None:
+            make_setup(bundle, self.trail, self.biathletes, self.colours, list(self._seats(players)))
+
+    def resolved(self, known: dict[str, Player] | None = None) -> tuple[Player, ...]:
+        """The design's players, resolved by name (KeyError naming the known ones)."""
+        known = available() if known is None else known
+        return tuple(resolve(p, known) for p in self.players)
+
+    def player_names(self, players: tuple[Player, ...] | None = None) -> list[str]:
+        """Distinct player names, in the design's order: the codes of the table's `player` column.
+        `players`: the design's players already resolved."""
+        return list(dict.fromkeys(p.name for p in (players or self.resolved())))
+
+    def _seats(self, players: tuple[Player, ...]) -> tuple[Player, ...]:
+        return players * self.racers if len(players) == 1 else players
+
+    def setups(self, bundle: CompiledBundle, seed: int, races: np.ndarray,
+               players: tuple[Player, ...] | None = None) -> list[RaceSetup]:
+        """The set-up of each race index: a function of (design, seed, race index) only.
+        `players`: the design's players already resolved."""
+        players = self._seats(players or self.resolved())
+        if self.biathletes is not None:
+            fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, list(players))
+            return [fixed] * len(races)
+        trail = bundle.trail_id(self.trail)
+        kinds = players
+        nb = len(bundle.biathlete_names)
+        block = nb * C.N_COLOURS
+        out = []
+        perms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        for race in np.asarray(races, np.int64):
+            b, r = divmod(int(race), block)
+            if b not in perms:
+                rng = np.random.default_rng([seed, b, 0xB1A7])
+                perms[b] = (rng.permutation(nb), rng.permutation(C.N_COLOURS))
+            p, q = perms[b]
+            bis = tuple(int(p[(r + j) % nb]) for j in range(self.racers))
+            cols = tuple(int(q[(r // nb + j) % C.N_COLOURS]) for j in range(self.racers))
+            out.append(RaceSetup(trail, bis, cols, kinds))
+        return out
+
+
+def play_rows(bundle: CompiledBundle, design: Design, seed: int, start: int, stop: int) -> np.ndarray:
+    races = np.arange(start, stop, dtype=np.int64)
+    players = design.resolved()          # persona files read once per chunk, not once per use
+    return play_block(bundle, design.setups(bundle, seed, races, players), seed, races,
+                      design.player_names(players))
+
+
+#: columns of `narrow_frame` kept int32 (every other column fits int16)
+WIDE_COLUMNS = ("race",)
+
+
+def narrow_frame(rows: np.ndarray) -> pd.DataFrame:
+    """Result rows as a frame of int16 columns (race: int32), as they are stored."""
+    if len(rows) and (rows.max(axis=0)[1:] > np.iinfo(np.int16).max).any():
+        raise OverflowError("a result column no longer fits int16; widen it in sim.run.WIDE_COLUMNS")
+    return pd.DataFrame({f: rows[:, i].astype(np.int32 if f in WIDE_COLUMNS else np.int16)
+                         for i, f in enumerate(R.FIELDS)})
+
+
+def table_names(bundle: CompiledBundle, player_names: list[str]) -> dict[str, list[str]]:
+    """What the id columns of a run's table stand for (the `player` column: `player_names`)."""
+    return {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
+            "biathlete": list(bundle.biathlete_names), "player": list(player_names)}
+
+
+def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[str]) -> pd.DataFrame:
+    """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour,
+    player: `player` indexes `player_names`)."""
+    return add_names(narrow_frame(rows), table_names(bundle, player_names))
+
+
+def design_from_manifest(manifest: dict) -> Design:
+    """The design a run's manifest records, its players rebuilt from the recorded weights (so a
+    replay plays the run's races even if a persona file has changed since)."""
+    from kernels.blast.players import PLAYER_KINDS
+
+    d = manifest["design"]
+    recorded = manifest.get("players", {})
+    players = []
+    for name in d["players"]:
+        p = recorded.get(name)
+        players.append(Player(name, PLAYER_KINDS.index(p["kind"]), tuple(p["weights"]), source=p.get("source", ""))
+                       if p else name)
+    return Design(d["trail"], d["racers"], tuple(d["biathletes"]) if d["biathletes"] else None,
+                  tuple(d["colours"]) if d["colours"] else None, tuple(players))
+
+
+def warm_up(bundle: CompiledBundle, design: Design) -> None:
+    """Play one race here so that the kernels are compiled and cached before workers load them."""
+    play_rows(bundle, design, 0, 0, 1)
+
+
+def design_dict(design: Design) -> dict:
+    d = asdict(design)
+    d["players"] = [p if isinstance(p, str) else p.name for p in design.players]
+    return d

@@ -1,0 +1,158 @@
+"""Biathlon Blast as a registered game (sim.games): what the shared runner, store, commands and
+conformance suite call.
+
+The Blast kernel fills its own int32 rows (kernels/results.py, one row per race and seat, with
+the two range visits as paired columns); `records` turns them into the shared structured records:
+the core seat fields plus Blast's own, and one visits row per racer and range visit reached.
+Every value of a Blast column is the kernel's, unchanged (tests/test_records_blast.py keeps a
+fixture of the table from before the records were composed).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from kernels import records as REC
+from kernels import results as R
+
+from . import design as _design
+from .compile import CompiledBundle, load_bundle as _load_bundle
+from .load import default_data_dir as _default_data_dir
+
+#: the range visits the kernel's rows have columns for
+RANGE_VISITS = (1, 2)
+_PER_VISIT = ("shots", "hits", "dice_hits", "shot_pulse", "arrive_pulse", "arrive_round", "shot_wind")
+
+#: Blast's seat fields after the core ones: every kernel column that is neither core nor per visit
+#: (the per-visit columns stay too, as Blast's own, so that the reports' shooting sections read
+#: them as before; the visits table holds the same numbers in long form)
+_CORE_FROM_KERNEL = {"race": "race", "trail": "trail", "n_racers": "n_racers", "seat": "seat",
+                     "player": "player", "place": "place", "won": "won", "eliminated": "eliminated",
+                     "elim_cause": "elim_cause", "rounds": "rounds", "stalled": "stalled",
+                     "distance_left": "distance_left", "lead_changes": "lead_changes",
+                     "leader_after_range": "leader_after_range"}
+_EXTRA = tuple(f for f in R.FIELDS if f not in _CORE_FROM_KERNEL)
+
+SEAT_DTYPE = REC.seat_dtype([(f, "i2") for f in _EXTRA], scenario="trail")
+VISIT_DTYPE = REC.visit_dtype([("dice_hits", "i2"), ("shot_pulse", "i2"), ("arrive_pulse", "i2"),
+                               ("arrive_round", "i2"), ("shot_wind", "i2"), ("biathlete", "i2"),
+                               ("colour", "i2")])
+
+LABELS = {"elim_cause": ["none", "no cards left", "pulse above the limit"],
+          "shot_wind": ["still", "crosswind", "headwind", "tailwind"]}
+
+
+def default_data_dir() -> Path:
+    return _default_data_dir()
+
+
+def load_bundle(data=None, patches=()) -> CompiledBundle:
+    return _load_bundle(data, patches)
+
+
+def summary(bundle: CompiledBundle) -> str:
+    from .summary import summary as text
+
+    return text(bundle)
+
+
+def records(rows: np.ndarray, n_dice: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's int32 rows [n, N_FIELDS] as (seats, visits) structured records.
+
+    Core fields Blast has no use for: team = seat, leg = 0, finished = won (a Blast race ends
+    when its winner crosses the line), penalty_laps = 0 (misses cost no laps in Blast). A visits
+    row for each range visit the racer reached (arrive_round >= 0): shots = the dice rolled if
+    the racer shot there, else 0; misses = shots - hits; penalties = 0."""
+    seats = np.zeros(len(rows), SEAT_DTYPE)
+    for core, col in _CORE_FROM_KERNEL.items():
+        seats[core] = rows[:, R.FIELDS.index(col)]
+    seats["team"] = seats["seat"]
+    seats["finished"] = seats["won"]
+    for f in _EXTRA:
+        seats[f] = rows[:, R.FIELDS.index(f)]
+    parts = []
+    for k in RANGE_VISITS:
+        col = {name: rows[:, R.FIELDS.index(f"{name}_{k}")] for name in _PER_VISIT}
+        reached = np.flatnonzero(col["arrive_round"] >= 0)
+        v = np.zeros(len(reached), VISIT_DTYPE)
+        v["race"] = rows[reached, R.RACE]
+        v["seat"] = v["team"] = rows[reached, R.SEAT]
+        v["visit"] = k
+        shot = col["shots"][reached] == 1
+        v["shots"] = np.where(shot, n_dice, 0)
+        v["hits"] = np.where(shot, col["hits"][reached], 0)
+        v["misses"] = v["shots"] - v["hits"]
+        for name in ("dice_hits", "shot_pulse", "arrive_pulse", "arrive_round", "shot_wind"):
+            v[name] = col[name][reached]
+        v["biathlete"] = rows[reached, R.BIATHLETE]
+        v["colour"] = rows[reached, R.COLOUR]
+        parts.append(v)
+    visits = np.concatenate(parts)
+    visits = visits[np.lexsort((visits["visit"], visits["seat"], visits["race"]))]
+    return seats, visits
+
+
+# --- designs -----------------------------------------------------------------------------------
+
+def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=("balanced",),
+                options: dict | None = None):
+    """A Blast design: `fixed` may name the line-up ("biathlete": names in seat order) and the
+    ski colours ("colour"); without a line-up, seats rotate through every biathlete and colour."""
+    from .design import Design
+
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {"biathlete", "colour"}
+    if unknown or options:
+        raise ValueError(f"Biathlon Blast designs fix only biathlete and colour, and take no options "
+                         f"(got {sorted(unknown) or sorted(options)})")
+    bis, cols = fixed.get("biathlete"), fixed.get("colour")
+    return Design(scenario, racers, tuple(bis) if bis else None, tuple(cols) if cols else None,
+                  tuple(players))
+
+
+def check_design(bundle: CompiledBundle, design) -> None:
+    design.check(bundle)
+
+
+def design_dict(design) -> dict:
+    return _design.design_dict(design)
+
+
+def design_from_dict(d: dict, players: dict | None = None):
+    """The design a manifest records; `players`: the manifest's player records (kind and weights),
+    so a replay plays the run's races even if a persona file has changed since."""
+    return _design.design_from_manifest({"design": d, "players": players or {}})
+
+
+def player_records(design) -> dict:
+    """What decides each player's play, by name: kind, weights (and where it was read)."""
+    return {p.name: {"kind": p.kind_name, "weights": list(p.weights), "source": p.source}
+            for p in design.resolved()}
+
+
+def names(bundle: CompiledBundle, design) -> dict[str, list[str]]:
+    return _design.table_names(bundle, design.player_names())
+
+
+def play_chunk(bundle: CompiledBundle, design, seed: int, start: int, stop: int):
+    return records(_design.play_rows(bundle, design, seed, start, stop), len(bundle.tables.dice_colour))
+
+
+def replay(bundle: CompiledBundle, design, seed: int, race: int, states: bool = False) -> str:
+    from .eventlog import render_log
+    from .play import play_one
+
+    setup = design.setups(bundle, seed, [race])[0]
+    return render_log(bundle, play_one(bundle, setup, seed, race), states=states)
+
+
+def referee(bundle: CompiledBundle, design, seed: int, race: int) -> None:
+    from .play import play_one
+    from .referee import referee_race
+
+    setup = design.setups(bundle, seed, [race])[0]
+    log = play_one(bundle, setup, seed, race)
+    report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), log.events)
+    if not report.ok:
+        raise AssertionError(f"race {race} (seed {seed}): {report.message}")

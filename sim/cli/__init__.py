@@ -1,0 +1,77 @@
+"""The `biathlon-sim` command: one console command with sub-commands, one module each, every one a
+thin layer over a library call (sim.run, sim.study, ...)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup
+
+COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup)
+#: commands whose options depend on the game (they take the GameInfo)
+GAME_AWARE = (run,)
+
+
+def build_parser(game: str | None = None) -> argparse.ArgumentParser:
+    """The parser; `game`: the game named by --game, whose options (Mania's --format, ...) the
+    commands that play races then offer."""
+    from .. import games
+
+    info = games.game(game)
+    parser = argparse.ArgumentParser(
+        prog="biathlon-sim",
+        description="Monte Carlo balance laboratory for biathlon racing board games: "
+                    + ", ".join(games.game(g).title for g in games.names())
+                    + f". Every command plays {games.game(games.DEFAULT).title} unless --game names another.",
+    )
+    parser.add_argument("--game", default=games.DEFAULT, choices=games.names(),
+                        help=f"the game (default: {games.DEFAULT}); a study file names its own")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub) if command not in GAME_AWARE else command.add_parser(sub, info)
+    return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("biathlon-sim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _game_of(argv: list[str] | None) -> str | None:
+    """The --game given on the command line, read before the full parser is built (it decides
+    which options the commands offer); None if absent or unknown (the parser then says so)."""
+    from .. import games
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--game", default=None)
+    known, _ = pre.parse_known_args(argv)
+    return known.game if known.game in games.names() else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser(_game_of(argv)).parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (e.g. `| head`): stop quietly, as command-line tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("biathlon-sim: interrupted; a run with --out keeps its finished chunks and the same "
+              "command resumes it", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

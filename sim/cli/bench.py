@@ -1,0 +1,71 @@
+"""biathlon-sim bench: the parser and the call."""
+from __future__ import annotations
+
+import argparse
+
+from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, split_list
+
+
+def add_parser(sub) -> None:
+    b = sub.add_parser(
+        "bench", help="races per second by trail and number of racers, and scaling over workers",
+        description="Play races on one core and report races per second, mean race length in rounds "
+                    "and the share of stalled races, per trail and number of racers. Compilation (or "
+                    "loading compiled kernels from the cache) is timed separately. With --scaling, also "
+                    "time whole runs (chunks, workers, tables on the side) for each worker count and "
+                    "print the speed-up over the first.",
+        epilog="examples:\n  biathlon-sim bench --trails Kurz --racers 4\n"
+               "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
+               "  biathlon-sim bench --trails Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("--trails", default=None, help="comma-separated trail names (default: all)")
+    b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
+    b.add_argument("--races", type=int, default=20000, help="races per cell (default: 20000)")
+    b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--scaling", default=None, metavar="JOBS",
+                   help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
+    b.add_argument("--scaling-races", type=int, default=200_000, help="races per scaling run (default 200000)")
+    b.add_argument("--chunk", type=int, default=20_000, help="races per chunk in scaling runs (default 20000)")
+    data_option(b)
+    b.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import os
+
+    from ..bench import bench
+    from ..blast.players import resolve
+
+    def bad(message: str) -> int:
+        return fail("bench", message)
+
+    bundle = load_or_report(args.data)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    try:
+        trails = [bundle.trail_id(t) for t in (split_list(args.trails) or list(bundle.trail_names))]
+        racers = [int(n) for n in split_list(args.racers)]
+        player = resolve(args.player)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    if not all(2 <= n <= 6 for n in racers) or args.races < 1:
+        return bad("--racers must lie in 2..6 and --races be at least 1")
+    df = bench(bundle, trails, racers, args.races, player, args.seed)
+    print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
+          f"this machine; player {args.player}; data {bundle.data_hash}")
+    print(df.to_string(index=False))
+    if args.scaling:
+        from ..bench import scaling
+
+        try:
+            jobs = [int(j) for j in split_list(args.scaling)]
+        except ValueError:
+            return bad(f"--scaling takes worker counts such as 1,2,4; got {args.scaling!r}")
+        if not jobs or min(jobs) < 1:
+            return bad("--scaling worker counts must be at least 1")
+        t, n = bundle.trail_names[trails[0]], racers[0]
+        print(f"\nscaling: whole runs of {args.scaling_races:,} races ({t}, {n} racers, balanced line-ups, "
+              f"chunks of {args.chunk:,}) by number of worker processes")
+        print(scaling(bundle, t, n, args.scaling_races, jobs, args.chunk, args.seed).to_string(index=False))
+    return 0

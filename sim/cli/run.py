@@ -1,0 +1,127 @@
+"""biathlon-sim run: the parser and the call."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, split_list
+
+
+def add_parser(sub, info) -> None:
+    """`info`: the chosen game (sim.games.GameInfo): its word for the scenario names the option
+    (--trail, --track), its seat axes give the fixed line-up options, its options their own."""
+    u = sub.add_parser(
+        "run", help="play many races of one set-up and write the results table",
+        description=f"Play races 0 .. N-1 of one design with a seed, in chunks over joblib workers, "
+                    f"and print the win rate per {info.entrant}. With --out, every finished chunk is "
+                    "written at once and the same command run again resumes; the table "
+                    "(results.parquet, one row per race and racer) and a manifest (seed, data hash, "
+                    "design, version, command) are written there. The table is the same whatever "
+                    "--jobs and --chunk.",
+        epilog=_EXAMPLES.get(info.name, ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    u.add_argument(f"--{info.scenario}", dest="scenario", metavar=info.scenario.upper(), required=True)
+    u.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
+    if "biathlete" in info.axes:
+        u.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
+    if "colour" in info.axes:
+        u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up"
+                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
+    for option, values in info.options.items():
+        u.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
+                       choices=[str(v) for v in values], help=f"default {values[0]}")
+    u.add_argument("--players", default=None,
+                   help="one player for all seats or one per seat, comma-separated: persona names "
+                        "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
+                        "files (.toml); default: balanced")
+    u.add_argument("--races", type=int, default=10000)
+    u.add_argument("--seed", type=int, default=1)
+    u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
+    jobs_option(u)
+    u.add_argument("--out", default=None, metavar="DIR", help="write the table (one Parquet file per "
+                   "chunk, in DIR/results/) and the manifest here; the same command resumes")
+    u.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
+    u.add_argument("--quiet", action="store_true", help="no progress bar")
+    data_option(u)
+    u.set_defaults(func=cmd_run)
+
+
+_EXAMPLES = {
+    "blast": "examples:\n  biathlon-sim run --trail Kurz --racers 4 --races 100000 --out runs/kurz4\n"
+             "  biathlon-sim run --trail Lang --biathletes Owens,Olsson --players heuristic,random --races 5000",
+    "mania": "examples:\n  biathlon-sim --game mania run --track red --racers 6 --races 100000 --out runs/mania6\n"
+             "  biathlon-sim --game mania run --track yellow --format relay --racers 4 --races 20000",
+}
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import shlex
+
+    from .. import games
+    from ..run import run_races
+
+    info = games.game(args.game)
+    bundle = load_or_report(args.data, game=info.name)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    fixed = {}
+    biathletes = split_list(getattr(args, "biathletes", None))
+    colours = split_list(getattr(args, "colours", None))
+    if biathletes:
+        fixed["biathlete"] = tuple(biathletes)
+    if colours:
+        fixed["colour"] = tuple(c.lower() for c in colours)
+    options = {k: _typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    if args.races < 1 or args.chunk < 1:
+        return fail("run", "--races and --chunk must be at least 1")
+    try:
+        design = info.load().make_design(args.scenario, len(biathletes) if biathletes else args.racers,
+                                          fixed=fixed, players=tuple(split_list(args.players) or ["balanced"]),
+                                          options=options or None)
+    except (KeyError, ValueError) as exc:
+        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        _, run = run_races(bundle, design, args.races, args.seed, game=info.name, chunk_size=args.chunk,
+                           n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
+                           collect=False, scheduler=args.scheduler)
+    except (KeyError, ValueError, OSError) as exc:
+        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+    if run.chunks_played:
+        print(f"{run.races:,} races played in {run.seconds:.1f} s ({run.races_per_second:,.0f} races/s)"
+              + (f"; {run.chunks_reused} finished chunk(s) of an earlier run reused" if run.chunks_reused else ""))
+    else:
+        print(f"every chunk was already played by an earlier run in {args.out}: nothing to play")
+    if args.out:
+        print(f"table: {args.out}/results/ (Parquet, one file per chunk; range visits in {args.out}/visits/); "
+              f"manifest: {args.out}/manifest.json")
+    names = info.load().names(bundle, design)
+    racers = int(run.summary.index.get_level_values("n_racers")[0])
+    print(f"win rate per {info.entrant} ({args.races:,} races, {racers} racers, {args.scenario}):")
+    print(win_rates(run.summary, names[info.entrant], racers, info.entrant).to_string())
+    stalled = int(run.summary.stalled.sum())
+    if stalled:
+        share = stalled / run.summary.races.sum()
+        print(f"warning: {share:.2%} of racer rows are in races that hit the round cap without every place "
+              f"decided", file=sys.stderr)
+    return 0
+
+
+def _typed(values: tuple, text: str):
+    """An option's value from its text, typed like the option's allowed values."""
+    for v in values:
+        if str(v) == text:
+            return v
+    return text
+
+
+def win_rates(summary, entrant_names, racers: int, entrant: str = "biathlete"):
+    """Races, wins, win rate and mean place per entrant from a run's summary counts."""
+    by = summary.groupby(level=entrant).sum()
+    out = by.assign(win_rate=by.wins / by.races, mean_place=by.place_sum / by.races)
+    out.index = [entrant_names[i] for i in out.index]
+    out.index.name = entrant
+    out["fair_share"] = 1 / racers
+    return out[["races", "wins", "win_rate", "fair_share", "mean_place"]].sort_values(
+        "win_rate", ascending=False).round(4)

@@ -1,0 +1,112 @@
+"""The game registry: one place lists the games, and each game declares what the shared code needs.
+
+Shared modules (this one, sim.store, sim.runner, the conformance tests) never import a game
+package: they ask the registry. A game registers a `GameInfo` (cheap: names, bounds, axes, option
+choices) and the dotted path of its module; the module, which imports the game's kernels, is loaded
+only when a command needs it (`game(name).load()`). OpenSpiel registers its games the same way
+(`pyspiel.register_game(GameType, factory)`).
+
+What a game module provides (see sim/blast/game.py, sim/mania/game.py):
+
+    default_data_dir() -> Path
+    load_bundle(data: str | Path | None, patches=()) -> bundle     (DataError on bad data)
+        bundle.data_hash: str, bundle.scenario_names: tuple[str, ...]
+    summary(bundle) -> str                       what `validate` prints for good data
+    SEAT_DTYPE, VISIT_DTYPE                      kernels.records dtypes: core fields + the game's
+    LABELS: dict[str, list[str]]                 code labels of coded core/game columns (elim_cause, ...)
+    make_design(scenario, racers, *, fixed=None, players=("balanced",), options=None) -> design
+    check_design(bundle, design) -> None         ValueError (one line) for a design the data cannot play
+    design_dict(design) -> dict, design_from_dict(d) -> design     the manifest's form and back
+    names(bundle, design) -> dict[column, list[str]]             labels of the id columns of a table
+    play_chunk(bundle, design, seed, start, stop) -> (seats, visits)     structured arrays
+    replay(bundle, design, seed, race) -> str    one race as a readable log
+    referee(bundle, design, seed, race) -> None  replays the race's event log through the game's
+                                                 independent referee; raises on any disagreement
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the shared code knows about a game without loading it.
+
+    name: the command-line name (`--game NAME`); title: the box title.
+    scenario: the game's word for where a race is run (Blast's trail, Ski Tour's course, Mania's
+    track); the core record's scenario column carries this name in the game's tables.
+    racers: (fewest, most) racers a race can have. axes: the columns along which seats differ,
+    entrant first (Blast: biathlete, ski colour; Ski Tour: nation; Mania: figure colour); balanced
+    designs rotate every value of every axis through every seat. teams: whether races may have
+    teams (relays). options: option name -> allowed values, the first the default (Mania's format).
+    module: the dotted path of the game's module (see this module's docstring); `load()` imports it.
+    """
+
+    name: str
+    title: str
+    scenario: str
+    racers: tuple[int, int]
+    axes: tuple[str, ...]
+    module: str
+    teams: bool = False
+    options: dict[str, tuple] = field(default_factory=dict)
+    commands: tuple[str, ...] = ()        # game-only commands (Blast's worldcup)
+
+    @property
+    def entrant(self) -> str:
+        """The column whose balance the reports measure first (the first axis)."""
+        return self.axes[0]
+
+    def check_racers(self, racers: int) -> None:
+        lo, hi = self.racers
+        if not lo <= racers <= hi:
+            raise ValueError(f"{self.title} races have {lo} to {hi} racers, got {racers}")
+
+    def check_options(self, options: dict | None) -> dict:
+        """The options with defaults filled in; ValueError naming an unknown option or value."""
+        options = dict(options or {})
+        for key, value in options.items():
+            if key not in self.options:
+                known = ", ".join(self.options) or "none"
+                raise ValueError(f"{self.title} has no option {key!r} (options: {known})")
+            if value not in self.options[key]:
+                raise ValueError(f"option {key} must be one of {', '.join(map(str, self.options[key]))}, "
+                                 f"got {value!r}")
+        return {k: options.get(k, v[0]) for k, v in self.options.items()}
+
+    def load(self) -> ModuleType:
+        """The game's module (imports its kernels on first use)."""
+        return importlib.import_module(self.module)
+
+
+_GAMES: dict[str, GameInfo] = {}
+DEFAULT = "blast"
+
+
+def register(info: GameInfo) -> GameInfo:
+    if info.name in _GAMES and _GAMES[info.name] != info:
+        raise ValueError(f"a game named {info.name!r} is registered already")
+    _GAMES[info.name] = info
+    return info
+
+
+def names() -> list[str]:
+    return list(_GAMES)
+
+
+def game(name: str | None = None) -> GameInfo:
+    """The registered game called `name` (default: Blast); ValueError naming the known games."""
+    name = DEFAULT if name is None else name
+    try:
+        return _GAMES[name]
+    except KeyError:
+        raise ValueError(f"no game named {name!r}; the games are {', '.join(_GAMES)}") from None
+
+
+# The games. Their modules load on first use.
+register(GameInfo("blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
+                  commands=("worldcup",)))
+
+__all__ = ["GameInfo", "register", "names", "game", "DEFAULT"]
