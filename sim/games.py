@@ -10,7 +10,8 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
 
     default_data_dir() -> Path
     load_bundle(data: str | Path | None, patches=()) -> bundle     (DataError on bad data)
-        bundle.data_hash: str, bundle.scenario_names: tuple[str, ...]
+        bundle.data_hash: str; bundle.data.source: where the data was read
+    scenarios(bundle) -> tuple[str, ...]          the names of the trails, tracks or courses
     summary(bundle) -> str                       what `validate` prints for good data
     SEAT_DTYPE, VISIT_DTYPE                      kernels.records dtypes: core fields + the game's
     LABELS: dict[str, list[str]]                 code labels of coded core/game columns (elim_cause, ...)

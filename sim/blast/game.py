@@ -51,6 +51,10 @@ def load_bundle(data=None, patches=()) -> CompiledBundle:
     return _load_bundle(data, patches)
 
 
+def scenarios(bundle: CompiledBundle) -> tuple[str, ...]:
+    return tuple(bundle.trail_names)
+
+
 def summary(bundle: CompiledBundle) -> str:
     from .summary import summary as text
 
