@@ -10,9 +10,9 @@ import numpy as np
 from ..jit import entry, inline, splice
 
 from .consts import (
-    NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
+    NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
     R_FACE_UP_MOTIVATION, R_INITIAL_WIND, R_MAX_HITS, R_MOTIVATION_TO, R_N_DICE, R_PULSE_LIMIT,
-    R_ROUND_CAP, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
+    R_ROUND_CAP, R_START_LINE_CROSSINGS, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
 )
 from .events import (
     ACTION, BOOST, BOOST_LOST, CARD_END, CAUSE_NO_CARDS, CAUSE_PULSE, CHOOSE, DECK, ELIMINATED,
@@ -36,7 +36,7 @@ from .state import (
     SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N, SEAT_STATUS, SEAT_WAITS,
 )
 from .state import (
-    W_ADJ, W_BOOST, W_LOOKAHEAD, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX,
+    W_ADJ, W_BOOST, W_LOOKAHEAD, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX, MAX_FACE_UP, MAX_VISITS,
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
     G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER,
     S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
@@ -44,6 +44,11 @@ from .state import (
     S_MOTIVATION, S_PLACE, S_SHOT_PULSE0, S_SHOTS0, S_TURNS, S_WAITS, S_WAX0, S_WIND_CHANGES,
 )
 from .. import results as R
+
+#: range visits with columns of their own in a result row (shots_1, shots_2, ...); later visits
+#: count in the totals (waits, bullets_hits ...) and keep their statistics in the race state
+VISIT_COLUMNS = R.SHOTS_2 - R.SHOTS_1 + 1
+assert VISIT_COLUMNS <= MAX_VISITS
 
 
 # --- the event log -------------------------------------------------------------------------------
@@ -151,7 +156,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.seat[SEAT_ON_MAT, s] = 0
         st.seat[SEAT_PULSE, s] = 0
         st.seat[SEAT_BULLETS, s] = tb.gear_bullets[c]
-        for w in range(6):
+        for w in range(N_COLOURS):
             st.wax[s, w] = tb.gear_wax[c, w]
         st.seat[SEAT_CHOSEN, s] = -1
         st.seat[SEAT_PLAYED, s] = 0
@@ -166,7 +171,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.seat[SEAT_DISC_N, s] = 0
         st.seat[SEAT_REMOVED_N, s] = 0
         st.stats[s, :] = 0
-        for v in range(2):
+        for v in range(MAX_VISITS):
             st.stats[s, S_HITS0 + v] = -1
             st.stats[s, S_DICE_HITS0 + v] = -1
             st.stats[s, S_ARRIVE_PULSE0 + v] = -1
@@ -192,7 +197,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
     prepare_race_nb(st, tb)
     for i in range(m):
         ev_nb(st.g, st.log, -1, DECK, i, st.mdeck[i])
-    for k in range(2):
+    for k in range(MAX_FACE_UP):
         g[G_FACE0 + k] = -1
     for k in range(tb.rules[R_FACE_UP_MOTIVATION]):
         refill_nb(st, k)
@@ -253,7 +258,7 @@ def round_start_nb(tb, trail, st, red_usable):
     n = st.g[G_N]
     stamp = st.g[G_ELIM] + 1
     any_out = False
-    for k in range(6):
+    for k in range(N_COLOURS):
         colour = tb.ski_order[k]
         for s in range(n):
             if st.seat[SEAT_COLOUR, s] != colour or st.seat[SEAT_STATUS, s] != STATUS_RACING:
@@ -384,7 +389,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         choose_action_nb(st, tb, trail, s, card, boost_steps)
         action = st.scratch[0]
         act_card = card
-    for c in range(1, 6):
+    for c in range(1, N_COLOURS):
         k = min(max(st.scratch[c], 0), st.wax[s, c])
         wax[c] = k
         st.wax[s, c] -= k
@@ -551,8 +556,9 @@ def update_leader_nb(tb, trail, st):
         if st.g[G_LEADER] >= 0:
             st.g[G_LEAD_CHANGES] += 1
         st.g[G_LEADER] = best
-    last_range = tb.range_pos[trail, tb.range_pos.shape[1] - 1]
-    if st.g[G_LEADER_AFTER_RANGE] < 0 and best >= 0 and st.seat[SEAT_POS, best] > last_range:
+    visits = tb.range_pos.shape[1]
+    if visits > 0 and st.g[G_LEADER_AFTER_RANGE] < 0 and best >= 0 \
+            and st.seat[SEAT_POS, best] > tb.range_pos[trail, visits - 1]:
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
@@ -788,7 +794,7 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.DISTANCE_LEFT] = tb.finish_pos[trail] - st.seat[SEAT_POS, s]
         r[R.FINAL_PULSE] = st.seat[SEAT_PULSE, s]
         r[R.MAX_PULSE] = st.stats[s, S_MAX_PULSE]
-        for v in range(2):
+        for v in range(VISIT_COLUMNS):     # statistics of visits the trail lacks stay "never"
             r[R.SHOTS_1 + v] = st.stats[s, S_SHOTS0 + v]
             r[R.HITS_1 + v] = st.stats[s, S_HITS0 + v]
             r[R.DICE_HITS_1 + v] = st.stats[s, S_DICE_HITS0 + v]
@@ -800,7 +806,7 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.BULLETS_PICKUP] = st.stats[s, S_BULLETS_PICKUP]
         r[R.BULLETS_HITS] = st.stats[s, S_BULLETS_HITS]
         r[R.COACH_BULLETS] = st.stats[s, S_COACH_BULLETS]
-        for c in range(5):
+        for c in range(N_COLOURS - 1):
             r[R.WAX_BLACK + c] = st.stats[s, S_WAX0 + c]
         r[R.MOTIVATION] = st.stats[s, S_MOTIVATION]
         r[R.ICY] = st.stats[s, S_ICY]
@@ -812,7 +818,29 @@ def write_results_nb(tb, trail, st, race, out, row0):
         r[R.LEAD_CHANGES] = st.g[G_LEAD_CHANGES]
         r[R.LEADER_AFTER_RANGE] = 1 if st.g[G_LEADER_AFTER_RANGE] == s else 0
         r[R.BULLETS_LEFT] = st.seat[SEAT_BULLETS, s]
-        r[R.WAX_LEFT] = st.wax[s, 1] + st.wax[s, 2] + st.wax[s, 3] + st.wax[s, 4] + st.wax[s, 5]
+        left = 0
+        for c in range(1, N_COLOURS):
+            left += st.wax[s, c]
+        r[R.WAX_LEFT] = left
+
+
+@inline
+def check_capacity_nb(tb, st):
+    """Refuse tables that need more room than the state has (sim.blast.compile checks every data set
+    against the same capacities, naming the file and field; this guards tables made otherwise)."""
+    if tb.motivation.shape[0] > st.mdeck.shape[0]:
+        raise ValueError("the Motivation deck is larger than the state's MAX_MOTIVATION")
+    if tb.deck.shape[1] + tb.rules[R_START_LINE_CROSSINGS] > st.hand.shape[1]:
+        raise ValueError("a deck plus its Motivation cards is larger than the state's MAX_HAND")
+    if tb.rules[R_FACE_UP_MOTIVATION] > MAX_FACE_UP or tb.rules[R_FACE_UP_MOTIVATION] < 0:
+        raise ValueError("face_up_motivation is outside 0 .. MAX_FACE_UP")
+    if tb.range_pos.shape[1] > MAX_VISITS:
+        raise ValueError("more range visits than the state's MAX_VISITS")
+    if tb.rules[R_N_DICE] > st.dice.shape[0] or tb.dice_colour.shape[0] != tb.rules[R_N_DICE]:
+        raise ValueError("more dice than the state's MAX_DICE")
+    for t in range(tb.n_grid_slots.shape[0]):
+        if tb.n_grid_slots[t] < MAX_RACERS:
+            raise ValueError("a start grid holds fewer than MAX_RACERS racers")
 
 
 # Two entry points, so that races without look-ahead seats (nearly all) compile without the rollout
@@ -828,6 +856,7 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
     """
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
+    check_capacity_nb(tb, st)
     red_usable = st.work[W_RED:W_RED + MAX_RACERS]
     for i in range(races.shape[0]):
         setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
@@ -844,6 +873,8 @@ def play_races_lookahead_nb(tb, trails, n_racers, biathletes, colours, players, 
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
     ro = borrow_state_nb(ro)
+    check_capacity_nb(tb, st)
+    check_capacity_nb(tb, ro)
     red_usable = st.work[W_RED:W_RED + MAX_RACERS]
     for i in range(races.shape[0]):
         setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,

@@ -15,7 +15,7 @@ import numpy as np
 from ..jit import inline, splice
 
 from .consts import (
-    BLACK, BLUE, DOWNHILL, FLAT, GREEN, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
+    BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
     R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
     R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, SHOOT, SRC_NONE, STILL, UPHILL, VAL_BASE,
     VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
@@ -30,7 +30,7 @@ from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, W_ACT, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -70,7 +70,6 @@ PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "w
                "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit")
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0])
 
-MAX_AHEAD = 500      # spaces ahead choose_card_nb looks at (no card moves that far)
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
 
@@ -401,7 +400,7 @@ def choose_card_nb(st, tb, trail, s):
 @inline
 def random_wax_nb(st, s, p):
     """The random player's wax: each token it holds spent with probability p (into scratch[1..5])."""
-    for c in range(1, 6):
+    for c in range(1, N_COLOURS):
         for _ in range(st.wax[s, c]):
             if uniform_nb(st.rng[1:]) < p:
                 st.scratch[c] += 1
@@ -411,7 +410,7 @@ def random_wax_nb(st, s, p):
 def scripted_action_nb(st, s):
     """A SCRIPTED seat's action and wax, from its script (into scratch[0..5])."""
     st.scratch[0] = st.script[s, SC_ACTION]
-    for c in range(1, 6):
+    for c in range(1, N_COLOURS):
         st.scratch[c] = max(st.script[s, SC_WAX + c - 1], 0)
 
 
@@ -544,7 +543,7 @@ def expected_hits_nb(tb, biathlete, pulse, wind_adj):
 def choose_range_action_nb(st, tb, trail, s):
     """On a mat: scratch[0] WAIT or SHOOT, scratch[1..5] wax."""
     sc = st.scratch
-    for i in range(6):
+    for i in range(N_COLOURS):
         sc[i] = 0
     if st.seat[SEAT_PLAYER, s] == RANDOM:
         sc[0] = WAIT if (st.seat[SEAT_WAITS, s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT

@@ -29,9 +29,21 @@ G_LEAD_CHANGES = 15
 G_LEADER_AFTER_RANGE = 16   # leader when the first racer left its last range visit (-1 none yet)
 N_G = 17
 
-MAX_FACE_UP = 2
-MAX_ENDS = 1024      # room for every end of a move: 2 lanes x every step the data allows (about 350), doubled
-# work offsets: three-element step or decision vectors used during a turn
+# --- capacities: the fixed sizes of the state's arrays. Each is at least what any data set the
+# validator accepts needs (sim/blast/load.py refuses data beyond them, naming file, entry and field),
+# and `sim.blast.compile.capacity_problems` checks a compiled data set against every one of them,
+# so a kernel never indexes past an array whatever the data. ---------------------------------------
+MAX_FACE_UP = 2      # face-up Motivation slots (g[G_FACE0 + k]); rules.face_up_motivation <= this
+MAX_AHEAD = 500      # spaces ahead choose_card_nb looks at (no move goes that far: about 215 steps)
+MAX_ENDS = 1024      # legal ends of one move: 2 lanes x (steps + 1); the data allows about 215 steps
+MAX_HAND = 64        # a hand or discard pile: the deck (common_cards + unique_cards <= 40) plus one
+                     # Motivation card per start-line crossing (<= 10)
+MAX_MOTIVATION = 64  # cards in the Motivation deck, copies counted
+MAX_DICE = 8         # shooting dice (rules.dice lists at most the 6 colours); event rows log 8 faces
+MAX_VISITS = 10      # range visits with their own statistics (rules.range_visits <= this)
+N_SCRATCH = 64       # decisions handed from players to the engine (10 used)
+
+# --- work offsets: three-element step or decision vectors used during a turn -------------------
 W_BOOST = 0          # coach boost steps by terrain class
 W_WAX = 3            # wax spent, by colour (6)
 W_STEPS = 9          # steps of the move
@@ -45,8 +57,6 @@ W_RED = 35           # a red coach boost usable this round, by seat (6)
 W_LOOKAHEAD = 41     # cards chosen by LOOKAHEAD seats this round, by seat (6; -1 none)
 N_WORK = 48
 N_SCRIPT = 16        # see players.SC_*
-MAX_HAND = 32        # deck (9) plus Motivation cards, with room to spare
-MAX_MOTIVATION = 64
 
 # --- seat: per-seat scalars, row SEAT_* of RaceState.seat (one array: numba passes every array a
 # NamedTuple holds as separate values, which costs compile time in every function that takes the
@@ -73,41 +83,39 @@ SEAT_REMOVED_N = 18 # cards removed from the game
 N_SEAT = 19
 
 # --- stats: per-seat counters that become result columns ---------------------------------------
-S_SHOTS0 = 0        # shots at range visit 1 (0 or 1)
-S_SHOTS1 = 1        # shots at range visit 2
-S_HITS0 = 2         # final hits at visit 1 (-1 if no shot)
-S_HITS1 = 3
-S_DICE_HITS0 = 4    # hits from the dice alone at visit 1 (-1 if no shot)
-S_DICE_HITS1 = 5
-S_ARRIVE_PULSE0 = 6  # pulse after the turn that reached the range, visit 1 (-1 never arrived)
-S_ARRIVE_PULSE1 = 7
-S_SHOT_PULSE0 = 8   # pulse when shooting at visit 1 (-1 no shot)
-S_SHOT_PULSE1 = 9
-S_WAITS = 10        # Wait actions taken
-S_BULLETS_PICKUP = 11
-S_BULLETS_HITS = 12
-S_COACH_BULLETS = 13   # red coach boosts spent
-S_WAX0 = 14         # wax spent, black .. white: S_WAX0 + colour - 1
-S_MOTIVATION = 19   # Motivation cards taken
-S_ICY = 20          # icy actions used (cards removed)
-S_MAX_PULSE = 21
-S_ELIM_ROUND = 22   # round of elimination (0 if none)
-S_ELIM_CAUSE = 23
-S_PLACE = 24
-S_ICY_LAP0 = 25     # icy actions on laps 1, 2, 3: S_ICY_LAP0 + lap - 1
-S_TURNS = 28
-S_BOOSTS = 29       # coach zone boosts received
-S_WIND_CHANGES = 30
-S_CROSSWIND0 = 31   # wind at the shot relative to the range: 0 none/still, 1 crosswind, 2 head, 3 tail; +1 offset
-S_CROSSWIND1 = 32
-S_ARRIVE_ROUND0 = 33
-S_ARRIVE_ROUND1 = 34
-N_STATS = 35
+S_WAITS = 0         # Wait actions taken
+S_BULLETS_PICKUP = 1
+S_BULLETS_HITS = 2
+S_COACH_BULLETS = 3    # red coach boosts spent
+S_WAX0 = 4          # wax spent, black .. white: S_WAX0 + colour - 1
+S_MOTIVATION = 9    # Motivation cards taken
+S_ICY = 10          # icy actions used (cards removed)
+S_MAX_PULSE = 11
+S_ELIM_ROUND = 12   # round of elimination (0 if none)
+S_ELIM_CAUSE = 13
+S_PLACE = 14
+S_ICY_LAP0 = 15     # icy actions on laps 1, 2, 3 (and later): S_ICY_LAP0 + min(lap, 3) - 1
+S_TURNS = 18
+S_BOOSTS = 19       # coach zone boosts received
+S_WIND_CHANGES = 20
+# per range visit v (0 .. MAX_VISITS-1): the counter's first column plus v
+S_SHOTS0 = 21                             # shots at the visit (0 or 1)
+S_HITS0 = S_SHOTS0 + MAX_VISITS           # final hits (-1 if no shot)
+S_DICE_HITS0 = S_HITS0 + MAX_VISITS       # hits from the dice alone (-1 if no shot)
+S_ARRIVE_PULSE0 = S_DICE_HITS0 + MAX_VISITS  # pulse after the turn that reached the range (-1 never)
+S_SHOT_PULSE0 = S_ARRIVE_PULSE0 + MAX_VISITS  # pulse when shooting (-1 no shot)
+S_CROSSWIND0 = S_SHOT_PULSE0 + MAX_VISITS  # wind at the shot: 0 still or no shot, 1 cross, 2 head, 3 tail
+S_ARRIVE_ROUND0 = S_CROSSWIND0 + MAX_VISITS  # round the racer reached the range (-1 never)
+N_STATS = S_ARRIVE_ROUND0 + MAX_VISITS
+
+# choose_card_nb keeps two running counts of up to MAX_AHEAD + 1 entries in `masks`
+assert MAX_ENDS >= 2 * MAX_AHEAD + 2
+assert MAX_DICE >= N_COLOURS
 
 
 class RaceState(NamedTuple):
     g: np.ndarray           # int64[N_G]
-    dice: np.ndarray        # int64[n_dice]: faces showing
+    dice: np.ndarray        # int64[MAX_DICE]: faces showing, the first n_dice real
     seat: np.ndarray        # int64[N_SEAT, S]: per-seat scalars, one row per SEAT_* field
     wax: np.ndarray         # int64[S, 6]: wax tokens by colour (red column unused)
     hand: np.ndarray        # int64[S, MAX_HAND]: card ids, first hand_n valid
@@ -116,7 +124,7 @@ class RaceState(NamedTuple):
     mworth: np.ndarray      # float64[MAX_MOTIVATION]: the heuristic's worth of each mdeck card
     stats: np.ndarray       # int64[S, N_STATS]
     params: np.ndarray      # float64[S, n_params]: player weights
-    scratch: np.ndarray     # int64[64]: decisions handed from players to the engine
+    scratch: np.ndarray     # int64[N_SCRATCH]: decisions handed from players to the engine
     rng: np.ndarray         # uint64[2]: chance stream, player stream
     log: np.ndarray         # int16[cap, N_COLS]
     script: np.ndarray      # int64[S, N_SCRIPT]: decisions of SCRIPTED seats (kernels.blast.players)
@@ -131,10 +139,10 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
     S = MAX_RACERS
     z = lambda *shape: np.zeros(shape, np.int64)  # noqa: E731
     return RaceState(
-        g=z(N_G), dice=z(8), seat=z(N_SEAT, S),
+        g=z(N_G), dice=z(MAX_DICE), seat=z(N_SEAT, S),
         wax=z(S, N_COLOURS), hand=z(S, MAX_HAND), disc=z(S, MAX_HAND),
         mdeck=z(MAX_MOTIVATION), mworth=np.zeros(MAX_MOTIVATION), stats=z(S, N_STATS),
-        params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(64),
+        params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(N_SCRATCH),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
         script=np.full((S, N_SCRIPT), -1, np.int64),
         work=z(N_WORK), cand=z(MAX_ENDS, 6), masks=z(MAX_ENDS),
