@@ -183,7 +183,10 @@ class Table:
             return default
         return self.data[key]
 
-    def int(self, key: str, default: Any = _MISSING, lo: int | None = None, hi: int | None = None) -> int:
+    def int(self, key: str, default: Any = _MISSING, lo: int | None = None, hi: int | None = None,
+            why: str = "") -> int:
+        """A whole number within [lo, hi]; `why` (e.g. "the engine has 2 face-up slots") is told
+        alongside the range when the number is outside it."""
         v = self.raw(key, default)
         if v is None:
             return lo if lo is not None else 0
@@ -191,7 +194,8 @@ class Table:
             self.problem(key, f"must be a whole number{_range(lo, hi)}, got {_show(v)}")
             return lo if lo is not None else 0
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            self.problem(key, f"must be a whole number{_range(lo, hi)}, got {v}")
+            because = f" ({why})" if why else ""
+            self.problem(key, f"must be a whole number{_range(lo, hi)}{because}, got {v}")
             return min(max(v, lo if lo is not None else v), hi if hi is not None else v)
         return v
 

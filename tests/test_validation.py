@@ -1,6 +1,9 @@
 """Every class of bad input gives a specific problem naming file, entry and field."""
+import re
+
 import pytest
 
+import minidata as M
 from minidata import edit
 from sim.blast.load import load_data
 from sim.validation import DataError
@@ -247,3 +250,88 @@ def test_every_problem_reported_at_once(minidir):
 def test_not_a_directory(tmp_path):
     found = problems(tmp_path / "nowhere")
     assert found == [f"{tmp_path / 'nowhere'}: must be a data directory (see docs/data-format.md)"]
+
+
+# --- limits that follow from other fields (issue 12) ---------------------------------------------
+def test_pulse_limit_leaves_room_for_the_accuracy_bands(minidir):
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 40\npulse_limit = 1\naccuracy_bands = [0, 1]")
+    found = problems(minidir)
+    assert found[0] == ("game.toml: [rules]: pulse_limit: must be a whole number from 2 to 99 (accuracy_bands "
+                        "need 0 <= low < medium < pulse_limit), got 1"), found
+
+
+def test_a_route_needs_a_start_line(minidir):
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 40\nstart_line_crossings = 0")
+    found = problems(minidir)
+    assert ("game.toml: [rules]: start_line_crossings: must be a whole number from 1 to 10 (the spaces "
+            "before the first start line are the start grid), got 0") in found
+
+
+def test_range_visits_beyond_the_engine(minidir):
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 40\nrange_visits = 11")
+    assert ("game.toml: [rules]: range_visits: must be a whole number from 0 to 10 (the engine keeps "
+            "statistics for up to 10 visits), got 11") in problems(minidir)
+
+
+def test_no_common_cards_is_an_empty_cards_file(minidir):
+    (minidir / "cards.toml").write_text("# no common cards in this variant\n")
+    one_problem(minidir, "cards.toml: card: must list exactly 4 common cards (rules.common_cards), found 0")
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 40\ncommon_cards = 0")
+    assert load_data(minidir).common == ()
+
+
+# --- warnings: legal, but probably not what the designer meant (issue 12, item 4) --------------
+def warnings_of(root):
+    from sim.blast.load import data_warnings
+
+    return [str(w) for w in data_warnings(load_data(root))]
+
+
+def test_shipped_and_mini_data_have_no_warnings(minidir):
+    from sim.blast.load import data_warnings
+
+    assert data_warnings(load_data()) == []
+    assert warnings_of(minidir) == []
+
+
+def test_warning_for_a_terrain_no_card_can_enter(minidir):
+    """Without uphill steps on any card, only black wax, black coach boosts and the Shoot action
+    (2x hits uphill) move racers up the hills: legal, but a warning."""
+    for name in ("cards.toml", "motivation.toml", *(f"biathletes/{b[0].lower()}.toml" for b in M.BIATHLETES)):
+        path = minidir / name
+        text = re.sub(r"uphill = (\d+|\"[^\"]+\")", "uphill = 0", path.read_text())
+        path.write_text(text)
+    found = warnings_of(minidir)
+    assert found == [
+        "cards.toml: card: no card (common, unique or Motivation) has a step that can enter uphill spaces "
+        "(uphill steps), and trails 'Loop' (7) have such spaces: only black wax, coach boosts of those "
+        "colours or a venue's Shoot action can move a racer there"], found
+    load_data(minidir)                                      # still valid
+
+
+def test_warning_for_one_biathlete_who_cannot_climb(minidir):
+    path = minidir / "biathletes" / "bo.toml"
+    path.write_text(re.sub(r"uphill = (\d+|\"[^\"]+\")", "uphill = 0", path.read_text()))
+    for name in ("cards.toml", "motivation.toml"):
+        p = minidir / name
+        p.write_text(re.sub(r"uphill = (\d+|\"[^\"]+\")", "uphill = 0", p.read_text()))
+    found = warnings_of(minidir)
+    assert len(found) == 1 and found[0].startswith(
+        "biathletes/bo.toml: biathlete 'Bo': card: no card of Bo's deck nor of the Motivation deck has a step "
+        "that can enter uphill spaces"), found
+
+
+def test_warning_for_a_trail_longer_than_the_round_cap(minidir):
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 2")
+    found = warnings_of(minidir)
+    assert len(found) == 1, found
+    assert found[0].startswith("venues/testhausen.toml: trail 'Loop': route: a race needs at least 3 rounds "
+                               "to finish even if every turn moved"), found
+    assert found[0].endswith("but rules.round_cap is 2: every race on this trail will stall")
+
+
+def test_warning_for_a_biathlete_who_never_hits(minidir):
+    edit(minidir / "biathletes" / "cy.toml", "accuracy = [2, 4, 4]", "accuracy = [6, 6, 6]")
+    assert warnings_of(minidir) == [
+        "biathletes/cy.toml: biathlete 'Cy': accuracy: every threshold is 6 or more but the dice show 0 to 5: "
+        "Cy's dice can never hit (hits come only from windstill, bullets and red coach boosts)"]

@@ -12,8 +12,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from kernels.blast import consts as C
+from kernels.blast import state as S
 from kernels.blast.tables import BlastTables
 
+from ..validation import DataError, Problem
 from .model import Action, BlastData, Card, Value
 from .route import RouteLayout, unroll
 
@@ -58,7 +60,96 @@ def data_hash(data: BlastData) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+#: largest id or position the int16 arrays (card ids, physical spaces) and event logs can hold
+INT16_MAX = 32767
+
+
+def capacity_problems(data: BlastData) -> list[Problem]:
+    """Every way the data would need more room than the race kernels have (kernels.blast.state),
+    as problems naming file, entry and field. The validator already refuses such data; this check
+    also covers data made without it, so that no kernel ever indexes past one of its arrays."""
+    rules = data.rules
+    out: list[Problem] = []
+
+    def rule(field: str, expected: str) -> None:
+        out.append(Problem("game.toml", "[rules]", field, expected))
+
+    if not 0 <= rules.face_up_motivation <= S.MAX_FACE_UP:
+        rule("face_up_motivation", f"must be a whole number from 0 to {S.MAX_FACE_UP} (the engine has "
+                                   f"{S.MAX_FACE_UP} face-up Motivation slots), got {rules.face_up_motivation}")
+    if not 0 <= rules.range_visits <= S.MAX_VISITS:
+        rule("range_visits", f"must be a whole number from 0 to {S.MAX_VISITS} (the engine keeps statistics "
+                             f"for up to {S.MAX_VISITS} visits), got {rules.range_visits}")
+    if rules.start_line_crossings < 1:
+        rule("start_line_crossings", "must be at least 1 (the spaces before the first start line are the "
+                                     f"start grid), got {rules.start_line_crossings}")
+    if not 1 <= len(rules.dice) <= S.MAX_DICE:
+        rule("dice", f"must list 1 to {S.MAX_DICE} dice, got {len(rules.dice)}")
+    hand = len(data.common) + rules.unique_cards + rules.start_line_crossings
+    if hand > S.MAX_HAND:
+        rule("unique_cards", f"a hand can grow to {hand} cards (common_cards {len(data.common)} + "
+                             f"unique_cards {rules.unique_cards} + one Motivation card per start-line "
+                             f"crossing, {rules.start_line_crossings}); the engine holds at most {S.MAX_HAND}")
+    deck = sum(c.copies for c in data.motivation)
+    if deck > S.MAX_MOTIVATION:
+        out.append(Problem("motivation.toml", "", "copies", f"the Motivation deck holds at most "
+                           f"{S.MAX_MOTIVATION} cards (copies counted; the engine's deck), found {deck}"))
+    n_cards = len(data.common) + sum(len(b.cards) for b in data.biathletes) + len(data.motivation) \
+        + len(data.trails)
+    if n_cards > INT16_MAX:
+        out.append(Problem("biathletes/", "", "card", f"the data set has {n_cards} cards (range pseudo-cards "
+                           f"included); card ids are 16-bit numbers, at most {INT16_MAX}"))
+
+    # the longest move: every end of it (2 lanes per space) must fit the state's move buffer
+    def most(v: Value) -> int:
+        if v.source is None:
+            return v.base
+        return v.base + v.mult * (rules.max_hits if v.source == "hits" else rules.die_faces - 1)
+
+    extra = max((sum(w.get(c, 0) for c in ("black", "yellow", "green")) for w in data.gear.wax.values()),
+                default=0) + max((z.strength for v in data.venues for seg in v.segments.values()
+                                  for z in seg.coach), default=0)
+    room = S.MAX_ENDS // 2 - 1
+
+    def check_move(file: str, entry: str, field: str, action: Action) -> None:
+        steps = sum(most(v) for v in action.steps) + extra
+        if steps > room:
+            out.append(Problem(file, entry, field, f"a move with this action, the most terrain wax and a coach "
+                               f"boost has {steps} steps; the engine holds moves of at most {room}"))
+
+    for card in data.common + data.motivation:
+        for field, action in (("top", card.top), ("bottom", card.bottom)):
+            check_move("cards.toml" if card.kind == "common" else "motivation.toml", f"card '{card.name}'",
+                       field, action)
+    for b in data.biathletes:
+        for card in b.cards:
+            for field, action in (("top", card.top), ("bottom", card.bottom)):
+                check_move("biathletes/", f"biathlete '{b.name}': card '{card.name}'", field, action)
+    for v in data.venues:
+        check_move(v.file, f"venue '{v.name}'", "shoot", v.shoot)
+        for t in v.trails:
+            layout = unroll(v, t)
+            where = f"trail '{t.name}'"
+            if len(layout) > INT16_MAX:
+                out.append(Problem(v.file, where, "route", f"the route has {len(layout)} spaces; at most "
+                                   f"{INT16_MAX} (positions are 16-bit numbers)"))
+            if len(layout.range_positions) != rules.range_visits:
+                out.append(Problem(v.file, where, "route", f"passes the range {len(layout.range_positions)} "
+                                   f"times; rules.range_visits is {rules.range_visits}"))
+            if len(layout.finish_positions) != 1:
+                out.append(Problem(v.file, where, "route", "must have exactly one finish line"))
+            if len(layout.grid_slots()) < C.MAX_RACERS:
+                out.append(Problem(v.file, where, "route", f"the start grid holds {len(layout.grid_slots())} "
+                                   f"racers; it must hold {C.MAX_RACERS}"))
+    return out
+
+
 def compile_data(data: BlastData) -> CompiledBundle:
+    """The kernels' tables for a data set; DataError if it needs more room than the kernels have
+    (`capacity_problems`)."""
+    problems = capacity_problems(data)
+    if problems:
+        raise DataError(problems)
     rules, sw = data.rules, data.switches
     die_index = {colour: i for i, colour in enumerate(rules.dice)}
 

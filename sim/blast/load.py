@@ -10,8 +10,9 @@ from importlib import resources
 from pathlib import Path
 
 from kernels.blast.consts import COLOUR_NAMES, HEADING_LETTERS, MAX_RACERS, TERRAIN_LETTERS
+from kernels.blast.state import MAX_FACE_UP, MAX_MOTIVATION, MAX_VISITS
 
-from ..validation import Patch, Problems, Table
+from ..validation import Patch, Problem, Problems, Table
 from .model import (
     ZERO, Action, Biathlete, BlastData, Card, CoachZone, Gear, Range, Rules, Segment, Switches,
     Trail, Value, Venue,
@@ -23,6 +24,7 @@ WINDS = tuple(HEADING_LETTERS) + ("still",)
 MAX_STEPS = 20
 MAX_INITIATIVE = 20
 MAX_TOKENS = 20
+MAX_ROUTE = 32767    # spaces on a route: event logs store positions as 16-bit numbers
 _VALUE_RE = re.compile(r"^\s*(?:(\d+)\s*[x*×]\s*)?([a-z]+)\s*$")
 
 
@@ -79,7 +81,8 @@ class _Reader:
         r.entry, r.prefix = "[rules]", ""
         d = Rules()
         bands = r.list("accuracy_bands", list(d.accuracy_bands))
-        pulse_limit = r.int("pulse_limit", d.pulse_limit, 1, 99)
+        pulse_limit = r.int("pulse_limit", d.pulse_limit, 2, 99,
+                            why="accuracy_bands need 0 <= low < medium < pulse_limit")
         if len(bands) != 2 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bands) \
                 or not (0 <= bands[0] < bands[1] < pulse_limit):
             r.problem("accuracy_bands", f"must be two whole numbers 0 <= low < medium < pulse_limit "
@@ -101,11 +104,14 @@ class _Reader:
             max_hits=r.int("max_hits", d.max_hits, 1, 10),
             die_faces=r.int("die_faces", d.die_faces, 2, 20),
             dice=tuple(dice),
-            face_up_motivation=r.int("face_up_motivation", d.face_up_motivation, 0, 10),
+            face_up_motivation=r.int("face_up_motivation", d.face_up_motivation, 0, MAX_FACE_UP,
+                                     why=f"the engine has {MAX_FACE_UP} face-up Motivation slots"),
             common_cards=r.int("common_cards", d.common_cards, 0, 20),
             unique_cards=r.int("unique_cards", d.unique_cards, 1, 20),
-            range_visits=r.int("range_visits", d.range_visits, 0, 10),
-            start_line_crossings=r.int("start_line_crossings", d.start_line_crossings, 0, 10),
+            range_visits=r.int("range_visits", d.range_visits, 0, MAX_VISITS,
+                               why=f"the engine keeps statistics for up to {MAX_VISITS} visits"),
+            start_line_crossings=r.int("start_line_crossings", d.start_line_crossings, 1, 10,
+                                       why="the spaces before the first start line are the start grid"),
             round_cap=r.int("round_cap", d.round_cap, 1, 1000),
             initial_wind=r.choice("initial_wind", WINDS, d.initial_wind),
         )
@@ -161,7 +167,8 @@ class _Reader:
         if doc is None:
             return ()
         top = Table(self.p, file, "", doc)
-        cards = tuple(self.card(file, t, "common", rules) for t in top.tables("card"))
+        # no [[card]] at all is a deck of none: right when common_cards is 0, counted below otherwise
+        cards = tuple(self.card(file, t, "common", rules) for t in top.tables("card", []))
         top.done()
         if len(cards) != rules.common_cards:
             self.p.add(file, "", "card", f"must list exactly {rules.common_cards} common cards "
@@ -179,6 +186,9 @@ class _Reader:
         if total < rules.face_up_motivation + 1:
             self.p.add(file, "", "card", f"the Motivation deck needs at least "
                                          f"{rules.face_up_motivation + 1} cards, found {total}")
+        if total > MAX_MOTIVATION:
+            self.p.add(file, "", "copies", f"the Motivation deck holds at most {MAX_MOTIVATION} cards "
+                                           f"(copies counted; the engine's deck), found {total}")
         return cards
 
     def card(self, file: str, data: dict, kind: str, rules: Rules, owner: str | None = None,
@@ -445,6 +455,9 @@ class _Reader:
     def check_route(self, file: str, rules: Rules, rng: Range, venue: Venue, trail: Trail,
                     t: Table) -> None:
         layout = unroll(venue, trail)
+        if len(layout) > MAX_ROUTE:
+            t.problem("route", f"the route has {len(layout)} spaces; at most {MAX_ROUTE} (event logs "
+                               f"store positions as 16-bit numbers)")
         for marker in layout.dangling:
             t.problem("route", f"the {marker} is typed after the last space of the route; a space "
                                f"must follow it")
@@ -481,3 +494,115 @@ class _Reader:
 
 def _default_gear() -> Gear:
     return Gear(COLOUR_NAMES, {c: 0 for c in COLOUR_NAMES}, {c: {} for c in COLOUR_NAMES})
+
+
+# --- warnings: legal data that is probably not what the designer meant ----------------------------
+_ENTERS = {"U": "uphill", "F": "uphill or flat", "D": "any"}      # the steps that may enter a terrain
+_WAX_FOR = {"U": "black", "F": "black or yellow", "D": "black, yellow or green"}
+
+
+def data_warnings(data: BlastData) -> list[Problem]:
+    """Warnings about a valid data set that races cannot use as meant: a terrain no card can move
+    on, a trail no race can finish within the round cap, a biathlete whose dice never hit.
+
+    Not errors: the data loads and races play (they stall, or crawl on wax), and a designer may
+    want exactly that. Each warning is a `Problem` (file: entry: field: what is odd)."""
+    rules = data.rules
+    out: list[Problem] = []
+    files = _biathlete_files(data)
+
+    def most(v: Value) -> int:
+        if v.source is None:
+            return v.base
+        top = rules.max_hits if v.source == "hits" else rules.die_faces - 1
+        return v.base + v.mult * top
+
+    def enters(action: Action, terrain: str) -> bool:
+        up, flat, down = (most(v) for v in action.steps)
+        return {"U": up > 0, "F": up + flat > 0, "D": up + flat + down > 0}[terrain]
+
+    def card_enters(cards, terrain: str) -> bool:
+        return any(enters(c.top, terrain) or enters(c.bottom, terrain) for c in cards)
+
+    # terrain that some trail makes racers enter, by trail
+    needed: dict[str, list[str]] = {"U": [], "F": [], "D": []}
+    layouts = [(t, unroll(data.venue_of(t), t)) for t in data.trails]
+    for t, layout in layouts:
+        for letter in needed:
+            n = sum(1 for s in layout.spaces[1:] if s.terrain == letter)
+            if n:
+                needed[letter].append(f"'{t.name}' ({n})")
+    names = dict(zip("UFD", ("uphill", "flat", "downhill")))
+    for letter, where in needed.items():
+        if not where:
+            continue
+        trails = ", ".join(where[:3]) + (" ..." if len(where) > 3 else "")
+        how = (f"only {_WAX_FOR[letter]} wax, coach boosts of those colours or a venue's Shoot action "
+               f"can move a racer there")
+        everyone = card_enters(data.common + data.motivation, letter) or any(
+            card_enters(b.cards, letter) for b in data.biathletes)
+        if not everyone:
+            out.append(Problem("cards.toml", "", "card",
+                               f"no card (common, unique or Motivation) has a step that can enter "
+                               f"{names[letter]} spaces ({_ENTERS[letter]} steps), and trails {trails} "
+                               f"have such spaces: {how}"))
+            continue
+        for b in data.biathletes:
+            if not card_enters(data.common + b.cards + data.motivation, letter):
+                out.append(Problem(files.get(b.name, "biathletes/"), f"biathlete '{b.name}'", "card",
+                                   f"no card of {b.name}'s deck nor of the Motivation deck has a step "
+                                   f"that can enter {names[letter]} spaces ({_ENTERS[letter]} steps), "
+                                   f"and trails {trails} have such spaces: {how}"))
+
+    # trails no race can finish within the round cap
+    cards = data.common + data.motivation + tuple(c for b in data.biathletes for c in b.cards)
+    card_most = max((sum(most(v) for v in a.steps) for c in cards for a in (c.top, c.bottom)), default=0)
+    wax_most = max((sum(w.get(c, 0) for c in ("black", "yellow", "green")) for w in data.gear.wax.values()),
+                   default=0)
+    for t, layout in layouts:
+        venue = data.venue_of(t)
+        coach = max((s.coach[1] for s in layout.spaces if s.coach and s.coach[0] in ("black", "yellow", "green")),
+                    default=0)
+        per_turn = max(card_most, sum(most(v) for v in venue.shoot.steps)) + wax_most + coach
+        slots = layout.grid_slots()
+        if not slots or not layout.finish_positions:
+            continue
+        stops = list(layout.range_positions) + [layout.finish_positions[0]]
+        here, turns = max(p for p, _ in slots), 0
+        for stop in stops:
+            if stop > here:
+                turns += -(-(stop - here) // per_turn) if per_turn > 0 else rules.round_cap + 1
+            here = stop
+        if turns > rules.round_cap:
+            out.append(Problem(venue.file, f"trail '{t.name}'", "route",
+                               f"a race needs at least {turns} rounds to finish even if every turn moved "
+                               f"{per_turn} spaces (the most a card or the Shoot action, all of a racer's "
+                               f"terrain wax and a coach boost can give), but rules.round_cap is "
+                               f"{rules.round_cap}: every race on this trail will stall"))
+
+    # biathletes whose dice never hit
+    for b in data.biathletes:
+        if all(a >= rules.die_faces for a in b.accuracy):
+            out.append(Problem(files.get(b.name, "biathletes/"), f"biathlete '{b.name}'", "accuracy",
+                               f"every threshold is {rules.die_faces} or more but the dice show 0 to "
+                               f"{rules.die_faces - 1}: {b.name}'s dice can never hit (hits come only from "
+                               f"windstill, bullets and red coach boosts)"))
+    return out
+
+
+def _biathlete_files(data: BlastData) -> dict[str, str]:
+    """Biathlete name -> its file relative to the data directory (best effort, for warnings)."""
+    out: dict[str, str] = {}
+    folder = Path(data.source) / "biathletes" if data.source else None
+    if folder is None or not folder.is_dir():
+        return out
+    import tomllib
+
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            name = tomllib.loads(path.read_text(encoding="utf-8")).get("name")
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(name, str):
+            out.setdefault(name.strip(), f"biathletes/{path.name}")
+    return out
