@@ -294,3 +294,37 @@ def test_patch_to_a_file_the_set_does_not_have(datadir):
     with pytest.raises(DataError) as info:
         load_data(datadir, [Patch("nations/atlantis.toml", "board", 3)])
     assert "nations/atlantis.toml" in str(info.value)
+
+
+# --- the documents and the code agree --------------------------------------------------------------
+
+def test_every_switch_is_explained_in_the_rules_and_the_format():
+    import re
+    from dataclasses import fields
+    from pathlib import Path
+
+    from sim.skitour.model import Switches
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "skitour"
+    rules = (docs / "rules.md").read_text()
+    fmt = (docs / "data-format.md").read_text()
+    for f in fields(Switches):
+        assert re.search(rf"Interpretation \([^)]*switch(es)? [^)]*`{f.name}`", rules), f.name
+        assert f"{f.name} =" in fmt, f.name
+
+
+def test_kernels_know_nothing_of_files_or_sim():
+    import ast
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "kernels" / "skitour"
+    for path in folder.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            for name in names:
+                assert name.split(".")[0] in ("numpy", "numba", "typing", "__future__", "kernels"), (path, name)
