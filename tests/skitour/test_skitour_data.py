@@ -328,3 +328,14 @@ def test_kernels_know_nothing_of_files_or_sim():
                 names = [node.module or ""]
             for name in names:
                 assert name.split(".")[0] in ("numpy", "numba", "typing", "__future__", "kernels"), (path, name)
+
+
+def test_summary_names_every_nation_and_course():
+    from sim.skitour.summary import scenarios, summary
+
+    b = load_bundle()
+    text = summary(b)
+    assert all(n in text for n in b.nation_names) and b.data_hash in text
+    assert scenarios(b) == ("Starter", "Long")
+    assert "Starter: 9 sides, 36 rows, 2 ranges (short race)" in text
+    assert "Long: 16 sides, 64 rows, 4 ranges (long race)" in text
