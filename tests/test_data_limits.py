@@ -20,9 +20,11 @@ from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast import state as S
 from sim.blast import load_bundle
+from sim.blast.eventlog import render_log
 from sim.blast.load import MAX_INITIATIVE, MAX_STEPS, MAX_TOKENS, data_warnings
 from sim.blast.play import make_setup, play_block, play_one
 from sim.blast.referee import referee_race
+from sim.blast.summary import summary
 from sim.validation import DataError
 
 pytestmark = pytest.mark.boundscheck
@@ -346,7 +348,8 @@ def test_field_at_its_limit_is_refused_or_plays_cleanly(tmp_path, name, changes,
             assert p.file and p.expected, p           # every problem says where and what
         return
     assert ok, f"{name}: one step past a limit was accepted"
-    data_warnings(bundle.data)                        # warnings never fail on legal data
+    summary(bundle)                                   # what `validate` prints, and its warnings,
+    data_warnings(bundle.data)                        # never fail on legal data
     n_trails = len(bundle.trail_names)
     names = bundle.biathlete_names
     setups = [make_setup(bundle, i % n_trails, list(range(i % 5, i % 5 + n)), players=kind)
@@ -360,6 +363,7 @@ def test_field_at_its_limit_is_refused_or_plays_cleanly(tmp_path, name, changes,
         assert report.ok, f"{name}: race {i}: {report.message}"
         check_results(bundle, [s], log.results)
         check_log(log)
+        render_log(bundle, log)                       # the readable log (`replay`) too
 
 
 def test_every_limit_is_walked():
