@@ -1,0 +1,142 @@
+"""Loading, validating and compiling Mania data: every problem names file, entry and field."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.mania import consts as C
+from maniadata import TEST_TRACK, copy_shipped, write_data
+from sim.mania import compile_data, data_hash, load_bundle, load_data
+from sim.validation import DataError, Patch
+
+
+def problems(root, patches=()):
+    with pytest.raises(DataError) as exc:
+        load_data(root, list(patches))
+    return [str(p) for p in exc.value.problems]
+
+
+def test_shipped_data_loads_and_reaches_every_rule(shipped):
+    d = shipped.data
+    assert shipped.track_names == ("red", "yellow")
+    assert [t.length_m for t in d.tracks] == [2000, 3000]
+    assert len(shipped.data_hash) == 16
+    for t in d.tracks:
+        zones = {s.zone for s in t.loop}
+        marks = {s.mark for s in t.loop}
+        assert zones == {C.WHITE, C.BLUE, C.GREEN}
+        assert {C.MARK_X, C.MARK_T, C.MARK_O} <= marks
+        assert t.penalty and t.finish and t.corridors < 8      # corridors can fill up
+    assert d.dice.individual.count("white") == 4 and d.dice.relay.count("black") == 2
+    assert [f.laps for f in d.formats] == [3, 5, 3]
+    assert [len(f.shootings) for f in d.formats] == [2, 4, 2]
+
+
+def test_data_hash_ignores_comments_but_not_values(tmp_path):
+    root = copy_shipped(tmp_path / "d")
+    h = data_hash(load_data(root))
+    red = root / "tracks" / "red.toml"
+    red.write_text("# another comment\n" + red.read_text())
+    assert data_hash(load_data(root)) == h
+    assert data_hash(load_data(root, [Patch("tracks/red.toml", "finish.corridors", 2)])) != h
+
+
+def test_compiled_track_row(testdata):
+    t = testdata.tracks[testdata.track_id("test")]
+    n = t[C.TR_N]
+    assert n == 26 and t[C.TR_EXIT] == 1 and t[C.TR_ENTRY] == 1 and t[C.TR_P] == 2
+    h = C.TR_HDR
+    assert t[h + 7] == C.BLUE and t[h + 12] == C.GREEN
+    assert t[h + n + 16] == C.MARK_O and t[h + n + 18] == C.MARK_X and t[h + n + 20] == C.MARK_T
+    assert t[h + 2 * n + 20] == 22 and t[h + 2 * n + 19] == -1
+
+
+def _track(tmp_path, body):
+    return write_data(tmp_path / "d", {"bad": body})
+
+
+def test_bad_square_token_names_the_square(tmp_path):
+    body = TEST_TRACK.replace('"w w w w w w w"', '"w w w q w wZ w"')
+    out = problems(_track(tmp_path, body))
+    assert "tracks/bad.toml: loop: square 3: must be a zone letter w, b or g with an optional " \
+           "mark X, T or O; got 'q'" in out
+    assert any(p.startswith("tracks/bad.toml: loop: square 5:") and "'wZ'" in p for p in out)
+
+
+def test_range_exit_must_be_white_and_before_the_penalty_entry(tmp_path):
+    out = problems(_track(tmp_path, TEST_TRACK.replace("range_exit = 1", "range_exit = 7")))
+    assert any(p.startswith("tracks/bad.toml: range_exit: must be a white loop square") for p in out)
+    out = problems(_track(tmp_path, TEST_TRACK.replace("range_exit = 1", "range_exit = 3")))
+    assert any(p.startswith("tracks/bad.toml: range_exit: must be at most penalty.entry (1)")
+               for p in out)
+
+
+def test_t_needs_a_downhill_ahead_and_must_follow_the_penalty_exit(tmp_path):
+    body = TEST_TRACK.replace('"wO w wX w wT w g g w w"', '"wO w wX w wT w w w w w"')
+    body = body.replace('"w g g g w"', '"w w w w w"')
+    out = problems(_track(tmp_path, body))
+    assert "tracks/bad.toml: loop: square 20: a T square needs the start of a green zone after " \
+           "it on the loop" in out
+    body = TEST_TRACK.replace('"w w w w w w w"', '"wT w w w w w w"')
+    out = problems(_track(tmp_path, body))
+    assert "tracks/bad.toml: loop: square 0: a T square must lie after the penalty exit square (2)" \
+        in out
+
+
+def test_marks_are_refused_on_penalty_and_finish_squares(tmp_path):
+    body = TEST_TRACK.replace('squares = "w w"\ncorridors', 'squares = "w wO"\ncorridors')
+    body = body.replace('entry = 1\nsquares = "w w"', 'entry = 1\nsquares = "wX w"')
+    out = problems(_track(tmp_path, body))
+    assert "tracks/bad.toml: penalty.squares: square 0: must carry no mark here; got 'wX'" in out
+    assert "tracks/bad.toml: finish.squares: square 1: must carry no mark here; got 'wO'" in out
+
+
+def test_unknown_and_missing_keys(tmp_path):
+    body = TEST_TRACK.replace("corridors = 2", "corridor = 2")
+    out = problems(_track(tmp_path, body))
+    assert "tracks/bad.toml: finish.corridors: is missing" in out
+    assert any(p.startswith("tracks/bad.toml: finish.corridor: is not a known field (did you mean "
+                            "'corridors'?)") for p in out)
+
+
+def test_duplicate_track_names(tmp_path):
+    root = write_data(tmp_path / "d", {"a": TEST_TRACK, "b": TEST_TRACK})
+    out = problems(root)
+    assert any(p.startswith("tracks/b.toml: name: must be unique") for p in out)
+
+
+def test_game_file_problems(tmp_path):
+    root = copy_shipped(tmp_path / "d")
+    out = problems(root, [
+        Patch("game.toml", "switches.zone_rule", "sideways"),
+        Patch("game.toml", "dice.individual", ["white", "grey"]),
+        Patch("game.toml", "dice.number", [0, 1, 2]),
+        Patch("game.toml", "formats.sprint.shootings", [2, 1]),
+        Patch("game.toml", "formats.relay.max_teams", 9),
+        Patch("game.toml", "rules.round_cap", 0),
+    ])
+    assert "game.toml: [switches]: zone_rule: must be one of start, steps; got 'sideways'" in out
+    assert any(p.startswith("game.toml: [dice]: individual: must list 2 to 20 faces") for p in out)
+    assert any(p.startswith("game.toml: [dice]: number: must list 2 to 20 faces") for p in out)
+    assert any(p.startswith("game.toml: [formats.sprint]: shootings: must list increasing laps")
+               for p in out)
+    assert any(p.startswith("game.toml: [formats.relay]: max_teams: must be a whole number") for p in out)
+    assert any(p.startswith("game.toml: [rules]: round_cap: must be a whole number") for p in out)
+
+
+def test_missing_files(tmp_path):
+    (tmp_path / "empty").mkdir()
+    out = problems(tmp_path / "empty")
+    assert "game.toml: is missing (see docs/mania/data-format.md)" in out
+    assert "tracks/: must hold at least one track file (tracks/NAME.toml)" in out
+
+
+def test_a_designer_variant_plays(tmp_path):
+    root = copy_shipped(tmp_path / "d")
+    b = load_bundle(root, [Patch("tracks/red.toml", "finish.corridors", 1),
+                           Patch("game.toml", "dice.number", [1, 1, 2, 2, 3, 3])])
+    from sim.mania import play_block
+
+    seats, _ = play_block(b, "red", "sprint", 4, 1, np.arange(20))
+    assert (seats["finished"] == 1).all()
+    assert compile_data(b.data).data_hash == b.data_hash
