@@ -152,3 +152,29 @@ def test_boundscheck_is_on_in_the_kernels(minidir):
     tampered = dataclasses.replace(bundle, tables=t._replace(deck=deck))
     with pytest.raises(IndexError):
         play_block(tampered, [make_setup(bundle, 0, [0, 1])], 1, [0])
+
+
+def test_shipped_data_plays_within_bounds():
+    """Every shipped trail, every race size, every player kind (under NUMBA_BOUNDSCHECK=1 with
+    every index checked): results consistent with the event logs."""
+    from kernels.blast.players import P_ROLLOUTS
+    from sim.blast.players import resolve
+
+    bundle = load_bundle()
+    look = resolve("lookahead")
+    weights = list(look.weights)
+    weights[P_ROLLOUTS] = 1
+    look = dataclasses.replace(look, weights=tuple(weights))
+    kinds = ["heuristic", "random", "sprinter", "sharpshooter", "conservative", "tuned"]
+    rng = np.random.default_rng(12)
+    setups = []
+    for trail in range(len(bundle.trail_names)):
+        for n in range(2, 7):
+            bis = [int(b) for b in rng.choice(len(bundle.biathlete_names), n, replace=False)]
+            setups.append(make_setup(bundle, trail, bis, players=[kinds[(trail + n + k) % 6] for k in range(n)]))
+    rows = play_block(bundle, setups, 8, np.arange(len(setups)))
+    check_results(bundle, setups, rows)
+    for i, s in enumerate(setups[::4]):
+        check_log(play_one(bundle, s, 8, i))
+    with_look = [dataclasses.replace(s, players=(look,) + s.players[1:]) for s in setups[:3]]
+    check_results(bundle, with_look, play_block(bundle, with_look, 8, np.arange(3)))
