@@ -45,7 +45,7 @@ TAKE_OK = 0
 TAKE_ILLEGAL_FIRST = 1   # the mandatory column is empty while another 1-4 column holds dice
 TAKE_ILLEGAL_EXTRA = 2   # an additional column is empty, repeated, or the first column again
 TAKE_REFUSED = 3         # a stamina payment could not be made; nothing was taken
-TAKE_COLLAPSE = 4        # reserved for forced payments (a column is never forced: not returned)
+                         # (additional columns are voluntary, so taking them never collapses)
 
 # --- spaces of the course (§5) --------------------------------------------------------------------
 SPACE_NONE = 0       # no space at this lane position of the row (off the track)

@@ -21,6 +21,7 @@ from .model import (
 RANGE_PAYMENTS = ("highest_unshot", "choice")
 ACTIONS = tuple(n for n in WAX_ICON_NAMES if n != "stamina")
 MAX_SLOTS = 12
+MAX_VALUE = 99          # stamina values are compiled to int16; 99 is plenty
 MAX_CAPACITY = 10
 _SLOT_RE = re.compile(r"^(\d+)([A-Za-z])$")
 _SIDE_RE = re.compile(r"^\s*(\d+)\s*([abAB])\s*$")
@@ -294,7 +295,12 @@ class _Reader:
                                       f"({', '.join(by_letter) or 'none'}), e.g. '6G', or '.' for no slot")
                     bad = True
                     continue
-                columns[col].append(Slot(int(m.group(1)), by_letter[m.group(2).upper()]))
+                value = int(m.group(1))
+                if value > MAX_VALUE:
+                    st.problem(field, f"cell {cell!r} of column {col + 1}: a stamina value is at most {MAX_VALUE}")
+                    bad = True
+                    continue
+                columns[col].append(Slot(value, by_letter[m.group(2).upper()]))
         if bad or not rows:
             if not rows:
                 st.problem("slots", "must list the stamina rows from the top down")

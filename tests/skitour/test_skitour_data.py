@@ -339,3 +339,9 @@ def test_summary_names_every_nation_and_course():
     assert scenarios(b) == ("Starter", "Long")
     assert "Starter: 9 sides, 36 rows, 2 ranges (short race)" in text
     assert "Long: 16 sides, 64 rows, 4 ranges (long race)" in text
+
+
+def test_stamina_value_has_a_ceiling(datadir):
+    edit(datadir / "nations" / "norway.toml", '"6G  6G  6G  6G  6G"', '"600G  6G  6G  6G  6G"')
+    one_problem(datadir, "nations/norway.toml: nation 'Norway': stamina.slots[0]: cell '600G' of column 1",
+                "at most 99")
