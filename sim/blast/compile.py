@@ -109,7 +109,7 @@ def capacity_problems(data: BlastData) -> list[Problem]:
     extra = max((sum(w.get(c, 0) for c in ("black", "yellow", "green")) for w in data.gear.wax.values()),
                 default=0) + max((z.strength for v in data.venues for seg in v.segments.values()
                                   for z in seg.coach), default=0)
-    room = S.MAX_ENDS // 2 - 1
+    room = min(S.MAX_ENDS // 2 - 1, S.MAX_AHEAD)   # 2 lanes per space; the heuristic looks this far
 
     def check_move(file: str, entry: str, field: str, action: Action) -> None:
         steps = sum(most(v) for v in action.steps) + extra
