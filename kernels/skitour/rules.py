@@ -118,6 +118,8 @@ def place_roll_nb(board, faces, six_dest, capacity, sprint_capacity, on_blue):
         if not six_has_place_nb(board, sprint_capacity):
             back += 1
             continue
+        if k >= six_dest.shape[0]:
+            raise ValueError("six_dest has fewer entries than sixes to place")
         dest = six_dest[k]
         if not six_place_legal_nb(board, dest, sprint_capacity):
             raise ValueError("illegal place for a six while a legal one exists")

@@ -339,3 +339,10 @@ def test_shot_uses_the_die_under_the_marker(bundle):
 def test_penalty_table_row(bundle, row, misses, laps):
     for m in misses:
         assert penalty_laps(m, bundle.tables.penalty_laps) == laps, row
+
+
+def test_every_placed_six_needs_a_decision(bundle):
+    nat = nation(bundle, "Norway")
+    b = board(cols=(1, 0, 0, 0))
+    with pytest.raises(ValueError):
+        place_roll(b, np.array([6, 6]), np.array([C.SIX_SPRINT]), nat["capacity"], nat["sprint"], 0)
