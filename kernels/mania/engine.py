@@ -213,6 +213,11 @@ def dice_move_nb(tr, g, su, st, cnt, seat, roll):
             k = (roll + g[G_HALVE_UP]) // 2
         else:
             k = 2 * roll
+        sq = st[seat, ST_SQ]
+        if (st[seat, ST_STAGE] == LOOP and sq + k < tr[TR_N]
+                and (st[seat, ST_OWED] == 0 or sq > tr[TR_ENTRY])):
+            st[seat, ST_SQ] = sq + k          # within the loop, no penalty loop to enter
+            return k
         while steps < k:
             stage = advance_nb(tr, su, st, cnt, seat)
             steps += 1
@@ -391,7 +396,7 @@ def finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts):
 
 @inline
 def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, logging,
-                  seat, rnd, race, purpose, counts):
+                  seat, rnd, race, purpose, counts, tdist):
     """A move and its chain of extra moves (sections 5, 7, 8, 10, 11). Returns 1 when the racer
     left its final range visit with this move (for leader_after_range)."""
     legs = su[SU_LEGS]
@@ -468,7 +473,7 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
             hi = -1
             for t in range(su[SU_TEAMS]):
                 if t != team:
-                    d = team_dist_nb(tr, su, rl, st, tm, t)
+                    d = tdist[t]            # up to date: only this racer has moved
                     lo = min(lo, d)
                     hi = max(hi, d)
             outcome = 0
@@ -598,6 +603,9 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
             st[s, ST_LAP] = 1 if s % legs == 0 else 0
             st[s, ST_STAGE] = START if s % legs == 0 else WAITING
             cnt[s, CN_FINISH_ROUND] = -1
+        full = nl + rl[1]
+        for t in range(n_teams):
+            tdist[t] = full * legs
         leader = -1
         lead_changes = 0
         last_range_team = -1
@@ -635,23 +643,22 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                         if over and g[G_EXIT_SAME]:
                             left_last = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out,
                                                       rng, script, ct, log, logging, seat, rnd,
-                                                      race, ROLL_EXIT, counts)
+                                                      race, ROLL_EXIT, counts, tdist)
                     else:
                         left_last = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng,
                                                   script, ct, log, logging, seat, rnd, race,
-                                                  ROLL_EXIT, counts)
+                                                  ROLL_EXIT, counts, tdist)
                 else:
                     turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng, script, ct,
-                                  log, logging, seat, rnd, race, ROLL_MOVE, counts)
+                                  log, logging, seat, rnd, race, ROLL_MOVE, counts, tdist)
                 if logging:
                     log_state_nb(tr, su, rl, st, cnt, ct, log, seat, rnd)
-                # the leader (section 12)
+                # the leader (section 12); only the acting team's distance has changed
+                tdist[team] = team_dist_nb(tr, su, rl, st, tm, team)
                 best = BIG
                 for t in range(n_teams):
-                    d = team_dist_nb(tr, su, rl, st, tm, t)
-                    tdist[t] = d
-                    if d < best:
-                        best = d
+                    if tdist[t] < best:
+                        best = tdist[t]
                 new = leader
                 if leader < 0 or tdist[leader] != best:
                     for t in range(n_teams):
