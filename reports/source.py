@@ -1,10 +1,13 @@
-"""What a report reads: the description of a study's cells and variants, and a reader of its table.
+"""What a report reads: the description of a study's cells and variants, and readers of its tables.
 
-The reports package knows nothing of how results are stored or which game made them; `sim`
-builds a `ResultsSource` from a study's or a run's output folder (sim.results_folder) and the
-report asks it for the columns each section needs, one row per race and racer with `cell` and
-`variant` columns and the names (trail_name, colour_name, biathlete_name, player_name) beside the
-ids (columns: kernels/results.py, docs/studies.md).
+The reports package knows nothing of how results are stored and imports no game: `sim` builds a
+`ResultsSource` from a study's or a run's output folder (sim.results_folder) and the report asks it
+for the columns each section needs, one row per race and racer (`read`) or per racer and range
+visit (`read_visits`), with `cell` and `variant` columns and names (`<column>_name`) beside the
+ids (columns: kernels/records.py and each game's fields, docs/studies.md). What the report must
+know of the game travels with the source: its name and title, its word for the scenario (the
+scenario column is named by it), its seat axes (the first is the entrant whose balance is
+measured), the labels of coded columns, and game parameters that live in the data (`params`).
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ class CellInfo:
     equally often) rather than a fixed line-up. players: the distinct player names of its seats."""
 
     name: str
-    trail: str
+    trail: str                  # the scenario (trail, track or course) of the cell
     racers: int
     balanced: bool
     players: tuple[str, ...]
@@ -55,6 +58,18 @@ class ResultsSource:
     variants: dict[str, VariantInfo] = field(default_factory=dict)
     base: str = "base"          # the variant that is the data as it is
     command: str = ""
+    game: str = "blast"
+    game_title: str = "Biathlon Blast"
+    scenario: str = "trail"     # the game's word for where races are run; names the scenario column
+    axes: tuple[str, ...] = ("biathlete", "colour")
+    labels: dict = field(default_factory=dict)      # column -> labels of its codes
+    params: dict = field(default_factory=dict)      # game parameters from the data (pulse bands, ...)
+    read_visits: Reader | None = None
+    planned: int = 0            # races the study or run planned (0: unknown)
+
+    @property
+    def entrant(self) -> str:
+        return self.axes[0] if self.axes else "seat"
 
     def cell_names(self, *, balanced: bool | None = None, persona: str | None = None,
                    variant: str | None = None) -> list[str]:

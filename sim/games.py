@@ -16,7 +16,9 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
     SEAT_DTYPE, VISIT_DTYPE                      kernels.records dtypes: core fields + the game's
     LABELS: dict[str, list[str]]                 code labels of coded core/game columns (elim_cause, ...)
     make_design(scenario, racers, *, fixed=None, players=("balanced",), options=None) -> design
+    seats_per_race(design) -> int                seat rows a race of the design has (a relay: teams x legs)
     check_design(bundle, design) -> None         ValueError (one line) for a design the data cannot play
+    describe(design) -> str                      the design in one line (study --dry-run)
     design_dict(design) -> dict, design_from_dict(d) -> design     the manifest's form and back
     names(bundle, design) -> dict[column, list[str]]             labels of the id columns of a table
     play_chunk(bundle, design, seed, start, stop) -> (seats, visits)     structured arrays
@@ -109,5 +111,8 @@ def game(name: str | None = None) -> GameInfo:
 # The games. Their modules load on first use.
 register(GameInfo("blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
                   commands=("worldcup",)))
+register(GameInfo("mania", "Biathlon Mania", "track", (1, 8), ("colour",), "sim.mania.game", teams=True,
+                  options={"format": ("sprint", "mass_start", "relay"), "legs": (4, 1, 2, 3),
+                           "number_dice": (1, 2), "shooting_dice": (1, 2)}))
 
 __all__ = ["GameInfo", "register", "names", "game", "DEFAULT"]

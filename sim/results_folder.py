@@ -14,6 +14,7 @@ import pandas as pd
 
 from reports.source import CellInfo, ResultsSource, VariantInfo
 
+from . import games
 from .run import chunk_files, read_manifest, read_results
 from .study import BASE
 
@@ -29,6 +30,16 @@ def open_results(path: str | Path) -> ResultsSource:
     if (path / "manifest.json").is_file():
         return _run_source(path)
     raise ValueError(f"{path} is not the output of a study (no study.json) or of a run (no manifest.json)")
+
+
+def _game_fields(manifest: dict) -> dict:
+    """What the report needs to know of the game, from a run's or a cell's manifest (a run from
+    before the registry is Blast's)."""
+    return {"game": manifest.get("game") if manifest.get("game") in games.names() else games.DEFAULT,
+            "game_title": manifest.get("game_title", "Biathlon Blast"),
+            "scenario": manifest.get("scenario", "trail"),
+            "axes": tuple(manifest.get("axes", ("biathlete", "colour"))),
+            "labels": manifest.get("labels", {}), "params": manifest.get("report", {})}
 
 
 def _stored(columns) -> list[str]:
@@ -61,18 +72,23 @@ def _study_source(path: Path) -> ResultsSource:
     cells = tuple(_cell_info(c, read_manifest(next(iter(folders[c].values()))), tuple(folders[c]))
                   for c in names)
 
-    def read(columns, cells=None, variants=None) -> pd.DataFrame:
-        parts = []
-        for cell in cells if cells is not None else names:
-            for variant, folder in folders.get(cell, {}).items():
-                if variants is None or variant in variants:
-                    parts.append(read_results(folder, _stored(columns)).assign(cell=cell, variant=variant))
-        return _concat(parts, columns)
+    def reader(table: str):
+        def read(columns, cells=None, variants=None) -> pd.DataFrame:
+            parts = []
+            for cell in cells if cells is not None else names:
+                for variant, folder in folders.get(cell, {}).items():
+                    if variants is None or variant in variants:
+                        parts.append(read_results(folder, _stored(columns), table).assign(cell=cell, variant=variant))
+            return _concat(parts, columns)
+        return read
 
     variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())))
                 for name, v in study.get("variants", {}).items()}
+    first = read_manifest(next(iter(folders[names[0]].values())))
+    planned = sum(int(c.get("races", 0)) * len(c.get("variants", ())) for c in study.get("cells", []))
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
-                         read, variants, BASE, study.get("command", ""))
+                         reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
+                         read_visits=reader("visits"), planned=planned)
 
 
 def _run_source(path: Path) -> ResultsSource:
@@ -85,22 +101,25 @@ def _run_source(path: Path) -> ResultsSource:
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path / 'manifest.json'}: not the manifest of a run ({exc})") from None
 
-    def read(columns, cells=None, variants=None) -> pd.DataFrame:
-        wanted = (cells is None or name in cells) and (variants is None or BASE in variants)
-        parts = [read_results(path, _stored(columns)).assign(cell=name, variant=BASE)] if wanted else []
-        return _concat(parts, columns)
+    def reader(table: str):
+        def read(columns, cells=None, variants=None) -> pd.DataFrame:
+            wanted = (cells is None or name in cells) and (variants is None or BASE in variants)
+            parts = [read_results(path, _stored(columns), table).assign(cell=name, variant=BASE)] if wanted else []
+            return _concat(parts, columns)
+        return read
 
     d = manifest["design"]
     title = f"Run of {manifest['races']:,} races on {d[manifest.get('scenario', 'trail')]}, {d['racers']} racers"
-    return ResultsSource(title, "", str(path), (cell,), read, {BASE: VariantInfo(BASE, "the data as it is")},
-                         BASE, manifest.get("command", ""))
+    return ResultsSource(title, "", str(path), (cell,), reader("seats"), {BASE: VariantInfo(BASE, "the data as it is")},
+                         BASE, manifest.get("command", ""), **_game_fields(manifest), read_visits=reader("visits"),
+                         planned=int(manifest["races"]))
 
 
 def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=["cell", "variant", *columns])
     df = pd.concat(parts, ignore_index=True)
-    for key in ("cell", "variant", "trail_name", "colour_name", "biathlete_name", "player_name"):
+    for key in ["cell", "variant", *(c for c in df.columns if c.endswith("_name"))]:
         if key in df.columns:
             df[key] = df[key].astype("category")
     return df

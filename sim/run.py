@@ -21,7 +21,17 @@ from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import ChunkStore, add_names, frame
 
 #: what must agree for a folder's finished chunks to be reused
-IDENTITY = ("game", "seed", "data_hash", "design", "races", "package_version", "play")
+IDENTITY = ("game", "seed", "data_hash", "design", "races", "package_version", "players")
+
+
+def same_play(key: str, value):
+    """What of a manifest's value decides results: a player's kind and weights, not the file it was
+    read from; a run from before the registry is Blast's."""
+    if key == "players" and isinstance(value, dict):
+        return {n: {k: v for k, v in p.items() if k != "source"} for n, p in value.items()}
+    if key == "game" and value == "Biathlon Blast":
+        return games.DEFAULT
+    return value
 
 
 def summary_keys(info: games.GameInfo) -> list[str]:
@@ -121,11 +131,10 @@ def manifest(game: str, bundle, design, races: int, seed: int, command: str = ""
     players = mod.player_records(design)
     return {"game": info.name, "game_title": info.title, "seed": seed, "races": races,
             "data_hash": bundle.data_hash, "data_source": bundle.data.source,
-            "design": mod.design_dict(design), "players": players,
-            "play": {n: {k: v for k, v in p.items() if k != "source"} for n, p in players.items()},
-            "package_version": pkg, "command": command, "scenario": info.scenario, "axes": list(info.axes),
+            "design": mod.design_dict(design), "players": players, "package_version": pkg, "command": command, "scenario": info.scenario, "axes": list(info.axes),
             "seat_columns": list(mod.SEAT_DTYPE.names), "visit_columns": list(mod.VISIT_DTYPE.names),
-            "names": mod.names(bundle, design), "labels": mod.LABELS}
+            "names": mod.names(bundle, design), "labels": mod.LABELS,
+            "report": mod.report_params(bundle) if hasattr(mod, "report_params") else {}}
 
 
 def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAULT, chunk_size: int = 10_000,
@@ -160,7 +169,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     if store is not None:
         m = manifest(game, bundle, design, races, seed, command)
         m.update(extra_manifest or {})
-        store.open(m, IDENTITY)
+        store.open(m, IDENTITY, same_play)
         for a, b, path in store.finished():
             # a finished chunk of an earlier call: only the columns its summary needs, unless collected
             df = pd.read_parquet(path, columns=None if collect else [*keys, "won", "place", "eliminated", "stalled"])

@@ -52,10 +52,11 @@ class ChunkStore:
 
     # --- the manifest -------------------------------------------------------------------------
 
-    def open(self, manifest: dict, identity: tuple[str, ...]) -> None:
+    def open(self, manifest: dict, identity: tuple[str, ...], normalise=None) -> None:
         """Create the folders and write `manifest`. If a manifest is there already, every key of
-        `identity` must agree (through JSON, so tuples equal lists), else ValueError naming the
-        first key that differs: the folder holds another run."""
+        `identity` must agree (through JSON, so tuples equal lists; `normalise(key, value)`, when
+        given, first drops what does not change results), else ValueError naming the first key
+        that differs: the folder holds another run."""
         manifest = json.loads(json.dumps(manifest))
         if self.manifest_path.exists():
             try:
@@ -63,8 +64,9 @@ class ChunkStore:
             except ValueError:
                 raise ValueError(f"{self.manifest_path} is not readable JSON; remove the folder to start "
                                  f"afresh") from None
+            norm = normalise or (lambda key, value: value)
             for key in identity:
-                if old.get(key) != manifest.get(key):
+                if norm(key, old.get(key)) != norm(key, manifest.get(key)):
                     raise ValueError(f"{self.manifest_path.parent} holds another run ({key} differs: "
                                      f"{_short(old.get(key))} there, {_short(manifest.get(key))} now); "
                                      f"choose another folder or remove it")

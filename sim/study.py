@@ -24,8 +24,8 @@ import time
 import pandas as pd
 
 from . import games
-from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, study_store, summarise, \
-    summary_keys, warm_up
+from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, same_play, study_store, \
+    summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import add_names
 from .validation import DataError, Patch, Problems, Table
@@ -251,7 +251,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
             m = manifest(study.game, bundles[vname], cell.design, cell.races, cell.seed, command)
             m.update({"study": study.title, "cell": cell.name, "variant": vname,
                       "patches": [vars(p) for p in study.variants[vname].patches]})
-            store.open(m, IDENTITY)
+            store.open(m, IDENTITY, same_play)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [
                 summarise(pd.read_parquet(path, columns=[*keys, "won", "place", "eliminated", "stalled"]), keys)

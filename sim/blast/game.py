@@ -39,7 +39,7 @@ VISIT_DTYPE = REC.visit_dtype([("dice_hits", "i2"), ("shot_pulse", "i2"), ("arri
                                ("arrive_round", "i2"), ("shot_wind", "i2"), ("biathlete", "i2"),
                                ("colour", "i2")])
 
-LABELS = {"elim_cause": ["none", "no cards left", "pulse above the limit"],
+LABELS = {"elim_cause": ["none", "no cards left", "pulse over the limit"],
           "shot_wind": ["still", "crosswind", "headwind", "tailwind"]}
 
 
@@ -49,6 +49,12 @@ def default_data_dir() -> Path:
 
 def load_bundle(data=None, patches=()) -> CompiledBundle:
     return _load_bundle(data, patches)
+
+
+def report_params(bundle: CompiledBundle) -> dict:
+    """What the report needs from the data: the first pulse of each accuracy band after 0
+    (accuracy_bands [2, 6] are the bands' last pulses: bands 0-2, 3-6, 7-10 start at 3 and 7)."""
+    return {"pulse_band_starts": [int(b) + 1 for b in bundle.data.rules.accuracy_bands]}
 
 
 def scenarios(bundle: CompiledBundle) -> tuple[str, ...]:
@@ -115,8 +121,19 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
                   tuple(players))
 
 
+def describe(design) -> str:
+    """One line: trail, racers, line-up, players."""
+    line_up = ",".join(design.biathletes) if design.biathletes else "balanced line-ups"
+    return (f"{design.trail}, {design.racers} racers, {line_up}, players "
+            f"{','.join(p if isinstance(p, str) else p.name for p in design.players)}")
+
+
 def check_design(bundle: CompiledBundle, design) -> None:
     design.check(bundle)
+
+
+def seats_per_race(design) -> int:
+    return design.racers
 
 
 def design_dict(design) -> dict:

@@ -37,7 +37,8 @@ def add_parser(sub) -> None:
 def cmd_study(args: argparse.Namespace) -> int:
     import shlex
 
-    from ..study import load_study, run_study
+    from .. import games
+    from ..study import check_study, load_study, run_study
 
     def bad(message: str) -> int:
         return fail("study", message)
@@ -51,13 +52,18 @@ def cmd_study(args: argparse.Namespace) -> int:
         unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
         if unknown:
             return bad(f"no cell named {unknown[0]!r}; cells: {', '.join(c.name for c in study.cells)}")
+    info = games.game(study.game)
+    mod = info.load()
     print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
     if args.dry_run:
+        try:
+            check_study(study)          # the data of every variant and every cell's design, as a real run
+        except DataError as exc:
+            return print_problems(args.file, exc)
         for c in study.cells:
-            d = c.design
-            line_up = ",".join(d.biathletes) if d.biathletes else "balanced line-ups"
-            print(f"  {c.name}: {d.trail}, {d.racers} racers, {line_up}, players {','.join(map(str, d.players))}, "
+            print(f"  {c.name}: {mod.describe(c.design)}, "
                   f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
+        print("dry run passed: the data and every cell check out")
         return 0
     if not args.out:
         return bad("give --out DIR (where the results go), or --dry-run")
@@ -71,8 +77,8 @@ def cmd_study(args: argparse.Namespace) -> int:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
           f"counts: {args.out}/summary.csv")
-    g = summary.groupby(["biathlete_name", "cell", "variant"]).sum(numeric_only=True)
+    g = summary.groupby([f"{info.entrant}_name", "cell", "variant"]).sum(numeric_only=True)
     rates = (g.wins / g.races).unstack(["cell", "variant"]).round(4)
-    print("win rate per biathlete, by cell and variant:")
+    print(f"win rate per {info.entrant}, by cell and variant:")
     print(rates.to_string())
     return 0

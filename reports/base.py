@@ -1,0 +1,141 @@
+"""What every report section shares: options, sections, the report, the context (the game's words
+and columns, the reference persona's cells) and small formatting helpers."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from . import metrics as M
+from .html import p_text
+from .source import ResultsSource
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """confidence: of every interval. alpha: the level at which a corrected test flags. reference:
+    the persona whose balanced line-ups make the main tables (default: the one with the most
+    races). pulse_bands: first pulse of each band after the one from 0 (an accuracy tile's bands).
+    currency: variants whose name contains this are the units of exchange rates. seed: of the
+    rank-correlation bootstrap. pulse_bands None takes the bands from the data the results were
+    played on."""
+
+    confidence: float = 0.95
+    alpha: float = M.ALPHA
+    reference: str | None = None
+    pulse_bands: tuple[int, ...] | None = None       # None: the data's bands (source.params)
+    currency: str = "bullet"
+    seed: int = 0
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    intro: str = ""
+    skipped: str = ""
+    figures: list = field(default_factory=list)      # (name, Figure, caption)
+    tables: list = field(default_factory=list)       # (name, DataFrame, caption, percent)
+    findings: list[str] = field(default_factory=list)
+
+    def figure(self, name: str, fig, caption: str) -> None:
+        self.figures.append((name, fig, caption))
+
+    def table(self, name: str, table: pd.DataFrame, caption: str, percent: bool = True) -> pd.DataFrame:
+        self.tables.append((name, table, caption, percent))
+        return table
+
+
+@dataclass
+class Report:
+    out: Path
+    sections: list[Section]
+    findings: list[str]
+
+    @property
+    def figure_names(self) -> list[str]:
+        return [name for s in self.sections for name, *_ in s.figures]
+
+    @property
+    def table_names(self) -> list[str]:
+        return [name for s in self.sections for name, *_ in s.tables]
+
+
+def pct(v: float) -> str:
+    return f"{100 * v:.1f}%"
+
+
+def pp(v: float, low: float, high: float) -> str:
+    """A change in win rate in percentage points with its interval."""
+    return f"{100 * v:+.2f} pp [{100 * low:+.2f}, {100 * high:+.2f}]"
+
+
+class Context:
+    """What every section shares: the source, options, the game's words and columns, the reference
+    persona's cells and rows.
+
+    sc: the scenario name column (trail_name, track_name, course_name); en: the entrant name column
+    (biathlete_name, nation_name, colour_name); scenario / entrant: the game's words for them."""
+
+    def __init__(self, source: ResultsSource, options: ReportOptions):
+        self.source, self.o = source, options
+        self.scenario, self.entrant = source.scenario, source.entrant
+        self.sc, self.en = f"{source.scenario}_name", f"{source.entrant}_name"
+        base = source.base
+        homogeneous = [c for c in source.cells if c.balanced and c.persona and base in c.variants]
+        totals: dict[str, int] = {}
+        for c in homogeneous:
+            totals[c.persona] = totals.get(c.persona, 0) + c.races
+        self.personas = sorted(totals, key=lambda p: -totals[p])
+        if options.reference is not None and options.reference not in totals:
+            raise ValueError(f"no balanced line-ups with {options.reference!r} in every seat; "
+                             f"personas: {', '.join(self.personas) or 'none'}")
+        self.reference = options.reference or (self.personas[0] if self.personas else None)
+        self.main_cells = source.cell_names(balanced=True, persona=self.reference, variant=base) \
+            if self.reference else []
+        self.trails = list(dict.fromkeys(c.trail for c in source.cells))
+        bands = options.pulse_bands if options.pulse_bands is not None else source.params.get("pulse_band_starts")
+        self.pulse_bands = tuple(bands) if bands else (3, 7)
+
+    @property
+    def result_columns(self) -> list[str]:
+        """What every section's rows carry: scenario, racers, seat, the seat axes, won."""
+        return list(dict.fromkeys([self.scenario, "n_racers", "seat", *self.source.axes, "won"]))
+
+    def main(self, columns: list[str]) -> pd.DataFrame:
+        """Base-variant rows of the reference persona's balanced line-ups."""
+        return self.source.read(list(dict.fromkeys(self.result_columns + columns)), self.main_cells,
+                                [self.source.base])
+
+    def order_trails(self, table: pd.DataFrame, key: str | None = None) -> pd.DataFrame:
+        order = {t: i for i, t in enumerate([*self.trails, "all"])}
+        return table.sort_values(key or self.sc, key=lambda s: s.map(order), kind="stable")
+
+    def label(self, column: str, code: int, default: str = "") -> str:
+        """The word for a code of a coded column (elimination causes, ...), from the game's labels."""
+        labels = self.source.labels.get(column, [])
+        return labels[code] if 0 <= code < len(labels) else (default or str(code))
+
+
+def colour_order(rows: pd.DataFrame) -> list[str]:
+    pairs = rows[["colour", "colour_name"]].drop_duplicates().sort_values("colour")
+    return [str(c) for c in pairs.colour_name]
+
+
+def _rate(r) -> str:
+    return f"{pct(r.win_rate)} [{pct(r.low)}, {pct(r.high)}], n={int(r.races):,}"
+
+
+def p_is(p: float) -> str:
+    """'=0.012' or '<1e-6', to follow a 'p'."""
+    text = p_text(p)
+    return text if text.startswith("<") else f"={text}"
+
+
+def _sig(r) -> str:
+    return f"{'' if r.significant else 'not '}significant, Holm p{p_is(r.p_holm)}"
+
+
+def _front(table: pd.DataFrame, lead: list[str]) -> pd.DataFrame:
+    return table[lead + [c for c in table.columns if c not in lead]]

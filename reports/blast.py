@@ -1,0 +1,214 @@
+"""Biathlon Blast's own report sections: ski colours and the Red question, shooting by pulse and
+wind, the value of wax and bullets with exchange rates, icy actions by lap. The core sections
+(reports.core) serve the rest of a Blast report."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from . import figures as F
+from . import metrics as M
+from .base import Context, ReportOptions, Section, _front, _rate, _sig, colour_order, pct, pp
+from .source import ResultsSource
+
+
+def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    o = ctx.o
+    s = Section("ski-colours", "Ski colours and seats")
+    s.intro = ("Each ski colour's win rate against its fair share, over the balanced line-ups (every "
+               "biathlete rides every colour equally often, so the colour's gear is what differs).")
+    colours = colour_order(rows)
+    t = s.table("ski_colours", ctx.order_trails(M.flag(M.with_overall(
+        rows, "trail_name", ["colour_name"], confidence=o.confidence), o.alpha)),
+        "Win rate per ski colour and trail (all: pooled)")
+    t = t.assign(colour_name=pd.Categorical(t.colour_name.astype(str), colours)).sort_values(
+        ["colour_name"], kind="stable")
+    s.figure("ski_colours", F.bars(t, "colour_name", "ratio", "Wins per fair share by ski colour",
+                                   "wins / fair share", hue="trail_name", reference=1.0,
+                                   low="ratio_low", high="ratio_high"),
+             "Wins per fair share of each ski colour, per trail and pooled, with intervals")
+    s.table("seats", M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha),
+            "Win rate per seat (0 = first) and number of racers")
+    pooled = t[t.trail_name == "all"].set_index("colour_name", drop=False)
+    flagged = pooled[pooled.significant]
+    s.findings.append("Ski colours off their fair share (Holm): " + (", ".join(
+        f"{r.colour_name} {pct(r.win_rate)} vs {pct(r.fair_share)}" for r in flagged.itertuples())
+        if len(flagged) else "none") + ".")
+    if "red" in pooled.index:
+        r = pooled.loc["red"]
+        verdict = ("makes up for its missing wax" if not r.significant else
+                   ("more than makes up for its missing wax" if r.gap > 0 else "does not make up for its missing wax"))
+        s.findings.append(f"Red question: Red skis win {_rate(r)} against a fair share of {pct(r.fair_share)} "
+                          f"({_sig(r)}): on this data Red's extra bullet {verdict}.")
+    return s
+
+
+def shooting_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    o = ctx.o
+    s = Section("shooting", "Shooting")
+    s.intro = ("Hits per shot at the range (both visits pooled): final hits count bullets added after "
+               "the roll; dice hits are the dice alone (with the wind), the measure of accuracy. Pulse "
+               f"bands start at {', '.join(map(str, (0, *ctx.pulse_bands)))} (the data's accuracy bands). Means carry normal "
+               f"{o.confidence:.0%} intervals.")
+    shot = M.shots(rows, ctx.pulse_bands)
+    hits = s.table("hits_per_shot", M.means(shot, "hits", ["biathlete_name"], o.confidence).merge(
+        M.means(shot, "dice_hits", ["biathlete_name"], o.confidence).drop(columns="n"), on="biathlete_name",
+        suffixes=("", "_dice")).sort_values("mean", ascending=False),
+        "Hits per shot per biathlete: final (mean, low, high) and from the dice alone (*_dice)", percent=False)
+    dist = s.table("hit_distribution", M.hit_distribution(shot, "biathlete_name", "hits", o.confidence),
+                   "Share of shots with each number of final hits, per biathlete")
+    shares = dist.pivot(index="biathlete_name", columns="hits", values="rate").loc[list(hits.biathlete_name)]
+    s.figure("hit_distribution", F.stacked_shares(shares, "Final hits per shot (share of shots)", "share of shots",
+                                                  "hits"),
+             "Distribution of final hits per shot, per biathlete (best mean first)")
+    dice = hits.sort_values("mean_dice", ascending=False)
+    s.table("hits_by_pulse_band", M.means(shot, "dice_hits", ["biathlete_name", "band"], o.confidence),
+            "Dice hits per shot by pulse band", percent=False)
+    by_pulse = s.table("hits_by_pulse", M.means(shot, "dice_hits", ["biathlete_name", "pulse"], o.confidence),
+                       "Dice hits per shot by pulse at the shot", percent=False)
+    s.figure("hits_by_pulse", F.lines(by_pulse[by_pulse.n >= 30], "pulse", "mean", "biathlete_name",
+                                      "Dice hits per shot by pulse", "pulse at the shot", "dice hits"),
+             "Mean dice hits per shot by pulse at the shot (points with 30 shots or more)")
+    wind = M.means(shot, "dice_hits", ["wind"], o.confidence).assign(biathlete_name="all")
+    by_wind = s.table("hits_by_wind", pd.concat([M.means(shot, "dice_hits", ["biathlete_name", "wind"], o.confidence),
+                                                 wind], ignore_index=True),
+                      "Dice hits per shot by wind at the shot", percent=False)
+    s.figure("hits_by_wind", F.bars(by_wind, "biathlete_name", "mean", "Dice hits per shot by wind", "dice hits",
+                                    hue="wind"), "Mean dice hits per shot by the wind at the shot")
+    arrivals = pd.concat([pd.DataFrame({"biathlete_name": rows.biathlete_name, "visit": k,
+                                        "pulse": rows[f"arrive_pulse_{k}"]}) for k in M.RANGE_VISITS])
+    arrivals = arrivals[arrivals.pulse >= 0]
+    s.table("arrival_pulse", M.means(arrivals, "pulse", ["biathlete_name", "visit"], o.confidence),
+            "Pulse on arrival at the range per biathlete and visit", percent=False)
+    s.figure("arrival_pulse", F.histograms(arrivals.assign(visit=arrivals.visit.map(lambda k: f"visit {k}")),
+                                           "pulse", "visit", "Pulse on arrival at the range", "pulse"),
+             "Distribution of pulse on arrival at the range, per visit")
+    best, worst = dice.iloc[0], dice.iloc[-1]
+    s.findings.append(f"Shooting: {best.biathlete_name} hits most with the dice ({best.mean_dice:.2f} "
+                      f"[{best.low_dice:.2f}, {best.high_dice:.2f}] per shot, n={int(best.n):,}), "
+                      f"{worst.biathlete_name} least ({worst.mean_dice:.2f} [{worst.low_dice:.2f}, "
+                      f"{worst.high_dice:.2f}], n={int(worst.n):,}).")
+    w = wind.set_index("wind")
+    if len(w) > 1:
+        s.findings.append("Dice hits per shot by wind: " + ", ".join(
+            f"{k} {r['mean']:.2f} (n={int(r.n):,})" for k, r in w.iterrows()) + ".")
+    return s
+
+
+def gear_targets(source: ResultsSource, colours: list[str]) -> dict[str, str | None]:
+    """The ski colour each variant changes: the colour named in its patches' paths (a colour of
+    the table's colour_name column), or None where no single colour is named."""
+    out = {}
+    for name, v in source.variants.items():
+        named = {seg for p in v.patches for seg in re.split(r"[.\[\]]", str(p.get("path", ""))) if seg in colours}
+        out[name] = named.pop() if len(named) == 1 else None
+    return out
+
+
+def gear_section(ctx: Context) -> Section:
+    o, src = ctx.o, ctx.source
+    s = Section("gear", "Value of wax and bullets")
+    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    if not cells:
+        s.skipped = ("This study has no paired variants, so the value of wax and bullets is not measured: "
+                     "play a cell on the base data and on variants that change one ski colour's gear, e.g. "
+                     "variants = [\"base\", \"green-wax+1\", \"green-bullet+1\"] (experiments/balance.toml).")
+        return s
+    s.intro = ("Each variant changes one ski colour's gear and replays the same races (same line-ups, "
+               "same dice) as the base data. A token's value is the change in that colour's win rate, "
+               "race by race, in percentage points; intervals come from the spread of the per-race "
+               "differences (races are independent), * marks changes significant after Holm's "
+               "correction. Exchange rates divide one token's gain by another's, with a delta-method "
+               "interval.")
+    rows = src.read(ctx.result_columns + ["race"], cells, None)
+    wide = M.paired_outcomes(rows, src.base)
+    colours = colour_order(rows)
+    targets = {v: t for v, t in gear_targets(src, colours).items()
+               if v != src.base and v in wide.columns and t is not None}
+    if not targets:
+        s.skipped = "No variant names a single ski colour in its patches, so no token value can be assigned."
+        return s
+    value, by_bi, spill = [], [], []
+    for v, colour in targets.items():
+        mask = wide.colour_name == colour
+        for by in (["trail_name"], []):
+            t = M.paired_changes(wide, src.base, v, by, mask, o.confidence)
+            value.append(t.assign(variant=v, colour=colour, trail_name=t.get("trail_name", "all")))
+        for by, extra in ((["trail_name", "biathlete_name"], {}), (["biathlete_name"], {"trail_name": "all"})):
+            by_bi.append(M.paired_changes(wide, src.base, v, by, mask, o.confidence).assign(variant=v, colour=colour,
+                                                                                             **extra))
+        spill.append(M.paired_changes(wide, src.base, v, ["colour_name"], None, o.confidence).assign(variant=v))
+    lead = ["variant", "colour", "trail_name"]
+    value = s.table("gear_value", M.flag(_front(pd.concat(value, ignore_index=True), lead), o.alpha),
+                    "Change in the changed colour's win rate per variant and trail")
+    by_bi = s.table("gear_value_by_biathlete", M.flag(_front(pd.concat(by_bi, ignore_index=True),
+                                                              [*lead, "biathlete_name"]), o.alpha),
+                    "Change in the changed colour's win rate per variant, trail and biathlete")
+    s.table("gear_spillover", M.flag(_front(pd.concat(spill, ignore_index=True), ["variant", "colour_name"]), o.alpha),
+            "Change in every ski colour's win rate per variant: who pays for a token")
+    s.figure("gear_value", F.bars(value.assign(change=100 * value.change, low=100 * value.low, high=100 * value.high),
+                                  "variant", "change", "Value of one token: change in win rate",
+                                  "percentage points", hue="trail_name", reference=0.0),
+             "Change in the changed colour's win rate per variant, per trail and pooled, with intervals")
+    pooled = by_bi[by_bi.trail_name == "all"]
+    piv = 100 * pooled.pivot(index="variant", columns="biathlete_name", values="change").loc[list(targets)]
+    marks = pooled.pivot(index="variant", columns="biathlete_name", values="significant").loc[list(targets)]
+    s.figure("gear_value_by_biathlete", F.heatmap(piv, 0.0, "Value of one token per biathlete (pp, trails pooled)",
+                                                  "percentage points", marks.fillna(False), "{:+.1f}"),
+             "Change in win rate per variant and biathlete riding the changed colour (* significant)")
+    rates = _exchange_rates(wide, src.base, targets, o)
+    if rates is not None:
+        s.table("exchange_rates", rates, "Exchange rates: one token's gain in units of another's", percent=False)
+    all_value = value[value.trail_name == "all"].set_index("variant")
+    units = " to ".join(dict.fromkeys(f"{int(n):,}" for n in (all_value.units.min(), all_value.units.max())))
+    s.findings.append(f"Value of one token for the colour that gets it (gear trails pooled; {units} races with "
+                      "that colour per variant; * significant): " + "; ".join(
+                          f"{v} {pp(r.change, r.low, r.high)}{'*' if r.significant else ''}"
+                          for v, r in all_value.iterrows()) + ".")
+    if rates is not None and len(rates):
+        s.findings.append(_exchange_finding(rates, targets))
+    red = [v for v, c in targets.items() if c == "red"]
+    if red:
+        s.findings.append("For Red: " + "; ".join(
+            f"{v} changes Red's win rate by {pp(*all_value.loc[v, ['change', 'low', 'high']])}" for v in red) + ".")
+    return s
+
+
+def _exchange_rates(wide, base, targets, o: ReportOptions) -> pd.DataFrame | None:
+    currencies = [v for v in targets if o.currency in v]
+    if not currencies:
+        return None
+    out = [M.exchange_rate(wide, base, (v, wide.colour_name == targets[v]), (c, wide.colour_name == targets[c]),
+                           o.confidence)
+           for c in currencies for v in targets if v != c]
+    return pd.DataFrame(out)
+
+
+def _exchange_finding(rates: pd.DataFrame, targets: dict[str, str]) -> str:
+    """Each token in the currency of the same colour where there is one, else the first."""
+    parts = []
+    for v, rows in rates.groupby("token", sort=False):
+        same = rows[rows.currency.map(targets) == targets[v]]
+        r = (same if len(same) else rows).iloc[0]
+        sure = "" if r.currency_p < 0.05 else " (the currency's own gain is not clearly non-zero: treat as rough)"
+        parts.append(f"one {v} = {r.rate:.2f} [{r.low:.2f}, {r.high:.2f}] x {r.currency}{sure}")
+    return "Exchange rates: " + "; ".join(parts) + "."
+
+
+def icy_by_lap(ctx: Context, rows: pd.DataFrame, s: Section) -> None:
+    """Icy actions used per racer and lap: added to the core dynamics section."""
+    o = ctx.o
+    icy = pd.concat([pd.DataFrame({"trail_name": rows.trail_name, "lap": k, "icy": rows[f"icy_lap_{k}"]})
+                     for k in (1, 2, 3)])
+    icy = s.table("icy_by_lap", ctx.order_trails(M.means(icy, "icy", ["trail_name", "lap"], o.confidence)),
+                  "Icy actions used per racer and lap", percent=False)
+    s.figure("icy_by_lap", F.bars(icy, "lap", "mean", "Icy actions per racer and lap", "icy actions",
+                                  hue="trail_name"), "Mean icy actions used per racer in each lap, with intervals")
+
+
+#: the columns of the main rows Blast's sections read
+MAIN_COLUMNS = ["race", "rounds", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
+                "icy_lap_1", "icy_lap_2", "icy_lap_3",
+                *(f"{c}_{k}" for k in M.RANGE_VISITS for c in ("shots", "hits", "dice_hits", "shot_pulse",
+                                                                "shot_wind", "arrive_pulse"))]

@@ -1,0 +1,359 @@
+"""Report sections that read only the core columns (kernels/records.py), so they serve every game:
+what was played, win rate per entrant and scenario against a fair share, seats and turn order,
+shooting from the visits table, race dynamics, the effect of data variants, robustness across
+personas. Each takes the game's words from the context (Blast: biathlete and trail; Mania: colour
+and track), so a designer moving between games finds the same tables under the same names.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import figures as F
+from . import metrics as M
+from .base import Context, Section, _front, _rate, _sig, p_is, pct
+from .stats import wilson_interval, z_value
+
+
+def overview(ctx: Context) -> Section:
+    s = Section("overview", "What was played")
+    src = ctx.source
+    cells = pd.DataFrame([{"cell": c.name, ctx.scenario: c.trail, "racers": c.racers,
+                           "line_ups": "balanced" if c.balanced else "fixed", "players": ", ".join(c.players),
+                           "races": c.races, "variants": ", ".join(c.variants)} for c in src.cells])
+    races = sum(c.races * len(c.variants) for c in src.cells)
+    if ctx.entrant == "biathlete":
+        fair = ("every biathlete races in every ski colour equally often there, so a biathlete's fair "
+                "share of wins is 1/racers.")
+    else:
+        fair = (f"every {ctx.entrant} sits in every seat equally often there, so a {ctx.entrant}'s fair "
+                f"share of wins is 1/racers (1/teams in a relay).")
+    s.intro = (f"{len(cells)} cells, {races:,} races in all. The main tables use the balanced line-ups "
+               f"with {ctx.reference!r} in every seat on the data as it is ({len(ctx.main_cells)} cells); "
+               + fair) if ctx.reference else \
+        f"{len(cells)} cells, {races:,} races in all; none has balanced line-ups with one persona in every seat."
+    if src.planned and src.planned > races:
+        s.intro += (f" PARTIAL: the study planned {src.planned:,} races; only the {races:,} of finished "
+                    f"chunks are in this report.")
+    s.table("cells", cells, "Cells of the study")
+    return s
+
+
+def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    o, sc, en, T, E = ctx.o, ctx.sc, ctx.en, ctx.scenario, ctx.entrant
+    rows = _teams(rows)
+    s = Section("win-rates", f"Win rate per {E} and {T}")
+    s.intro = ("Win rate against the fair share (1/racers), as the ratio of wins to a fair share's wins "
+               "(1 = fair). * marks gaps significant after Holm's correction over every cell of the "
+               f"table (alpha {o.alpha}); intervals are {o.confidence:.0%} Wilson intervals.")
+    by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(M.flag(M.with_overall(
+        rows, sc, [en], confidence=o.confidence), o.alpha)),
+        f"Win rate per {E} and {T} (all: the {T}s pooled)")
+    order = list(by_trail[by_trail[sc] == "all"].sort_values("ratio", ascending=False)[en])
+    piv = by_trail.pivot(index=en, columns=sc, values="ratio")
+    marks = by_trail.pivot(index=en, columns=sc, values="significant")
+    cols = [t for t in [*ctx.trails, "all"] if t in piv.columns]
+    s.figure("win_rate_heatmap", F.heatmap(piv.loc[order, cols], 1.0, f"Wins per fair share, by {T}",
+                                           "wins / fair share", marks.loc[order, cols].fillna(False)),
+             f"Wins per fair share of each {E} on each {T}, all racer counts pooled (* significant)")
+    by_racers = s.table("win_rates_by_racers", M.flag(M.win_rates(
+        rows, ["n_racers", en], o.confidence), o.alpha),
+        f"Win rate per {E} and number of racers ({T}s pooled)")
+    s.figure("win_rate_by_racers", F.lines(by_racers, "n_racers", "ratio", en,
+                                           "Wins per fair share by number of racers", "racers",
+                                           "wins / fair share", 1.0, "ratio_low", "ratio_high"),
+             "Wins per fair share by number of racers, with intervals")
+    for trail in [*ctx.trails, "all"]:
+        t = by_trail[by_trail[sc] == trail]
+        if len(t) < 2:
+            continue
+        hi, lo = t.loc[t.ratio.idxmax()], t.loc[t.ratio.idxmin()]
+        where = f"over all {T}s" if trail == "all" else f"on {trail}"
+        s.findings.append(f"{where[0].upper()}{where[1:]}: {hi[en]} wins most "
+                          f"({_rate(hi)}, fair share {pct(hi.fair_share)}, {_sig(hi)}), "
+                          f"{lo[en]} least ({_rate(lo)}, {_sig(lo)}).")
+    n_sig = int(by_trail.significant.sum())
+    s.findings.append(f"{n_sig} of {len(by_trail)} {E}-{T} gaps to a fair share are significant after "
+                      f"Holm's correction (Benjamini-Hochberg: {int((by_trail.q_bh <= o.alpha).sum())}).")
+    return s
+
+
+def _teams(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows a balance question is asked of: one row per team where races have teams (a relay's
+    first leg stands for its team, and the racer count becomes the team count), so fair shares are
+    1/teams; races of a lone racer (a time trial, always won) left out."""
+    if "leg" in rows.columns and (rows.leg > 0).any():
+        legs = rows.groupby(["cell", "variant", "race"], observed=True).leg.transform("max") + 1
+        out = rows[rows.leg == 0].copy()
+        out["n_racers"] = (out.n_racers // legs[rows.leg == 0]).astype(out.n_racers.dtype)
+        rows = out
+    return rows[rows.n_racers > 1]
+
+
+def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Turn order: the win rate of each seat (0 = first to move) against a fair share."""
+    o, sc = ctx.o, ctx.sc
+    rows = _teams(rows)
+    s = Section("seats", "Seats and turn order")
+    s.intro = ("Win rate of each seat (0 = the first to move; in a relay, the team's first leg) against "
+               "its fair share, per number of racers and pooled; a first-player advantage shows as seat "
+               "0 above 1.")
+    per = s.table("seats", M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha),
+                  "Win rate per seat (0 = first) and number of racers")
+    by_trail = s.table("seats_by_scenario", ctx.order_trails(M.flag(M.with_overall(
+        rows, sc, ["seat"], confidence=o.confidence), o.alpha)),
+        f"Win rate per seat and {ctx.scenario}, racer counts pooled")
+    s.figure("seats", F.lines(per, "seat", "ratio", "n_racers", "Wins per fair share by seat", "seat (0 = first)",
+                              "wins / fair share", 1.0, "ratio_low", "ratio_high"),
+             "Wins per fair share of each seat, one line per number of racers, with intervals")
+    first = by_trail[(by_trail[sc] == "all") & (by_trail.seat == 0)]
+    if len(first):
+        r = first.iloc[0]
+        s.findings.append(f"First player (seat 0) wins {_rate(r)} against a fair share of {pct(r.fair_share)} "
+                          f"({_sig(r)}; racer counts and {ctx.scenario}s pooled).")
+    flagged = per[per.significant]
+    s.findings.append("Seats off their fair share (Holm): " + (", ".join(
+        f"seat {int(r.seat)} of {int(r.n_racers)} {pct(r.win_rate)} vs {pct(r.fair_share)}"
+        for r in flagged.itertuples()) if len(flagged) else "none") + ".")
+    return s
+
+
+def shooting_section(ctx: Context) -> Section:
+    """Shooting from the visits table: hits per shot and misses per visit per entrant, and how the
+    win rate falls with the penalties a racer collects."""
+    o, src = ctx.o, ctx.source
+    s = Section("shooting", "Shooting")
+    if src.read_visits is None or not ctx.main_cells:
+        s.skipped = "These results have no visits table (one row per racer and range visit)."
+        return s
+    visits = src.read_visits(["race", "seat", "visit", "shots", "hits", "misses", "penalties"],
+                             ctx.main_cells, [src.base])
+    shot = visits[visits.shots > 0]
+    if not len(shot):
+        s.skipped = "No racer shot in these races."
+        return s
+    s.intro = ("Every range visit: hits per shot, targets missed and penalties per visit, per visit "
+               f"number; means carry normal {o.confidence:.0%} intervals.")
+    shot = shot.assign(hit_rate=shot.hits / shot.shots)
+    s.table("hits_per_visit", M.means(shot, "hit_rate", ["visit"], o.confidence),
+            "Share of shots that hit, per range visit", percent=False)
+    dist = s.table("misses_per_visit", M.hit_distribution(shot, "visit", "misses", o.confidence),
+                   "Share of visits with each number of targets missed")
+    s.figure("misses_per_visit", F.stacked_shares(dist.pivot(index="visit", columns="misses", values="rate"),
+                                                  "Targets missed per range visit", "share of visits", "misses"),
+             "Distribution of targets missed per range visit")
+    rows = src.read(["race", "seat", "won", "penalty_laps", "n_racers"], ctx.main_cells, [src.base])
+    rows = rows.assign(penalties=rows.penalty_laps.clip(upper=8))
+    by_pen = s.table("win_rate_by_penalties", M.rates(rows, "won", ["penalties"], o.confidence),
+                     "Win rate by penalty laps or loops skied in the race (8 = 8 or more)")
+    if rows.penalty_laps.any():
+        s.figure("win_rate_by_penalties", F.lines(by_pen.assign(series="all"), "penalties", "rate", "series",
+                                                  "Win rate by penalties", "penalties in the race", "win rate",
+                                                  percent=True), "Win rate by penalties skied, with intervals")
+        corr = float(np.corrcoef(rows.penalty_laps, rows.won)[0, 1]) if rows.won.std() > 0 else float("nan")
+        s.findings.append(f"Shooting: {pct(shot.hit_rate.mean())} of shots hit; a racer's penalties explain "
+                          f"{100 * corr ** 2:.1f}% of the variance of winning (correlation {corr:+.2f}).")
+    else:
+        s.findings.append(f"Shooting: {pct(shot.hit_rate.mean())} of shots hit.")
+    return s
+
+
+def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
+    """Race length, eliminations by cause, lead changes, whether the leader after the last range
+    wins; `extras`: functions (ctx, rows, section) that add a game's own dynamics."""
+    o, sc, T = ctx.o, ctx.sc, ctx.scenario
+    s = Section("dynamics", "Race dynamics")
+    s.intro = ("Race length, eliminations, lead changes, whether the leader after the last range wins"
+               + (", and icy actions per lap" if extras else "") + ". Race-wide values count each race once.")
+    races = rows[rows.seat == 0]
+    keys = [sc, "n_racers"]
+    length = M.means(races, "rounds", keys, o.confidence).merge(
+        M.rates(races, "stalled", keys, o.confidence).rename(columns={"count": "stalled", "rate": "stalled_rate",
+                                                                      "low": "stalled_low", "high": "stalled_high"})
+        .drop(columns="n"), on=keys)
+    s.table("rounds", ctx.order_trails(length), "Rounds per race and share of stalled races", percent=False)
+    s.figure("rounds", F.histograms(races, "rounds", sc, "Rounds per race", "rounds"),
+             f"Distribution of race length in rounds, per {T} (all racer counts)")
+    causes = [(code, label) for code, label in enumerate(ctx.source.labels.get("elim_cause", [])) if code > 0]
+    if causes:
+        elim = []
+        for cause, label in causes:
+            for by in (keys, [sc]):
+                t = M.rates(rows, rows.elim_cause == cause, by, o.confidence).assign(cause=label)
+                elim.append(t if "n_racers" in by else t.assign(n_racers="all"))
+        elim = s.table("eliminations", ctx.order_trails(_front(pd.concat(elim, ignore_index=True), ["cause", *keys])),
+                       "Share of racers eliminated, by cause")
+        pooled = elim[elim.n_racers.astype(str) == "all"]
+        s.figure("eliminations", F.bars(pooled, sc, "rate", "Racers eliminated, by cause", "share of racers",
+                                        hue="cause", percent=True),
+                 f"Share of racers eliminated per {T}, by cause, with intervals")
+    lead = s.table("lead_changes", ctx.order_trails(M.means(races, "lead_changes", keys, o.confidence)),
+                   "Lead changes per race", percent=False)
+    s.figure("lead_changes", F.histograms(races, "lead_changes", sc, "Lead changes per race",
+                                          "lead changes"), f"Distribution of lead changes per race, per {T}")
+    leaders = rows[rows.leader_after_range == 1]
+    lw = M.rates(leaders, "won", keys, o.confidence)
+    lw["fair_share"] = 1 / lw.n_racers
+    lw = s.table("leader_after_range_wins", ctx.order_trails(lw),
+                 "How often the leader after the last range wins")
+    s.figure("leader_after_range_wins", F.lines(lw, "n_racers", "rate", sc,
+                                                "Leader after the last range: share who win", "racers",
+                                                "share of races won", percent=True),
+             "Share of races won by the racer leading when the leader passed the last range, with intervals")
+    for extra in extras:
+        extra(ctx, rows, s)
+    led, won = len(leaders), int(leaders.won.sum())
+    low, high = wilson_interval(won, led, o.confidence)
+    fair = float((1 / leaders.n_racers).mean()) if led else float("nan")
+    s.findings.append(
+        f"Races last {races.rounds.mean():.1f} rounds on average ("
+        + ", ".join(f"{t} {g.rounds.mean():.1f}" for t, g in races.groupby(sc, observed=True)) + "); "
+        f"{pct(rows.eliminated.mean())} of racers are eliminated; {lead['mean'].mean():.1f} lead changes per race "
+        f"(mean over {T}s and racer counts); the leader after the last range wins {pct(won / led) if led else 'n/a'} "
+        f"[{pct(low)}, {pct(high)}] of races (n={led:,}; fair share {pct(fair)}).")
+    return s
+
+
+def length_section(ctx: Context, rows: pd.DataFrame, unit: str = "rounds") -> Section:
+    """How long a game lasts: mean, spread and 90th percentile of `unit` per scenario and racers."""
+    o, sc = ctx.o, ctx.sc
+    s = Section("length", "How long a game lasts")
+    races = rows[rows.seat == 0]
+    keys = [sc, "n_racers"]
+    g = races.groupby(keys, observed=True)[unit]
+    table = pd.DataFrame({"races": g.size(), "mean": g.mean(), "sd": g.std(), "p10": g.quantile(0.1),
+                          "median": g.median(), "p90": g.quantile(0.9), "max": g.max()}).reset_index()
+    table = table[table.races > 0]
+    half = z_value(o.confidence) * table.sd / np.sqrt(table.races)
+    table.insert(3, "low", table["mean"] - half)
+    table.insert(4, "high", table["mean"] + half)
+    s.intro = (f"Race length in {unit} per {ctx.scenario} and number of racers: mean with its "
+               f"{o.confidence:.0%} interval, spread and the 90th percentile (nine games in ten end by then).")
+    s.table(f"{unit}_per_race", ctx.order_trails(table), f"{unit.capitalize()} per race", percent=False)
+    s.figure(f"{unit}_by_racers", F.lines(table, "n_racers", "mean", sc, f"Mean {unit} per race", "racers", unit,
+                                          low="low", high="high"),
+             f"Mean {unit} per race by number of racers, with intervals")
+    longest = table.loc[table.p90.idxmax()] if len(table) else None
+    if longest is not None:
+        s.findings.append(f"Game length: {races[unit].mean():.1f} {unit} on average; the longest setting is "
+                          f"{longest[sc]} with {int(longest.n_racers)} racers ({longest['mean']:.1f} on average, "
+                          f"nine games in ten within {longest.p90:.0f}).")
+    return s
+
+
+def variants_section(ctx: Context, columns: tuple[str, ...] = ("rounds",)) -> Section:
+    """Each data variant against the base data on the same races (common random numbers): the
+    paired change in mean race length and in each seat's win rate."""
+    o, src = ctx.o, ctx.source
+    s = Section("variants", "What each data variant changes")
+    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    if not cells:
+        s.skipped = ("This study has no paired variants: play a cell on the base data and on variants "
+                     "(docs/studies.md), and this section measures what each change does on the same races.")
+        return s
+    rows = src.read(["race", "seat", "won", "n_racers", *columns], cells, None)
+    s.intro = ("Each variant replays the base data's races (same seeds, same dice streams); a change is "
+               "the mean of the per-race differences, with a normal interval over races.")
+    out = []
+    races = rows[rows.seat == 0]
+    for col in columns:
+        wide = races.pivot_table(index=["cell", "race"], columns="variant", values=col, observed=True)
+        for v in wide.columns:
+            if v == src.base:
+                continue
+            d = (wide[v] - wide[src.base]).dropna()
+            half = z_value(o.confidence) * d.std() / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+            out.append({"variant": v, "measure": f"mean {col}", "base": wide[src.base].mean(),
+                        "change": d.mean(), "low": d.mean() - half, "high": d.mean() + half, "races": len(d)})
+    seat0 = rows[rows.seat == 0]
+    wide = seat0.pivot_table(index=["cell", "race"], columns="variant", values="won", observed=True)
+    for v in wide.columns:
+        if v == src.base:
+            continue
+        d = (wide[v] - wide[src.base]).dropna()
+        half = z_value(o.confidence) * d.std() / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+        out.append({"variant": v, "measure": "first player's win rate", "base": wide[src.base].mean(),
+                    "change": d.mean(), "low": d.mean() - half, "high": d.mean() + half, "races": len(d)})
+    table = s.table("variant_effects", pd.DataFrame(out), "Paired change of each measure per variant", percent=False)
+    for r in table.itertuples():
+        s.findings.append(f"{r.variant}: {r.measure} {r.base:.3g} changes by {r.change:+.3g} "
+                          f"[{r.low:+.3g}, {r.high:+.3g}] (n={r.races:,} paired races).")
+    return s
+
+
+def robustness_section(ctx: Context) -> Section:
+    o, src, sc, en, E, T = ctx.o, ctx.source, ctx.sc, ctx.en, ctx.entrant, ctx.scenario
+    s = Section("robustness", "Robustness across personas")
+    others = [p for p in ctx.personas if p != ctx.reference]
+    if not others:
+        s.skipped = (f"Only one persona played balanced line-ups in every seat, so the report cannot say whether "
+                     f"the ranking of {E}s depends on how the bots play: add cells with, e.g., "
+                     f"players = [\"sprinter\"] on the same {T}s and racer counts (experiments/balance.toml).")
+        return s
+    s.intro = (f"Each persona in every seat on balanced line-ups, against {ctx.reference!r} on the same {T}s "
+               f"and racer counts. Spearman's rho and Kendall's tau compare the rankings of {E}s by wins "
+               "per fair share; p tests against no relation (exact over all orderings); 'a rerun' is where "
+               "rho would fall if the study were played again (parametric bootstrap). A persona whose ranking "
+               "agrees closely supports conclusions that do not depend on play style.")
+    cols = [ctx.scenario, "n_racers", ctx.entrant, "won"]
+    base = [src.base]
+    ref_rows = src.read(cols, ctx.main_cells, base)
+    per_persona, agreement = [], []
+    for persona in [ctx.reference, *others]:
+        rows = ref_rows if persona == ctx.reference else \
+            src.read(cols, src.cell_names(balanced=True, persona=persona, variant=src.base), base)
+        rates = M.flag(M.win_rates(rows, [en], o.confidence), o.alpha).assign(persona=persona)
+        per_persona.append(rates)
+        if persona == ctx.reference:
+            continue
+        combos = rows[[sc, "n_racers"]].drop_duplicates()
+        ref = ref_rows.merge(combos, on=[sc, "n_racers"])
+        for trail, sub_ref, sub in [("all", ref, rows), *((t, ref[ref[sc] == t], rows[rows[sc] == t])
+                                                          for t in ctx.trails)]:
+            if not len(sub) or not len(sub_ref):
+                continue
+            a, b = (M.win_rates(x, [en], o.confidence).set_index(en) for x in (sub_ref, sub))
+            agreement.append({"persona": persona, sc: trail, **M.rank_agreement(
+                a.ratio, b.ratio, _ratio_se(a), _ratio_se(b), seed=o.seed, confidence=o.confidence)})
+    table = s.table("persona_win_rates", _front(pd.concat(per_persona, ignore_index=True), ["persona", en]),
+                    f"Win rate per {E} for each persona in every seat")
+    agreement = s.table("persona_rank_agreement", ctx.order_trails(pd.DataFrame(agreement)),
+                        f"Agreement of each persona's ranking of {E}s with the reference's", percent=False)
+    piv = table.pivot(index=en, columns="persona", values="ratio")[[ctx.reference, *others]]
+    marks = table.pivot(index=en, columns="persona", values="significant")[[ctx.reference, *others]]
+    order = piv[ctx.reference].sort_values(ascending=False).index
+    s.figure("persona_heatmap", F.heatmap(piv.loc[order], 1.0, "Wins per fair share by persona in every seat",
+                                          "wins / fair share", marks.loc[order].fillna(False)),
+             f"Wins per fair share of each {E} when every seat plays one persona (* significant)")
+    pooled = agreement[agreement[sc] == "all"]
+    s.findings.append(f"Robustness of the ranking of {E}s under {ctx.reference}: " + "; ".join(
+        f"{_verdict(r, o.alpha)} under {r.persona} (Spearman {r.spearman:+.2f}, a rerun {r.rerun_low:+.2f} to "
+        f"{r.rerun_high:+.2f}; Kendall {r.kendall:+.2f}; p{p_is(r.spearman_p)})"
+        for r in pooled.itertuples()) + ".")
+    sig = table[table.significant].assign(sign=lambda t: np.sign(t.gap))
+    ref_flags = sig[sig.persona == ctx.reference].set_index(en).sign
+    fragile = []
+    for b, sign in ref_flags.items():
+        lost = [p for p in others if not ((sig.persona == p) & (sig[en] == b) & (sig.sign == sign)).any()]
+        if lost:
+            fragile.append(f"{b} ({'over' if sign > 0 else 'under'}; not so under {', '.join(lost)})")
+    s.findings.append("Flags that depend on play style: " + (", ".join(fragile) if fragile else (
+        f"none; every {E} flagged under {ctx.reference} is flagged the same way under every persona")) + ".")
+    return s
+
+
+def _verdict(r, alpha: float) -> str:
+    """holds: a strong rank correlation, clearly not chance; in part: clearly not chance but
+    weaker; does not hold: what chance alone could give."""
+    if r.spearman_p <= alpha:
+        return "holds" if r.spearman >= 0.7 else "holds in part"
+    return "does not hold"
+
+
+def _ratio_se(t: pd.DataFrame) -> pd.Series:
+    """Standard error of wins per fair share: the win rate's binomial error over the fair share."""
+    return np.sqrt(t.win_rate * (1 - t.win_rate) / t.races) / t.fair_share
+
+
+__all__ = ["overview", "win_rate_section", "seat_section", "shooting_section", "dynamics_section",
+           "length_section", "variants_section", "robustness_section"]

@@ -1,0 +1,122 @@
+"""Biathlon Mania's own report sections: what the special squares (X, T, O) and the group rule do
+for each racer, and how relays play by team size. The core sections (reports.core) answer the
+rest: first-player advantage, how long a game lasts, shooting's share of the outcome, variants.
+
+Mania's formats differ as much as tracks do, so its report reads a race's scenario as the track
+and the format together ("red sprint"): `by_format` relabels the rows before the core sections
+see them.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import figures as F
+from . import metrics as M
+from .base import Context, Section, pct
+
+SPECIALS = {"skips": "turns skipped (X, first)", "x_rolls": "extra rolls (X, last)", "o_rolls": "extra rolls (O)",
+            "t_jumps": "T jumps", "t_squares": "squares gained by T", "group_squares": "squares gained by the group rule",
+            "calibres": "calibre re-rolls", "spare_shots": "relay spare shots"}
+
+
+def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
+    """The scenario column as track and format together ("red sprint"), and the context's scenario
+    order to match."""
+    if "format" not in rows.columns:
+        return rows
+    formats = ctx.source.labels.get("format", [])
+    fmt = rows["format"].astype(int).map(lambda f: formats[f] if 0 <= f < len(formats) else str(f))
+    combo = rows[ctx.sc].astype(str) + " " + fmt.str.replace("_", " ")
+    order = [f"{t} {f.replace('_', ' ')}" for t in ctx.trails for f in formats]
+    rows = rows.copy()
+    rows[ctx.sc] = pd.Categorical(combo, [o for o in order if o in set(combo)])
+    ctx.trails = [o for o in order if o in set(combo)]
+    return rows
+
+
+def specials_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    o, sc = ctx.o, ctx.sc
+    s = Section("specials", "Special squares and the group rule")
+    have = [c for c in SPECIALS if c in rows.columns]
+    if not have:
+        s.skipped = "These results carry no special-square counts."
+        return s
+    s.intro = ("Per racer and race: how often each special square acted and how many squares the group rule "
+               "and T gave, with the win rate of racers who used each; for what the game would be without a "
+               "square, play a paired variant that removes it (experiments/mania.toml).")
+    keys = [sc, "n_racers"]
+    parts = [M.means(rows, c, keys, o.confidence).assign(measure=SPECIALS[c]) for c in have]
+    table = s.table("specials", ctx.order_trails(pd.concat(parts, ignore_index=True)[
+        ["measure", *keys, "n", "mean", "low", "high"]]), "Special squares per racer and race", percent=False)
+    pooled = pd.concat([M.means(rows, c, [sc], o.confidence).assign(measure=SPECIALS[c]) for c in have],
+                       ignore_index=True)
+    s.figure("specials", F.bars(pooled, "measure", "mean", "Special squares per racer and race", "per racer",
+                                hue=sc), "Mean count per racer and race of each special square's effect")
+    used = []
+    for c in ("skips", "x_rolls", "o_rolls", "t_jumps"):
+        if c in rows.columns:
+            r = M.rates(rows.assign(used=rows[c] > 0), "won", ["used"], o.confidence)
+            used.append(r.assign(measure=SPECIALS[c]))
+    if used:
+        s.table("win_rate_when_used", pd.concat(used, ignore_index=True)[["measure", "used", "n", "rate", "low", "high"]],
+                "Win rate of racers who met each square at least once (used) or never")
+    means = pooled.groupby("measure").mean(numeric_only=True)["mean"]
+    s.findings.append("Special squares per racer and race: " + ", ".join(
+        f"{m} {v:.2f}" for m, v in means.items()) + f" (all {ctx.scenario}s pooled; n={len(rows):,} racers).")
+    del table
+    return s
+
+
+def relay_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    o = ctx.o
+    s = Section("relay", "Relays by team size")
+    if "leg" not in rows.columns or not (rows.leg > 0).any():
+        s.skipped = "No relay with more than one leg was played."
+        return s
+    relay = rows.copy()
+    relay["legs"] = relay.groupby(["cell", "variant", "race"], observed=True).leg.transform("max") + 1
+    relay = relay[relay.legs > 1]
+    first = relay[relay.leg == 0]
+    races = first[first.seat == 0]
+    length = s.table("relay_length", M.means(races, "rounds", ["legs", "n_racers"], o.confidence),
+                     "Rounds per relay by legs per team and seats", percent=False)
+    first = first.assign(teams=(first.n_racers // first.legs))
+    seat0 = first[first.seat == 0]
+    s.table("relay_first_team", M.rates(seat0, "won", ["legs", "teams"], o.confidence).assign(
+        fair_share=lambda t: 1 / t.teams), "How often the first team to start wins, by legs and teams")
+    spare = relay.groupby("legs").spare_shots.mean() if "spare_shots" in relay.columns else None
+    s.intro = ("Relays: a team's legs race one after the other; the tables count each team once (its first "
+               "leg's row carries the team's place).")
+    s.findings.append("Relays: " + ", ".join(f"{int(r.n_racers) // int(r.legs)} teams of {int(r.legs)}: "
+                                             f"{r['mean']:.1f} rounds" for _, r in length.iterrows())
+                      + (("; spare shots per racer " + ", ".join(f"{int(k)} legs {v:.2f}" for k, v in spare.items()))
+                         if spare is not None else "") + ".")
+    return s
+
+
+def shooting_share(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Shooting's share of the outcome: the win rate by misses (penalty loops owed)."""
+    o = ctx.o
+    s = Section("shooting-share", "How much of the result is shooting")
+    if "misses" not in rows.columns:
+        s.skipped = "These results carry no misses per racer."
+        return s
+    clean = rows.assign(misses=rows.misses.clip(upper=6))
+    t = s.table("win_rate_by_misses", M.rates(clean, "won", ["misses"], o.confidence),
+                "Win rate by targets missed in the race (6 = 6 or more)")
+    s.figure("win_rate_by_misses", F.lines(t.assign(series="all"), "misses", "rate", "series",
+                                           "Win rate by targets missed", "targets missed", "win rate", percent=True),
+             "Win rate by targets missed in the race, with intervals")
+    zero = t[t.misses == 0]
+    if len(zero):
+        r = zero.iloc[0]
+        s.findings.append(f"Clean shooting: racers who miss nothing win {pct(r.rate)} [{pct(r.low)}, {pct(r.high)}] "
+                          f"of their races (n={int(r.n):,}); the mean racer wins {pct(rows.won.mean())}.")
+    return s
+
+
+#: Mania's own sections, after the core ones; each (ctx, main rows) -> Section
+SECTIONS = (shooting_share, specials_section, relay_section)
+MAIN_COLUMNS = ["format", *SPECIALS, "misses", "turns"]
+
+__all__ = ["SECTIONS", "MAIN_COLUMNS", "by_format"]

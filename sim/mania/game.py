@@ -1,0 +1,213 @@
+"""Biathlon Mania as a registered game (sim.games): what the shared runner, store, commands and
+conformance suite call.
+
+Mania's seats differ only in turn order: the figure colour is the game's one seat axis and is
+cosmetic (no rule reads it), so a balanced design rotates the colours through the seats and the
+colour's win rate is a built-in null check. The racers of a design are racers for the individual
+formats and teams for the relay, whose teams have `legs` legs each (seats = teams x legs).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kernels import records as REC
+from kernels.mania import consts as C
+
+from .compile import ManiaBundle, load_bundle as _load_bundle
+from .load import default_data_dir as _default_data_dir
+
+#: the kernel's records with the core scenario field named in Mania's word (same layout)
+SEAT_DTYPE = REC.seat_dtype(C.MANIA_SEAT_EXTRA, scenario="track")
+VISIT_DTYPE = C.VISIT_DTYPE
+assert SEAT_DTYPE.itemsize == C.SEAT_DTYPE.itemsize
+
+#: figure colours: cosmetic, one per figure in the box (names for tables only)
+FIGURE_COLOURS = ("red", "blue", "green", "yellow", "black", "white", "orange", "purple")
+#: Mania has no decisions to make: every seat is played by the dice
+PLAYER = "dice"
+
+LABELS = {"elim_cause": ["none"], "format": list(C.FORMAT_NAMES)}
+
+
+def default_data_dir() -> Path:
+    return _default_data_dir()
+
+
+def load_bundle(data=None, patches=()) -> ManiaBundle:
+    return _load_bundle(data, patches)
+
+
+def scenarios(bundle: ManiaBundle) -> tuple[str, ...]:
+    return tuple(bundle.track_names)
+
+
+def summary(bundle: ManiaBundle) -> str:
+    d = bundle.data
+    lines = [f"Biathlon Mania data: {d.source}", f"tracks: {len(d.tracks)}"]
+    for t in d.tracks:
+        lines.append(f"  {t.name}: {_track_text(t)}")
+    lines.append("formats: " + "; ".join(f"{f.name} ({f.laps} loops, shootings after loops "
+                                          f"{', '.join(map(str, f.shootings))}, {f.shooting_die} die)"
+                                          for f in d.formats))
+    return "\n".join(lines)
+
+
+def _track_text(track) -> str:
+    fields = []
+    for name in ("label", "length_m"):
+        if getattr(track, name, None):
+            fields.append(str(getattr(track, name)))
+    squares = getattr(track, "squares", None)
+    if squares is not None:
+        fields.append(f"{len(squares)} squares on a loop")
+    return ", ".join(fields) or "track"
+
+
+@dataclass(frozen=True)
+class Design:
+    """Who races how: track name, racers (teams in a relay), format, legs per relay team, number
+    and shooting dice in play, figure colours fixed per seat or None (rotated, balanced)."""
+
+    track: str
+    racers: int = 4
+    format: str = "sprint"
+    legs: int = 4
+    number_dice: int = 1
+    shooting_dice: int = 1
+    colours: tuple[str, ...] | None = None
+    players: tuple[str, ...] = (PLAYER,)
+
+    @property
+    def relay(self) -> bool:
+        return self.format == "relay"
+
+    @property
+    def seats(self) -> int:
+        """Seat rows per race: racers, or teams x legs in a relay."""
+        return self.racers * (self.legs if self.relay else 1)
+
+    def setup_kwargs(self) -> dict:
+        return dict(teams=self.racers if self.relay else None, legs=self.legs if self.relay else 1,
+                    number_dice=self.number_dice, shooting_dice=self.shooting_dice)
+
+
+def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=(PLAYER,),
+                options: dict | None = None) -> Design:
+    from .. import games
+
+    opts = games.game("mania").check_options(options)
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {"colour"}
+    if unknown:
+        raise ValueError(f"Biathlon Mania designs fix only colour (figure colours), not {sorted(unknown)}")
+    bad = [p for p in players if p not in (PLAYER, "balanced")]
+    if bad:
+        raise ValueError(f"Biathlon Mania has no decisions to make, so no players to choose: every seat "
+                         f"is played by the dice (got {', '.join(map(str, bad))})")
+    colours = fixed.get("colour")
+    return Design(scenario, racers, opts["format"], int(opts["legs"]), int(opts["number_dice"]),
+                  int(opts["shooting_dice"]), tuple(colours) if colours else None)
+
+
+def describe(design: Design) -> str:
+    """One line: track, format, racers or teams, dice."""
+    who = (f"{design.racers} teams of {design.legs} legs" if design.relay else f"{design.racers} racers")
+    dice = "" if design.number_dice == design.shooting_dice == 1 else \
+        f", {design.number_dice} number and {design.shooting_dice} shooting dice"
+    colours = f", colours {','.join(design.colours)}" if design.colours else ", colours rotated"
+    return f"{design.track}, {design.format.replace('_', ' ')}, {who}{dice}{colours}"
+
+
+def check_design(bundle: ManiaBundle, design: Design) -> None:
+    from ..mania.play import make_setup
+
+    try:
+        make_setup(bundle, design.track, design.format, design.seats, **design.setup_kwargs())
+    except KeyError as exc:
+        raise ValueError(exc.args[0]) from None
+    if design.colours is not None:
+        if len(design.colours) != design.seats:
+            raise ValueError(f"{design.seats} seats need {design.seats} colours, got {len(design.colours)}")
+        unknown = [c for c in design.colours if c not in FIGURE_COLOURS]
+        if unknown:
+            raise ValueError(f"no figure colour {unknown[0]!r}; known: {', '.join(FIGURE_COLOURS)}")
+    elif design.seats > len(FIGURE_COLOURS) and not design.relay:
+        raise ValueError(f"{design.seats} racers but only {len(FIGURE_COLOURS)} figure colours")
+
+
+def seats_per_race(design: Design) -> int:
+    return design.seats
+
+
+def design_dict(design: Design) -> dict:
+    d = asdict(design)
+    d["players"] = list(design.players)
+    return d
+
+
+def design_from_dict(d: dict, players: dict | None = None) -> Design:
+    d = dict(d)
+    d["colours"] = tuple(d["colours"]) if d.get("colours") else None
+    d["players"] = tuple(d.get("players") or (PLAYER,))
+    return Design(**d)
+
+
+def player_records(design: Design) -> dict:
+    return {PLAYER: {"kind": "dice", "weights": []}}
+
+
+def names(bundle: ManiaBundle, design: Design) -> dict[str, list[str]]:
+    return {"track": list(bundle.track_names), "colour": list(FIGURE_COLOURS), "player": [PLAYER],
+            "format": list(C.FORMAT_NAMES)}
+
+
+def colours(design: Design, seed: int, races: np.ndarray) -> np.ndarray:
+    """Figure colour ids [len(races), seats]. Fixed, or balanced: in blocks of 8 races, race r of
+    a block seats colour p[(r + j) % 8] at seat j for a permutation p drawn per block from the
+    seed, so every colour sits in every seat equally often. A relay team's legs share a colour."""
+    races = np.asarray(races, np.int64)
+    per_team = design.legs if design.relay else 1
+    if design.colours is not None:
+        ids = np.array([FIGURE_COLOURS.index(c) for c in design.colours], np.int16)
+        return np.broadcast_to(ids, (len(races), design.seats)).copy()
+    n_col = len(FIGURE_COLOURS)
+    out = np.zeros((len(races), design.seats), np.int16)
+    perms: dict[int, np.ndarray] = {}
+    for i, race in enumerate(races):
+        b, r = divmod(int(race), n_col)
+        if b not in perms:
+            perms[b] = np.random.default_rng([seed, b, 0x3A41A]).permutation(n_col)
+        team = np.arange(design.seats) // per_team
+        out[i] = perms[b][(r + team) % n_col]
+    return out
+
+
+def play_chunk(bundle: ManiaBundle, design: Design, seed: int, start: int, stop: int):
+    from .play import play_block
+
+    races = np.arange(start, stop, dtype=np.int64)
+    seats, visits = play_block(bundle, design.track, design.format, design.seats, seed, races,
+                               colours=colours(design, seed, races), **design.setup_kwargs())
+    return seats.view(SEAT_DTYPE), visits
+
+
+def play_logged(bundle: ManiaBundle, design: Design, seed: int, race: int):
+    """(seats, visits, event log) of one race of a design."""
+    from .play import play_one
+
+    cols = colours(design, seed, np.array([race]))[0]
+    seats, visits, log = play_one(bundle, design.track, design.format, design.seats, seed, race,
+                                  colours=cols, **design.setup_kwargs())
+    return seats.view(SEAT_DTYPE), visits, log
+
+
+def replay(bundle: ManiaBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
+    """One race of a design as text: every roll, move, shot and place (`states` changes nothing:
+    every Mania event already carries the racer's square)."""
+    from .eventlog import render
+
+    _, _, log = play_logged(bundle, design, seed, race)
+    return render(log, bundle)
