@@ -180,26 +180,18 @@ def compare(base: CompiledBundle, changed: CompiledBundle, trails: list[str] | N
                       alpha, base.data_hash, changed.data_hash, seconds)
 
 
-def _run_tasks(base, changed, tasks, n_jobs, progress):
-    """Each task's counts, in order: here, or over joblib workers."""
-    bar = None
-    if progress:
-        from tqdm import tqdm
+def _run_tasks(base, changed, tasks, n_jobs, progress, scheduler=None):
+    """Each task's counts, in order, through the shared runner (here, joblib workers or a dask
+    cluster)."""
+    from .runner import Task, progress_bar, run_tasks
 
-        bar = tqdm(total=sum(b - a for _, _, a, b in tasks), unit=" races", unit_scale=True,
-                   desc="base + changed", smoothing=0.05, dynamic_ncols=True)
-    if n_jobs == 1 or len(tasks) == 1:
-        results = (_compare_chunk(base, changed, *t) for t in tasks)
-    else:
-        from joblib import Parallel, delayed
-
+    bar = progress_bar(sum(b - a for _, _, a, b in tasks), 0, progress, "base + changed")
+    if n_jobs != 1 or scheduler:
         warm_up(base, tasks[0][0])       # compile (or load) the kernels once, before workers start
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_compare_chunk)(base, changed, *t) for t in tasks)
     try:
-        for t, r in zip(tasks, results):
+        for t, r in run_tasks([Task(t, _compare_chunk, (base, changed, *t)) for t in tasks], n_jobs, scheduler):
             if bar is not None:
-                bar.update(t[3] - t[2])
+                bar.update(t.key[3] - t.key[2])
             yield r
     finally:
         if bar is not None:

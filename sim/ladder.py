@@ -25,7 +25,6 @@ that every player also races in every ski colour and with every biathlete equall
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass
 from itertools import combinations
@@ -95,13 +94,13 @@ def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement,
     Races are packed into tasks of about chunk_size races (default: about eight tasks per worker)
     and played over n_jobs joblib workers (-1: all cores); the table does not depend on either.
     """
-    from joblib import Parallel, delayed
+    from .runner import Task, progress_bar, run_tasks, workers as runner_workers
 
     designs = [Design(trail, len(arr), players=arr) for trail, arr, _, _ in jobs]
     for design in {(d.trail, d.racers): d for d in designs}.values():
         design.check(bundle)
     names = player_names([arr for _, arr, _, _ in jobs])
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    workers = runner_workers(n_jobs)
     total = sum(stop - start for _, _, start, stop in jobs)
     if total < 1:
         raise ValueError("nothing to play: every job has an empty race range")
@@ -119,25 +118,18 @@ def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement,
                 task, size = [], 0
     if task:
         tasks.append(task)
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, unit="race", unit_scale=True, smoothing=0.1)
-    if workers == 1 or len(tasks) == 1:
-        results = (_play_task(bundle, seed, t, names) for t in tasks)
-    else:
+    bar = progress_bar(total, 0, progress, "ladder")
+    if workers > 1 and len(tasks) > 1:
         i, design, a, _ = tasks[0][0]
         _play_task(bundle, seed, [(i, design, a, a + 1)], names)   # compile or load kernels once, here
-        results = Parallel(n_jobs=workers, return_as="generator")(
-            delayed(_play_task)(bundle, seed, t, names) for t in tasks)
     parts, index = [], []
     try:
-        for t, (rows, idx) in zip(tasks, results):
+        for t, (rows, idx) in run_tasks([Task(i, _play_task, (bundle, seed, t, names)) for i, t in enumerate(tasks)],
+                                        workers if len(tasks) > 1 else 1):
             parts.append(rows)
             index.append(idx)
             if bar is not None:
-                bar.update(sum(b - a for _, _, a, b in t))
+                bar.update(sum(b - a for _, _, a, b in t.args[2]))
     finally:
         if bar is not None:
             bar.close()

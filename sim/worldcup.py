@@ -323,25 +323,20 @@ def play_world_cups(bundle: CompiledBundle, rules: CupRules, cups: int, seed: in
     return WorldCups(rules, seed, table, races, ratings, seconds, tuple(bundle.biathlete_names))
 
 
-def _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress):
-    bar = None
-    if progress:
-        from tqdm import tqdm
+def _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress, scheduler=None):
+    """Each chunk of cups, in order, through the shared runner."""
+    from .runner import Task, progress_bar, run_tasks
 
-        bar = tqdm(total=bounds[-1][1], unit=" cups", unit_scale=True, desc="World Cups", smoothing=0.05,
-                   dynamic_ncols=True)
-    if n_jobs == 1 or len(bounds) == 1:
-        results = (_play_cups(bundle, rules, prefs, seed, a, b, keep_races) for a, b in bounds)
-    else:
-        from joblib import Parallel, delayed
-
+    bar = progress_bar(bounds[-1][1], 0, progress, "World Cups")
+    if bar is not None:
+        bar.unit = " cups"
+    if n_jobs != 1 or scheduler:
         warm_up(bundle, Design(rules.trails[0], rules.racers, players=rules.players))
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_play_cups)(bundle, rules, prefs, seed, a, b, keep_races) for a, b in bounds)
+    tasks = [Task((a, b), _play_cups, (bundle, rules, prefs, seed, a, b, keep_races)) for a, b in bounds]
     try:
-        for (a, b), r in zip(bounds, results):
+        for t, r in run_tasks(tasks, n_jobs, scheduler):
             if bar is not None:
-                bar.update(b - a)
+                bar.update(t.key[1] - t.key[0])
             yield r
     finally:
         if bar is not None:
