@@ -140,3 +140,36 @@ def test_a_designer_variant_plays(tmp_path):
     seats, _ = play_block(b, "red", "sprint", 4, 1, np.arange(20))
     assert (seats["finished"] == 1).all()
     assert compile_data(b.data).data_hash == b.data_hash
+
+
+def test_every_rule_happens_on_the_shipped_tracks(shipped):
+    """Zones, X (both ways), T, O, the range, penalty loops, two racers on the penalty entry or
+    exit square, and full finish corridors all occur in ordinary races on both tracks."""
+    from sim.mania import play_one
+
+    for track in shipped.track_names:
+        seen = set()
+        for race in range(12):
+            _, _, log = play_one(shipped, track, "mass_start", 8, seed=2, race=race)
+            kinds = set(log[:, 2].tolist())
+            seen |= {k for k in (C.EV_T, C.EV_O, C.EV_SKIP, C.EV_ARRIVE) if k in kinds}
+            x = log[log[:, 2] == C.EV_X]
+            seen |= {("X", int(o)) for o in x[:, 3]}
+            group = log[log[:, 2] == C.EV_GROUP]
+            seen |= {("group", int(s)) for s in group[:, 5]}
+            moves = log[log[:, 2] == C.EV_MOVE]
+            seen |= {("zone", shipped.data.track(track).loop[int(q)].zone)
+                     for st, q in zip(moves[:, 8], moves[:, 9]) if st == C.LOOP}
+            seen |= {("penalty",) for st in moves[:, 8] if st == C.PENALTY}
+            # two racers at once on the penalty entry or exit square (from the STATE rows)
+            entry = shipped.data.track(track).penalty_entry
+            where: dict[int, tuple[int, int]] = {}
+            for r in log[log[:, 2] == C.EV_STATE]:
+                where[int(r[1])] = (int(r[4]), int(r[5]))
+                spots = [w for w in where.values() if w in ((C.LOOP, entry), (C.LOOP, entry + 1))]
+                if len(spots) > len(set(spots)):
+                    seen.add(("two on one square",))
+        want = {C.EV_T, C.EV_O, C.EV_SKIP, C.EV_ARRIVE, ("X", 1), ("X", 2),
+                ("group", C.LOOP), ("group", C.FINISH_AREA), ("penalty",),
+                ("zone", C.WHITE), ("zone", C.BLUE), ("zone", C.GREEN), ("two on one square",)}
+        assert want <= seen, (track, want - seen)
