@@ -27,8 +27,11 @@ report: $(STAMP)
 	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/balance --out out/balance
 
+# The suite, then its boundscheck slice once more with every kernel array index checked (a cache
+# folder of its own, fresh each time: numba's cache key does not include the boundscheck flag).
 test: $(STAMP) $(BROWSER)
 	$(BIN)/python -m pytest
+	d=$$(mktemp -d) && NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$$d $(BIN)/python -m pytest -m boundscheck -q; s=$$?; rm -rf $$d; exit $$s
 
 clean:
 	rm -rf $(VENV)

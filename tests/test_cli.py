@@ -105,3 +105,29 @@ def test_replay_of_a_race_in_a_run_is_the_race_of_the_table(tmp_path):
     assert ranking and ranking[0].startswith(f"  1. {race.biathlete_name.iloc[0]} ")
     assert "seed 8, race 27, 4 racers" in log.stdout
     assert run("replay", "--run", str(out), "--race", "40").returncode == 2
+
+
+def test_validate_warns_on_legal_but_degenerate_data(minidir):
+    M.edit(minidir / "game.toml", "round_cap = 40", "round_cap = 2")
+    r = run("validate", str(minidir))
+    assert r.returncode == 0, r.stderr
+    assert "warning: venues/testhausen.toml: trail 'Loop': route: a race needs at least 3 rounds" in r.stdout
+
+
+def test_game_option_validates_other_games():
+    r = run("--game", "mania", "validate")
+    assert r.returncode == 0, r.stderr
+    assert "OK: the data is valid." in r.stdout and "red" in r.stdout
+    bad = run("--game", "nope", "validate")
+    assert bad.returncode == 2 and "invalid choice: 'nope'" in bad.stderr
+
+
+def test_mania_run_from_the_command_line(tmp_path):
+    r = run("--game", "mania", "run", "--track", "yellow", "--format", "relay", "--racers", "3", "--races", "400",
+            "--out", str(tmp_path / "r"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert "win rate per colour" in r.stdout and "(400 races, 3 teams of 4, yellow)" in r.stdout
+    assert "0.3333" in r.stdout                    # a team's fair share: 1/teams
+    rp = run("replay", "--run", str(tmp_path / "r"), "--race", "7")
+    assert rp.returncode == 0, rp.stderr
+    assert rp.stdout.strip()

@@ -61,6 +61,14 @@ def scenarios(bundle: CompiledBundle) -> tuple[str, ...]:
     return tuple(bundle.trail_names)
 
 
+def data_warnings(bundle: CompiledBundle) -> list:
+    """Legal but degenerate data (a terrain no card can enter, a trail no race can finish within
+    the round cap, a biathlete who can never hit): `validate` prints them, exit status 0."""
+    from .load import data_warnings as warnings
+
+    return warnings(bundle.data)
+
+
 def summary(bundle: CompiledBundle) -> str:
     from .summary import summary as text
 

@@ -9,7 +9,7 @@ from . import validate, replay, bench, run, study, report, ladder, tune, compare
 
 COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup)
 #: commands whose options depend on the game (they take the GameInfo)
-GAME_AWARE = (run,)
+GAME_AWARE = (run, bench)
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:

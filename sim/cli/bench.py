@@ -6,7 +6,7 @@ import argparse
 from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, split_list
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     b = sub.add_parser(
         "bench", help="races per second by trail and number of racers, and scaling over workers",
         description="Play races on one core and report races per second, mean race length in rounds "
@@ -18,7 +18,11 @@ def add_parser(sub) -> None:
                "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
                "  biathlon-sim bench --trails Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--trails", default=None, help="comma-separated trail names (default: all)")
+    b.add_argument(f"--{info.scenario}s", dest="trails", default=None, metavar=f"{info.scenario.upper()}S",
+                   help=f"comma-separated {info.scenario} names (default: all)")
+    for option, values in info.options.items():
+        b.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
+                       choices=[str(v) for v in values], help=f"default {values[0]}")
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=int, default=20000, help="races per cell (default: 20000)")
     b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
@@ -39,6 +43,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     def bad(message: str) -> int:
         return fail("bench", message)
+
+    if args.game != "blast":
+        return bench_other(args, bad)
 
     bundle = load_or_report(args.data)
     if bundle is None:
@@ -68,4 +75,46 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"\nscaling: whole runs of {args.scaling_races:,} races ({t}, {n} racers, balanced line-ups, "
               f"chunks of {args.chunk:,}) by number of worker processes")
         print(scaling(bundle, t, n, args.scaling_races, jobs, args.chunk, args.seed).to_string(index=False))
+    return 0
+
+
+def bench_other(args: argparse.Namespace, bad) -> int:
+    """bench for any game through its play_chunk (the default persona where there are players)."""
+    import os
+
+    from .. import games
+    from ..bench import bench_game, scaling
+    from .run import _typed
+
+    info = games.game(args.game)
+    mod = info.load()
+    bundle = load_or_report(args.data, game=info.name)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    options = {k: _typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    try:
+        scenarios = split_list(args.trails) or list(mod.scenarios(bundle))
+        racers = [int(n) for n in split_list(args.racers)]
+        for n in racers:
+            info.check_racers(n)
+        if args.races < 1:
+            raise ValueError("--races must be at least 1")
+        df = bench_game(info.name, bundle, scenarios, racers, args.races, options or None, args.seed)
+    except (KeyError, ValueError) as exc:
+        return bad(str(exc.args[0]) if exc.args else str(exc))
+    print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
+          f"this machine; {info.title}; data {bundle.data_hash}"
+          + "".join(f"; {k} {v}" for k, v in options.items()))
+    print(df.to_string(index=False))
+    if args.scaling:
+        try:
+            jobs = [int(j) for j in split_list(args.scaling)]
+        except ValueError:
+            return bad(f"--scaling takes worker counts such as 1,2,4; got {args.scaling!r}")
+        if not jobs or min(jobs) < 1:
+            return bad("--scaling worker counts must be at least 1")
+        print(f"\nscaling: whole runs of {args.scaling_races:,} races ({scenarios[0]}, {racers[0]} racers, "
+              f"chunks of {args.chunk:,}) by number of worker processes")
+        print(scaling(bundle, scenarios[0], racers[0], args.scaling_races, jobs, args.chunk, args.seed,
+                      game=info.name, options=options or None).to_string(index=False))
     return 0

@@ -97,9 +97,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"table: {args.out}/results/ (Parquet, one file per chunk; range visits in {args.out}/visits/); "
               f"manifest: {args.out}/manifest.json")
     names = info.load().names(bundle, design)
-    racers = int(run.summary.index.get_level_values("n_racers")[0])
-    print(f"win rate per {info.entrant} ({args.races:,} races, {racers} racers, {args.scenario}):")
-    print(win_rates(run.summary, names[info.entrant], racers, info.entrant).to_string())
+    racers = design.racers             # a relay's teams: the fair share is 1/teams
+    seats = info.load().seats_per_race(design)
+    who = f"{racers} teams of {seats // racers}" if seats != racers else f"{racers} racers"
+    print(f"win rate per {info.entrant} ({args.races:,} races, {who}, {args.scenario}):")
+    print(win_rates(run.summary, names[info.entrant], racers, info.entrant, seats // racers).to_string())
     stalled = int(run.summary.stalled.sum())
     if stalled:
         share = stalled / run.summary.races.sum()
@@ -116,9 +118,10 @@ def _typed(values: tuple, text: str):
     return text
 
 
-def win_rates(summary, entrant_names, racers: int, entrant: str = "biathlete"):
-    """Races, wins, win rate and mean place per entrant from a run's summary counts."""
-    by = summary.groupby(level=entrant).sum()
+def win_rates(summary, entrant_names, racers: int, entrant: str = "biathlete", legs: int = 1):
+    """Races, wins, win rate and mean place per entrant from a run's summary counts (`legs`: rows
+    per team, whose legs share the team's entrant, place and win)."""
+    by = summary.groupby(level=entrant).sum() // legs
     out = by.assign(win_rate=by.wins / by.races, mean_place=by.place_sum / by.races)
     out.index = [entrant_names[i] for i in out.index]
     out.index.name = entrant

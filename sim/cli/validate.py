@@ -29,5 +29,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if bundle is None:
         return EXIT_BAD_DATA
     print(mod.summary(bundle))
+    warnings = mod.data_warnings(bundle) if hasattr(mod, "data_warnings") else []
+    if warnings:
+        print(f"\n{len(warnings)} warning(s): legal, but races may not use the data as meant:")
+        for w in warnings:
+            print(f"warning: {w}")
     print("\nOK: the data is valid.")
     return 0
