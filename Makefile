@@ -22,10 +22,13 @@ $(BROWSER): $(STAMP)
 	$(BIN)/playwright install chromium || echo "no Chromium from playwright: tests/test_report.py will look for one on PATH"
 	touch $(BROWSER)
 
-# The balance study (resumes where it stopped), then its report in out/balance/report.html.
+# Each game's balance study (resumes where it stopped), then its report: out/balance/report.html
+# (Biathlon Blast) and out/mania/report.html (Biathlon Mania).
 report: $(STAMP)
 	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/balance --out out/balance
+	$(BIN)/biathlon-sim study experiments/mania.toml --out runs/mania --jobs $(JOBS)
+	$(BIN)/biathlon-sim report runs/mania --out out/mania
 
 # The suite, then its boundscheck slice once more with every kernel array index checked (a cache
 # folder of its own, fresh each time: numba's cache key does not include the boundscheck flag).

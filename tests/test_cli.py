@@ -131,3 +131,18 @@ def test_mania_run_from_the_command_line(tmp_path):
     rp = run("replay", "--run", str(tmp_path / "r"), "--race", "7")
     assert rp.returncode == 0, rp.stderr
     assert rp.stdout.strip()
+
+
+def test_mania_exact_command(tmp_path):
+    import pandas as pd
+
+    r = run("--game", "mania", "exact", "--format", "sprint", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    pens = pd.read_csv(tmp_path / "penalties.csv")
+    ind = pens[pens.die == "individual"].set_index("penalties").probability
+    assert abs(ind[0] - (7 / 9) ** 5) < 1e-12            # a miss has probability 2/9 per shot
+    assert abs(ind.sum() - 1) < 1e-12
+    turns = pd.read_csv(tmp_path / "turns.csv")
+    for (track, fmt), g in turns.groupby(["track", "format"]):
+        assert fmt == "sprint" and abs(g.probability.sum() - 1) < 1e-9
+    assert run("exact").returncode == 2                   # Blast: not this command's game

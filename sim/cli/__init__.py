@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup
+from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact
 
-COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup)
+COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact)
 #: commands whose options depend on the game (they take the GameInfo)
 GAME_AWARE = (run, bench)
 

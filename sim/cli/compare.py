@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, fail, jobs_option, load_or_report, split_list
+from .common import EXIT_BAD_DATA, fail, jobs_option, load_or_report, only_for, split_list
 
 
 def add_parser(sub) -> None:
@@ -60,6 +60,9 @@ def add_parser(sub) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    refused = only_for(args, "compare", "blast")
+    if refused is not None:
+        return refused
     from pathlib import Path
 
     from ..compare import check_pairable, compare, format_table, parse_set

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, split_list
+from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, split_list
 
 
 def add_parser(sub) -> None:
@@ -42,6 +42,9 @@ def add_parser(sub) -> None:
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
+    refused = only_for(args, "ladder", "blast")
+    if refused is not None:
+        return refused
     from ..blast.players import available, resolve
     from ..ladder import head_to_head, ladder
 

@@ -56,6 +56,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return bad(f"--race must be 0 or more, got {args.race}")
     if args.run:
         return replay_from_run(args, bad)
+    if getattr(args, "game", "blast") != "blast":
+        return bad("for this game, replay a race of a run: biathlon-sim --game GAME run ... --out DIR, "
+                   "then biathlon-sim replay --run DIR --race N")
     if not args.trail or not args.biathletes:
         return bad("give --trail and --biathletes, or --run DIR to replay a race of a run")
     bundle = load_or_report(args.data)

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, split_list, wrap
+from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, split_list, wrap
 
 
 def add_parser(sub) -> None:
@@ -46,6 +46,9 @@ def add_parser(sub) -> None:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
+    refused = only_for(args, "tune", "blast")
+    if refused is not None:
+        return refused
     import re
     import shlex
     from pathlib import Path

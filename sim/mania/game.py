@@ -56,14 +56,17 @@ def summary(bundle: ManiaBundle) -> str:
 
 
 def _track_text(track) -> str:
-    fields = []
-    for name in ("label", "length_m"):
-        if getattr(track, name, None):
-            fields.append(str(getattr(track, name)))
-    squares = getattr(track, "squares", None)
-    if squares is not None:
-        fields.append(f"{len(squares)} squares on a loop")
-    return ", ".join(fields) or "track"
+    """A track in one line: length, squares by zone, marked squares, range, penalty loop, finish."""
+    zones = {"w": 0, "b": 0, "g": 0}
+    marks = []
+    for i, sq in enumerate(track.loop):
+        zones[sq.token[0]] += 1
+        if len(sq.token) > 1:
+            marks.append(f"{sq.token[1]}@{i}")
+    return (f"{track.length_m:,} m, {len(track.loop)} squares a loop ({zones['w']} white, {zones['b']} blue "
+            f"uphill, {zones['g']} green downhill); marked {' '.join(marks) or 'none'}; range exit at "
+            f"{track.range_exit}; penalty loop of {len(track.penalty)} squares from {track.penalty_entry}; "
+            f"finish area of {len(track.finish)} squares, {track.corridors} corridors")
 
 
 @dataclass(frozen=True)
