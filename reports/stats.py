@@ -1,24 +1,26 @@
 """Confidence intervals and tests for rates: the statistics every win rate in a report carries,
 corrections for many tests at once, rank correlations and ratios of paired gains.
 
-Pure numpy, pandas and the standard library (statistics.NormalDist): scipy is only a test extra,
-used to check these against an independent implementation.
+The statistics themselves come from the libraries made for them: Wilson intervals and the
+multiple-test corrections from statsmodels, normal quantiles and tail probabilities, rank
+correlations and the exact permutation test from scipy. This module gives them the shapes the
+reports use (arrays in, arrays out; NaN left out of a family) and adds what no library offers in
+that form (paired differences, fair-share tests, ratios of paired means).
 """
 from __future__ import annotations
 
-from statistics import NormalDist
-
 import numpy as np
 import pandas as pd
-
-_NORMAL = NormalDist()
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 
 def z_value(confidence: float = 0.95) -> float:
     """The two-sided standard normal quantile: 1.96 for 95%."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    return _NORMAL.inv_cdf(0.5 + confidence / 2)
+    return float(stats.norm.ppf(0.5 + confidence / 2))
 
 
 def wilson_interval(successes, n, confidence: float = 0.95):
@@ -26,30 +28,29 @@ def wilson_interval(successes, n, confidence: float = 0.95):
 
     Unlike the normal (Wald) interval it stays inside [0, 1] and keeps its coverage near 0 and 1,
     which matters for rates such as a floor player's win rate. n == 0 gives (nan, nan).
+    (statsmodels' proportion_confint, method "wilson".)
     """
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     if np.any(k < 0) or np.any(k > n):
         raise ValueError("successes must lie in 0 .. n")
-    z = z_value(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p = k / n
-        denom = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+        low, high = proportion_confint(k, np.where(n > 0, n, 1.0), alpha=1 - confidence, method="wilson")
+        low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
         # exact ends at 0 and n, where the formula leaves rounding dust
-        low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
-        high = np.where(n > 0, np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
+        low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(low, 0.0, 1.0)), np.nan)
+        high = np.where(n > 0, np.where(k == n, 1.0, np.clip(high, 0.0, 1.0)), np.nan)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
 
 
 def two_sided_p(z):
-    """Two-sided p-value of a standard normal statistic (arrays welcome)."""
-    z = np.abs(np.asarray(z, dtype=np.float64))
-    p = np.vectorize(lambda v: np.nan if np.isnan(v) else 2 * (1 - _NORMAL.cdf(v)), otypes=[float])(z)
-    return float(p) if p.ndim == 0 else p
+    """Two-sided p-value of a standard normal statistic (arrays welcome): 2 * the normal's
+    survival function at |z| (scipy), accurate far out in the tail (no rounding to 0 before
+    |z| of about 38)."""
+    p = 2 * stats.norm.sf(np.abs(np.asarray(z, dtype=np.float64)))
+    return float(p) if np.ndim(p) == 0 else p
 
 
 def two_proportion_test(s1, n1, s2, n2):
@@ -104,42 +105,27 @@ def fair_share_test(wins, expected, variance):
     return (float(z) if np.ndim(z) == 0 else z), two_sided_p(z)
 
 
-def _adjust(p, step):
+def _adjust(p, method: str):
     p = np.asarray(p, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        out[ok] = step(p[ok])
+        out[ok] = multipletests(p[ok], method=method)[1]
     return out
 
 
 def holm(p):
     """Holm's step-down adjusted p-values: reject where adjusted p <= alpha, and the chance of any
     false flag among all the tests stays below alpha (family-wise error). NaN entries are left out
-    of the family and stay NaN."""
-    def step(q):
-        m = q.size
-        order = np.argsort(q, kind="stable")
-        adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
-        out = np.empty(m)
-        out[order] = adj
-        return out
-    return _adjust(p, step)
+    of the family and stay NaN. (statsmodels' multipletests, method "holm".)"""
+    return _adjust(p, "holm")
 
 
 def benjamini_hochberg(p):
     """Benjamini-Hochberg q-values: flag where q <= alpha, and the expected share of false flags
     among the flagged stays below alpha (false discovery rate; less strict than Holm). NaN entries
-    are left out and stay NaN."""
-    def step(q):
-        m = q.size
-        order = np.argsort(q, kind="stable")
-        ranked = q[order] * m / np.arange(1, m + 1)
-        adj = np.minimum(1.0, np.minimum.accumulate(ranked[::-1])[::-1])
-        out = np.empty(m)
-        out[order] = adj
-        return out
-    return _adjust(p, step)
+    are left out and stay NaN. (statsmodels' multipletests, method "fdr_bh".)"""
+    return _adjust(p, "fdr_bh")
 
 
 def ranks(x) -> np.ndarray:
@@ -148,31 +134,30 @@ def ranks(x) -> np.ndarray:
 
 
 def spearman(x, y) -> float:
-    """Spearman's rank correlation: the Pearson correlation of the ranks (ties averaged)."""
-    rx, ry = ranks(x), ranks(y)
-    if rx.size < 2 or rx.std() == 0 or ry.std() == 0:
+    """Spearman's rank correlation (scipy; ties given their average rank); NaN for fewer than two
+    items or a constant ranking."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
+    return float(stats.spearmanr(x, y).statistic)
 
 
 def kendall(x, y) -> float:
-    """Kendall's tau-b: (concordant - discordant pairs) over the geometric mean of the pairs not
-    tied in x and not tied in y. O(n^2): meant for rankings of a few dozen competitors."""
+    """Kendall's tau-b (scipy): (concordant - discordant pairs) over the geometric mean of the
+    pairs not tied in x and not tied in y; NaN where either ranking is constant."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    i, j = np.triu_indices(x.size, 1)
-    sx, sy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
-    denom = np.sqrt(np.count_nonzero(sx) * np.count_nonzero(sy))
-    return float((sx * sy).sum() / denom) if denom > 0 else float("nan")
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan")
+    return float(stats.kendalltau(x, y).statistic)
 
 
 def spearman_p(x, y, exact_up_to: int = 9) -> float:
     """Two-sided p-value of Spearman's correlation against no relation.
 
     Up to `exact_up_to` items: exact, the share of all orderings of y whose |rho| reaches the
-    observed one (8 items: 40,320 orderings). Beyond: the normal approximation rho * sqrt(n - 1).
+    observed one (8 items: 40,320 orderings; scipy's permutation_test over every pairing). Beyond:
+    the normal approximation rho * sqrt(n - 1).
     """
-    from itertools import permutations
-
     rx, ry = ranks(x), ranks(y)
     n = rx.size
     rho = spearman(rx, ry)
@@ -180,11 +165,15 @@ def spearman_p(x, y, exact_up_to: int = 9) -> float:
         return float("nan")
     if n > exact_up_to:
         return float(two_sided_p(rho * np.sqrt(n - 1)))
-    perms = np.array(list(permutations(ry)))
-    pc = perms - perms.mean(axis=1, keepdims=True)
     xc = rx - rx.mean()
-    rhos = pc @ xc / (np.sqrt((pc ** 2).sum(axis=1)) * np.sqrt((xc ** 2).sum()))
-    return float(np.mean(np.abs(rhos) >= abs(rho) - 1e-12))
+
+    def abs_rho(yy, axis=-1):
+        yc = yy - yy.mean(axis=axis, keepdims=True)
+        return np.abs(yc @ xc) / (np.sqrt((yc ** 2).sum(axis=axis)) * np.sqrt((xc ** 2).sum()))
+
+    res = stats.permutation_test((ry,), abs_rho, permutation_type="pairings", n_resamples=np.inf,
+                                 vectorized=True, alternative="greater")
+    return float(res.pvalue)
 
 
 def ratio_of_means(a, b, confidence: float = 0.95) -> dict[str, float]:
