@@ -49,6 +49,7 @@ FACE_KINDS = {"white": 0, "black": 1, "calibre": 2}
 HIT, MISS, CALIBRE = 0, 1, 2
 
 P_MOVE, P_X, P_O, P_EXIT = 0, 1, 2, 3
+PURPOSE_NAMES = ("move", "extra_X", "extra_O", "exit")
 
 FORMAT_IDS = {"sprint": 0, "mass_start": 1, "relay": 2}
 DIE_IDS = {"individual": 0, "relay": 1}
@@ -107,7 +108,26 @@ AMBIGUITIES = {
     "handover_seat": "the seat column of a HANDOVER row: the finishing leg's seat or the next "
                      "leg's (event-log.md: 'seat | the next leg's seat: a0 team, a1 leg')",
     "padding": "rows of kind 0 after the last PLACE row (the preallocated log not trimmed)",
+    "track_id": "the RACE row's track id (not documented; checked only when setup['track_id'] "
+                "is given)",
 }
+
+# Where the docs are silent on a rule (not just on a logged value), the referee checks one
+# reading strictly; each is listed here so that a disagreement can be traced to it.
+STRICT_READINGS = (
+    "chain_extra_rolls = false: the exit move (purpose 3), like the turn's move (purpose 0), is "
+    "'the turn's first move' and may grant an extra move, also when it follows the last shot in "
+    "the same turn (exit_roll = 'same_turn')",
+    "the STATE row after a relay leg's finishing turn is logged (the finished leg, stage "
+    "FINISHED); its STATE rows stop after it",
+    "the leader is taken over every racer (team), finished ones included (distance 0), as the "
+    "X standing is",
+    "a group-rule push after a T jump reaching the range or the finish line ends the move there "
+    "(ARRIVE / FINISH), as a push after a dice move does",
+    "the START area, the range and the finish line count as white for zone_rule = 'start'; "
+    "entering the range or crossing the line costs 2 half-points under 'steps'",
+    "stalled race: unfinished teams are placed by team distance left, ties by team",
+)
 
 
 class RefereeError(Exception):
@@ -259,12 +279,6 @@ class Racer:
     @property
     def on_board(self):
         return self.stage not in (WAITING, FINISHED)
-
-
-def fmt_pos(p):
-    lap, stage, sq = p[:3]
-    name = STAGE_NAMES[stage] if 0 <= stage < len(STAGE_NAMES) else f"stage?{stage}"
-    return f"(lap {lap}, {name}, {sq})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -714,10 +728,6 @@ class Referee:
             self.next_place += 1
             self.expect(EV_FINISH, r.seat, [r.place, r.leg], "crossing the finish line")
 
-    def pos_args(self, p):
-        """A position as logged, with the START lap an open reading."""
-        return list(p)
-
     def pos_loose(self, p, first):
         """Loose options for a START position's lap (a `first`-based argument index)."""
         if p[1] == START:
@@ -771,6 +781,8 @@ class Referee:
             if r.stage != LOOP or (r.stage, r.sq) == start_on:
                 return
             mark = self.track.marks[r.sq]
+            if mark:
+                self.cov[f"special_{mark}_by_{PURPOSE_NAMES[purpose]}"] += 1
             if pushed and mark:
                 self.cov[f"special_{mark}_after_push"] += 1
             may_chain = self.sw["chain_extra_rolls"] or purpose in (P_MOVE, P_EXIT)
