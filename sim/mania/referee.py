@@ -108,6 +108,12 @@ AMBIGUITIES = {
     "handover_seat": "the seat column of a HANDOVER row: the finishing leg's seat or the next "
                      "leg's (event-log.md: 'seat | the next leg's seat: a0 team, a1 leg')",
     "padding": "rows of kind 0 after the last PLACE row (the preallocated log not trimmed)",
+    "zero_step_exit_on_full_square": "exit_from = 'exit_square': a racer placed on a full "
+                                     "exit square whose exit move takes 0 steps (zone_rule "
+                                     "'steps', rounding 'down', a blue square next): pushed by "
+                                     "the group rule (rules.md section 7) or left there (section "
+                                     "11: 'a move of 0 squares takes no square and triggers "
+                                     "nothing')",
     "track_id": "the RACE row's track id (not documented; checked only when setup['track_id'] "
                 "is given)",
 }
@@ -738,11 +744,12 @@ class Referee:
         """A move (the turn's move, an extra move or the exit move) and its chain of extras."""
         while True:
             roll = self.roll(r, purpose)
-            if purpose == P_EXIT and self.sw["exit_from"] == "exit_square":
+            placed = purpose == P_EXIT and self.sw["exit_from"] == "exit_square"
+            if placed:
                 r.lap, r.stage, r.sq = r.lap + 1, LOOP, self.track.range_exit
                 self.cov["exit_placed_on_exit_square"] += 1
             start = r.pos
-            start_on = (r.stage, r.sq)
+            start_on = r.pos
             if purpose == P_EXIT:
                 self.cov["exit_move"] += 1
                 r.last_visit = (r.fired, r.standing, r.spare_left)
@@ -760,7 +767,19 @@ class Referee:
                 self.finish(r)
                 return
             if steps == 0:
-                return
+                if not (placed and self.full(r, r.stage, r.sq)):
+                    return
+                # Placed on a full exit square and not moved off it: the docs say both "a move
+                # of 0 squares takes no square and triggers nothing" and "no two racers may end
+                # a move on the same square". Either reading is accepted (AMBIGUITIES).
+                if self.checking:
+                    nxt = self.rows[self.i] if self.i < len(self.rows) else None
+                    push = nxt is not None and nxt[2] == EV_GROUP and nxt[1] == r.seat
+                else:
+                    push = True
+                self.cov[f"reading:zero_step_exit_on_full_square={'push' if push else 'stay'}"] += 1
+                if not push:
+                    return
             pushed = False
             if self.full(r, r.stage, r.sq):
                 gained = self.push(r)
@@ -778,7 +797,9 @@ class Referee:
             self.check_shared(r)
             if pushed and not self.sw["specials_after_push"]:
                 return
-            if r.stage != LOOP or (r.stage, r.sq) == start_on:
+            # "having left the square it started on": a move that comes round a whole lap onto
+            # the same physical square has left it (event-log.md: the move took a step)
+            if r.stage != LOOP or r.pos == start_on:
                 return
             mark = self.track.marks[r.sq]
             if mark:

@@ -12,6 +12,8 @@ every rule the referee checks (the coverage counters). Skipped with a reason whi
 * an edge data set (1 finish corridor, a round cap that stalls races, time trials) for the rules
   the shipped data rarely reaches: a group push over the finish line, stalled races, X for a
   racer who is first and last;
+* 360 races on 12 random data sets (short loops, marks beside the stadium, zoned penalty and
+  finish squares, odd dice, random switches, targets and spare shots);
 * the kernel, given the hand logs' dice (script), writes the hand-written logs of
   tests/mania/referee_logs exactly;
 * corrupted kernel logs are refused (the referee is not a rubber stamp).
@@ -164,6 +166,87 @@ def test_kernel_races_accepted_on_edge_data(tmp_path):
     assert not failures, "\n".join(failures[:5])
     missing = [k for k in EDGE_COVERAGE if cov[k] == 0]
     assert not missing, missing
+
+
+# ---------------------------------------------------------------------------------------------
+# random data sets: short loops, marks next to the stadium, zoned penalty and finish squares,
+# odd dice, every switch; the shipped tracks never bring a racer round a whole lap in one move
+# or leave it on a full exit square, these do
+
+
+def random_track(rng, name):
+    n = rng.randint(10, 45)
+    e = rng.randint(0, min(n - 2, 8))
+    x = rng.randint(0, e)
+    zones = [rng.choice("wwbbg") for _ in range(n)]
+    zones[x] = "w"
+    marks = [""] * n
+    for i in range(n):
+        if i not in (e, e + 1):
+            u = rng.random()
+            marks[i] = "X" if u < 0.08 else "O" if u < 0.14 else "T" if u < 0.2 and i > e + 1 else ""
+        if marks[i] == "T" and not any(zones[j] == "g" and zones[j - 1] != "g"
+                                       for j in range(i + 1, n)):
+            marks[i] = ""
+    pen = " ".join(rng.choice("wbg") for _ in range(rng.randint(1, 5)))
+    fin = " ".join(rng.choice("wbg") for _ in range(rng.randint(0, 5)))
+    loop = " ".join(z + m for z, m in zip(zones, marks))
+    return (f'name = "{name}"\nlength_m = 1000\nloop = ["{loop}"]\nrange_exit = {x}\n'
+            f'[penalty]\nentry = {e}\nsquares = "{pen}"\n'
+            f'[finish]\nsquares = "{fin}"\ncorridors = {rng.randint(1, 3)}\n')
+
+
+def random_game(rng):
+    def die():
+        faces = [rng.choice(["white", "white", "black", "calibre"]) for _ in range(rng.randint(2, 6))]
+        return "[" + ", ".join(f'"{f}"' for f in faces) + "]"
+
+    def fmt(name, relay):
+        laps = rng.randint(2, 4)
+        shootings = sorted(rng.sample(range(1, laps), rng.randint(1, laps - 1)))
+        return (f"[formats.{name}]\nlaps = {laps}\nshootings = {shootings}\n"
+                f'shooting_die = "{rng.choice(["individual", "relay"])}"\n'
+                f"spare_shots = {rng.randint(0, 4)}\nrelay = {str(relay).lower()}\n"
+                + ("max_teams = 8\nmax_legs = 4\n" if relay else ""))
+    switches = {k: rng.choice(v) for k, v in dict(
+        halve_rounding=['"up"', '"down"'], zone_rule=['"start"', '"steps"'],
+        exit_roll=['"next_turn"', '"same_turn"'], exit_from=['"range"', '"exit_square"'],
+        specials_after_push=["true", "false"], chain_extra_rolls=["true", "false"]).items()}
+    return (f"[rules]\nround_cap = {rng.choice([60, 300])}\ntargets = {rng.randint(1, 6)}\n"
+            f"range_lines = 8\nmax_racers = 8\n"
+            f"[dice]\nnumber = {sorted(rng.sample(range(1, 9), rng.randint(2, 6)))}\n"
+            f"individual = {die()}\nrelay = {die()}\n[switches]\n"
+            + "".join(f"{k} = {v}\n" for k, v in switches.items())
+            + fmt("sprint", False) + fmt("mass_start", False) + fmt("relay", True))
+
+
+def test_kernel_races_accepted_on_random_data(tmp_path):
+    rng = random.Random(11)
+    failures, races = [], 0
+    for k in range(12):
+        d = tmp_path / f"data{k}"
+        (d / "tracks").mkdir(parents=True)
+        (d / "game.toml").write_text(random_game(rng))
+        for name in ("a", "b"):
+            (d / "tracks" / f"{name}.toml").write_text(random_track(rng, name))
+        bundle, game = load_bundle(d), load_game(d)
+        for i in range(30):
+            fmt, track = rng.choice(["sprint", "mass_start", "relay"]), rng.choice(["a", "b"])
+            kw = dict(number_dice=rng.choice([1, 2]), shooting_dice=rng.choice([1, 2]))
+            if fmt == "relay":
+                kw.update(teams=rng.randint(1, 8), legs=rng.randint(1, 4))
+                n = kw["teams"] * kw["legs"]
+            else:
+                n = rng.randint(1, 8)
+            _, _, log = play_one(bundle, track, fmt, n, seed=k, race=i, log_rows=200_000, **kw)
+            rep = referee_race(game, referee_setup(bundle, track, fmt, n, kw), log)
+            races += 1
+            if not rep.ok:
+                failures.append(f"data set {k} ({(d / 'game.toml').read_text()!r}, "
+                                f"{(d / 'tracks' / f'{track}.toml').read_text()!r}) "
+                                f"race {i}: {rep.message}")
+    assert races == 360
+    assert not failures, "\n".join(failures[:3])
 
 
 # ---------------------------------------------------------------------------------------------
