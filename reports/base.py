@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import metrics as M
@@ -27,6 +28,7 @@ class ReportOptions:
     pulse_bands: tuple[int, ...] | None = None       # None: the data's bands (source.params)
     currency: str = "bullet"
     seed: int = 0
+    band: float | None = None
 
 
 @dataclass
@@ -38,6 +40,7 @@ class Section:
     figures: list = field(default_factory=list)      # (name, Figure, caption)
     tables: list = field(default_factory=list)       # (name, DataFrame, caption, percent)
     findings: list[str] = field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)  # trusted HTML shown before the findings
 
     def figure(self, name: str, fig, caption: str) -> None:
         self.figures.append((name, fig, caption))
@@ -97,6 +100,33 @@ class Context:
         self.trails = list(dict.fromkeys(c.trail for c in source.cells))
         bands = options.pulse_bands if options.pulse_bands is not None else source.params.get("pulse_band_starts")
         self.pulse_bands = tuple(bands) if bands else (3, 7)
+        band = options.band if options.band is not None else source.settings.get("band", M.BAND)
+        if not 0 < float(band) < 1:
+            raise ValueError(f"the tolerance band must lie strictly between 0 and 1 (a share of the fair "
+                             f"share), got {band}")
+        self.band = float(band)
+        #: band verdicts the sections measured, for the verdict that opens the report: DataFrames
+        #: with dimension, who, where, races, win_rate, fair_share, ratio, ratio_low, ratio_high, verdict
+        self.verdicts: list[pd.DataFrame] = []
+
+    @property
+    def band_text(self) -> str:
+        return f"{1 - self.band:.2f} to {1 + self.band:.2f} wins per fair share (±{self.band:.0%})"
+
+    def judge(self, table: pd.DataFrame, dimension: str | None = None, who: str | None = None,
+              where: str | None = None) -> pd.DataFrame:
+        """The table with band verdicts (reports.metrics.band_verdict); with `dimension`, its rows
+        also go to the report's verdict (who: the column naming the entrant, colour or seat;
+        where: the scenario column, or None for rows pooled over scenarios)."""
+        t = M.band_verdict(table, self.band)
+        if dimension is not None:
+            v = pd.DataFrame({"dimension": dimension, "who": t[who].astype(str).to_numpy(),
+                              "where": t[where].astype(str).to_numpy() if where else "all"})
+            for c in ("races", "win_rate", "low", "high", "fair_share", "ratio", "ratio_low", "ratio_high",
+                      "verdict", "races_to_decide"):
+                v[c] = t[c].to_numpy()
+            self.verdicts.append(v)
+        return t
 
     @property
     def result_columns(self) -> list[str]:
@@ -134,7 +164,12 @@ def p_is(p: float) -> str:
 
 
 def _sig(r) -> str:
-    return f"{'' if r.significant else 'not '}significant, Holm p{p_is(r.p_holm)}"
+    """A row's band verdict in words, with the races that would decide it where there are too few."""
+    if r.verdict == "not enough races":
+        need = r.races_to_decide
+        more = ("on the band's edge" if not np.isfinite(need) else f"about {int(need):,} races would decide it")
+        return f"not enough races to tell whether it is in the band: {more}"
+    return {"in band": "within the band", "over": "over the band", "under": "under the band"}[r.verdict]
 
 
 def _front(table: pd.DataFrame, lead: list[str]) -> pd.DataFrame:

@@ -19,28 +19,35 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
     s.intro = ("Each ski colour's win rate against its fair share, over the balanced line-ups (every "
                "biathlete rides every colour equally often, so the colour's gear is what differs).")
     colours = colour_order(rows)
-    t = s.table("ski_colours", ctx.order_trails(M.flag(M.with_overall(
-        rows, "trail_name", ["colour_name"], confidence=o.confidence), o.alpha)),
-        "Win rate per ski colour and trail (all: pooled)")
+    t = s.table("ski_colours", ctx.order_trails(ctx.judge(M.flag(M.with_overall(
+        rows, "trail_name", ["colour_name"], confidence=o.confidence), o.alpha), "ski colour", "colour_name",
+        "trail_name")), "Win rate per ski colour and trail (all: pooled)")
     t = t.assign(colour_name=pd.Categorical(t.colour_name.astype(str), colours)).sort_values(
         ["colour_name"], kind="stable")
     s.figure("ski_colours", F.bars(t, "colour_name", "ratio", "Wins per fair share by ski colour",
                                    "wins / fair share", hue="trail_name", reference=1.0,
                                    low="ratio_low", high="ratio_high"),
-             "Wins per fair share of each ski colour, per trail and pooled, with intervals")
-    s.table("seats", M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha),
+             "Wins per fair share of each ski colour, per trail and pooled, with intervals (bars grow from a fair "
+             "share)")
+    s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),
             "Win rate per seat (0 = first) and number of racers")
     pooled = t[t.trail_name == "all"].set_index("colour_name", drop=False)
-    flagged = pooled[pooled.significant]
-    s.findings.append("Ski colours off their fair share (Holm): " + (", ".join(
-        f"{r.colour_name} {pct(r.win_rate)} vs {pct(r.fair_share)}" for r in flagged.itertuples())
-        if len(flagged) else "none") + ".")
+    off = pooled[pooled.verdict.isin(["over", "under"])]
+    s.findings.append(f"Ski colours outside the band ({ctx.band_text}): " + (", ".join(
+        f"{r.colour_name} {r.verdict} ({r.ratio:.2f} x fair share; {pct(r.win_rate)} vs {pct(r.fair_share)})"
+        for r in off.itertuples()) if len(off) else "none") + ".")
     if "red" in pooled.index:
         r = pooled.loc["red"]
-        verdict = ("makes up for its missing wax" if not r.significant else
-                   ("more than makes up for its missing wax" if r.gap > 0 else "does not make up for its missing wax"))
-        s.findings.append(f"Red question: Red skis win {_rate(r)} against a fair share of {pct(r.fair_share)} "
-                          f"({_sig(r)}): on this data Red's extra bullet {verdict}.")
+        verdict = {"in band": "makes up for its missing wax within the band",
+                   "over": "more than makes up for its missing wax",
+                   "under": "does not make up for its missing wax"}.get(r.verdict)
+        if verdict is None:      # not enough races: say so, never read "no difference" as "equal"
+            verdict = ("may or may not make up for its missing wax: these races cannot tell (" + _sig(r) + ")")
+            s.findings.append(f"Red question: Red skis win {r.ratio:.2f} x a fair share ({_rate(r)}); on this data "
+                              f"Red's extra bullet {verdict}.")
+        else:
+            s.findings.append(f"Red question: Red skis win {r.ratio:.2f} x a fair share ({_rate(r)}; {_sig(r)}): "
+                              f"on this data Red's extra bullet {verdict}.")
     return s
 
 
@@ -117,11 +124,12 @@ def gear_section(ctx: Context) -> Section:
         return s
     s.intro = ("Each variant changes one ski colour's gear and replays the same races (same line-ups, "
                "same dice) as the base data. A token's value is the change in that colour's win rate, "
-               "race by race, in percentage points; intervals come from the spread of the per-race "
-               "differences (races are independent), * marks changes significant after Holm's "
-               "correction. Exchange rates divide one token's gain by another's, with a delta-method "
-               "interval.")
-    rows = src.read(ctx.result_columns + ["race"], cells, None)
+               "race by race, in percentage points, with an interval from the spread of the per-race "
+               "differences (races are independent). Beside every value: how often the players used the "
+               "token (the results' wax used and bullets left): a value measured on races where the token "
+               "was never used is not measurable with these players, whatever its interval says. Exchange "
+               "rates divide one token's gain by another's, with a delta-method interval.")
+    rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, None)
     wide = M.paired_outcomes(rows, src.base)
     colours = colour_order(rows)
     targets = {v: t for v, t in gear_targets(src, colours).items()
@@ -129,6 +137,9 @@ def gear_section(ctx: Context) -> Section:
     if not targets:
         s.skipped = "No variant names a single ski colour in its patches, so no token value can be assigned."
         return s
+    usage = s.table("gear_usage", token_usage(rows, src, targets, o.confidence),
+                    "How often the players used each variant's token (the changed colour's racers)")
+    used = usage.set_index("variant")
     value, by_bi, spill = [], [], []
     for v, colour in targets.items():
         mask = wide.colour_name == colour
@@ -140,39 +151,109 @@ def gear_section(ctx: Context) -> Section:
                                                                                              **extra))
         spill.append(M.paired_changes(wide, src.base, v, ["colour_name"], None, o.confidence).assign(variant=v))
     lead = ["variant", "colour", "trail_name"]
-    value = s.table("gear_value", M.flag(_front(pd.concat(value, ignore_index=True), lead), o.alpha),
-                    "Change in the changed colour's win rate per variant and trail")
+    value = _front(pd.concat(value, ignore_index=True), lead)
+    value["used_share"] = value.variant.map(used["used_share"])
+    value["measurable"] = value.variant.map(used["measurable"])
+    value = s.table("gear_value", M.flag(value, o.alpha),
+                    "Change in the changed colour's win rate per variant and trail, and how often its token was used")
     by_bi = s.table("gear_value_by_biathlete", M.flag(_front(pd.concat(by_bi, ignore_index=True),
                                                               [*lead, "biathlete_name"]), o.alpha),
                     "Change in the changed colour's win rate per variant, trail and biathlete")
     s.table("gear_spillover", M.flag(_front(pd.concat(spill, ignore_index=True), ["variant", "colour_name"]), o.alpha),
             "Change in every ski colour's win rate per variant: who pays for a token")
-    s.figure("gear_value", F.bars(value.assign(change=100 * value.change, low=100 * value.low, high=100 * value.high),
-                                  "variant", "change", "Value of one token: change in win rate",
-                                  "percentage points", hue="trail_name", reference=0.0),
-             "Change in the changed colour's win rate per variant, per trail and pooled, with intervals")
+    shown = value[value.measurable != "no"]
+    if len(shown):
+        s.figure("gear_value", F.bars(shown.assign(change=100 * shown.change, low=100 * shown.low,
+                                                   high=100 * shown.high),
+                                      "variant", "change", "Value of one token: change in win rate",
+                                      "percentage points", hue="trail_name", reference=0.0),
+                 "Change in the changed colour's win rate per variant, per trail and pooled, with intervals "
+                 "(variants whose token was never used left out)")
     pooled = by_bi[by_bi.trail_name == "all"]
-    piv = 100 * pooled.pivot(index="variant", columns="biathlete_name", values="change").loc[list(targets)]
-    marks = pooled.pivot(index="variant", columns="biathlete_name", values="significant").loc[list(targets)]
+    order = [v for v in targets if v in set(pooled.variant)]
+    piv, lo, hi = (100 * pooled.pivot(index="variant", columns="biathlete_name", values=c).loc[order]
+                   for c in ("change", "low", "high"))
     s.figure("gear_value_by_biathlete", F.heatmap(piv, 0.0, "Value of one token per biathlete (pp, trails pooled)",
-                                                  "percentage points", marks.fillna(False), "{:+.1f}"),
-             "Change in win rate per variant and biathlete riding the changed colour (* significant)")
+                                                  "percentage points", None, "{:+.1f}", lo, hi),
+             "Change in win rate per variant and biathlete riding the changed colour (hover for the interval)")
     rates = _exchange_rates(wide, src.base, targets, o)
     if rates is not None:
         s.table("exchange_rates", rates, "Exchange rates: one token's gain in units of another's", percent=False)
     all_value = value[value.trail_name == "all"].set_index("variant")
     units = " to ".join(dict.fromkeys(f"{int(n):,}" for n in (all_value.units.min(), all_value.units.max())))
-    s.findings.append(f"Value of one token for the colour that gets it (gear trails pooled; {units} races with "
-                      "that colour per variant; * significant): " + "; ".join(
-                          f"{v} {pp(r.change, r.low, r.high)}{'*' if r.significant else ''}"
-                          for v, r in all_value.iterrows()) + ".")
+    s.findings.append(f"Value of one token for the colour that gets it (trails pooled; {units} races with "
+                      "that colour per variant): " + "; ".join(
+                          f"{v} {_token_value(r, used.loc[v])}" for v, r in all_value.iterrows()) + ".")
     if rates is not None and len(rates):
         s.findings.append(_exchange_finding(rates, targets))
     red = [v for v, c in targets.items() if c == "red"]
     if red:
         s.findings.append("For Red: " + "; ".join(
-            f"{v} changes Red's win rate by {pp(*all_value.loc[v, ['change', 'low', 'high']])}" for v in red) + ".")
+            f"{v} changes Red's win rate by {_token_value(all_value.loc[v], used.loc[v])}" for v in red) + ".")
     return s
+
+
+#: the columns that say how much of its gear a racer used (kernels/results.py)
+USAGE_COLUMNS = ["wax_black", "wax_yellow", "wax_green", "wax_blue", "wax_white", "bullets_left", "wax_left"]
+
+
+def _tokens(variant) -> list[tuple[str, int]]:
+    """What a variant's patches set: (resource, amount) pairs, resource 'bullets' or a wax colour
+    ('green' for gear.green.wax.green = 5 or gear.red.wax = { green = 1 })."""
+    out = []
+    for p in variant.patches:
+        path, value = str(p.get("path", "")), p.get("value")
+        parts = path.split(".")
+        if parts[-1] == "bullets" and isinstance(value, int):
+            out.append(("bullets", value))
+        elif len(parts) >= 2 and parts[-2] == "wax" and isinstance(value, int):
+            out.append((parts[-1], value))
+        elif parts[-1] == "wax" and isinstance(value, dict):
+            out += [(k, int(v)) for k, v in value.items() if isinstance(v, int)]
+    return out
+
+
+def token_usage(rows: pd.DataFrame, source: ResultsSource, targets: dict[str, str],
+                confidence: float = 0.95) -> pd.DataFrame:
+    """How often the changed colour's racers used each variant's token: one row per variant.
+
+    A token given (a fifth green wax: gear.green.wax.green = 5) counts as used in a race where the
+    racer used that many of that wax on the variant; an extra bullet where the racer ended the
+    race with no bullet left. A token taken away (a variant whose name ends in -1) would have been
+    used where the racer used them all on the base data. Columns: variant, colour, token, seats,
+    used, used_share (Wilson interval low, high), measurable ('no' where never used, 'rarely'
+    under 1% of races or 30 races, else 'yes')."""
+    from .stats import wilson_interval
+
+    out = []
+    for v, colour in targets.items():
+        tokens = _tokens(source.variants[v])
+        taken = bool(re.search(r"-\d+$", v))
+        seats = rows[(rows.colour_name == colour) & (rows.variant == (source.base if taken else v))]
+        used = pd.Series(False, index=seats.index)
+        for resource, amount in tokens:
+            if resource == "bullets":
+                used |= seats.bullets_left == 0
+            elif f"wax_{resource}" in seats.columns:
+                used |= seats[f"wax_{resource}"] >= (amount + 1 if taken else amount)
+        n, k = len(seats), int(used.sum())
+        low, high = wilson_interval(k, n, confidence) if n else (float("nan"), float("nan"))
+        out.append({"variant": v, "colour": colour,
+                    "token": ", ".join(f"{r} ({a})" for r, a in tokens) or "?",
+                    "seats": n, "used": k, "used_share": k / n if n else float("nan"), "low": low, "high": high,
+                    "measurable": "no" if k == 0 or not tokens else ("rarely" if k < 30 or k < 0.01 * n else "yes")})
+    return pd.DataFrame(out)
+
+
+def _token_value(r, use) -> str:
+    """A token's value with its caveat: 'not measurable with these players' where never used."""
+    if use.measurable == "no" or (r.low == r.high == 0):
+        return (f"not measurable with these players (the token was never used in {int(use.seats):,} "
+                f"racers' races)")
+    note = f"; used in {pct(use.used_share)} of races"
+    if use.measurable == "rarely":
+        note += ", so this rests on few races"
+    return pp(r.change, r.low, r.high) + note
 
 
 def _exchange_rates(wide, base, targets, o: ReportOptions) -> pd.DataFrame | None:
@@ -205,6 +286,15 @@ def icy_by_lap(ctx: Context, rows: pd.DataFrame, s: Section) -> None:
                   "Icy actions used per racer and lap", percent=False)
     s.figure("icy_by_lap", F.bars(icy, "lap", "mean", "Icy actions per racer and lap", "icy actions",
                                   hue="trail_name"), "Mean icy actions used per racer in each lap, with intervals")
+
+
+def cards_section(ctx: Context) -> Section:
+    """A per-card view needs card-play counts, which Blast's result record does not carry."""
+    s = Section("cards", "Cards")
+    s.skipped = ("A per-card view (how often each card is played and what it does to the win rate) cannot be "
+                 "drawn: the results carry no card-play counts (kernels/results.py has no per-card column). "
+                 "It needs the Blast kernel to count plays per card in the result record.")
+    return s
 
 
 #: the columns of the main rows Blast's sections read

@@ -43,26 +43,29 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
     o, sc, en, T, E = ctx.o, ctx.sc, ctx.en, ctx.scenario, ctx.entrant
     rows = _teams(rows)
     s = Section("win-rates", f"Win rate per {E} and {T}")
-    s.intro = ("Win rate against the fair share (1/racers), as the ratio of wins to a fair share's wins "
-               "(1 = fair). * marks gaps significant after Holm's correction over every cell of the "
-               f"table (alpha {o.alpha}); intervals are {o.confidence:.0%} Wilson intervals.")
-    by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(M.flag(M.with_overall(
-        rows, sc, [en], confidence=o.confidence), o.alpha)),
+    s.intro = (f"Win rate against the fair share (1/racers), as wins per fair share (1 = fair), with "
+               f"{o.confidence:.0%} intervals (Wilson). Verdicts hold the interval against the tolerance band "
+               f"({ctx.band_text}): ✓ the whole interval inside the band, ▲ / ▼ the whole interval above / "
+               f"below it, ? not enough races to tell (the interval straddles an edge).")
+    by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(ctx.judge(M.flag(M.with_overall(
+        rows, sc, [en], confidence=o.confidence), o.alpha), E, en, sc)),
         f"Win rate per {E} and {T} (all: the {T}s pooled)")
     order = list(by_trail[by_trail[sc] == "all"].sort_values("ratio", ascending=False)[en])
-    piv = by_trail.pivot(index=en, columns=sc, values="ratio")
-    marks = by_trail.pivot(index=en, columns=sc, values="significant")
+    piv, lo, hi = (by_trail.pivot(index=en, columns=sc, values=v) for v in ("ratio", "ratio_low", "ratio_high"))
+    marks = by_trail.assign(mark=by_trail.verdict.map(M.mark)).pivot(index=en, columns=sc, values="mark")
     cols = [t for t in [*ctx.trails, "all"] if t in piv.columns]
     s.figure("win_rate_heatmap", F.heatmap(piv.loc[order, cols], 1.0, f"Wins per fair share, by {T}",
-                                           "wins / fair share", marks.loc[order, cols].fillna(False)),
-             f"Wins per fair share of each {E} on each {T}, all racer counts pooled (* significant)")
-    by_racers = s.table("win_rates_by_racers", M.flag(M.win_rates(
-        rows, ["n_racers", en], o.confidence), o.alpha),
+                                           "wins / fair share", marks.loc[order, cols], low=lo.loc[order, cols],
+                                           high=hi.loc[order, cols]),
+             f"Wins per fair share of each {E} on each {T}, all racer counts pooled (✓ in band, ▲ over, ▼ under, "
+             "? not enough races)")
+    by_racers = s.table("win_rates_by_racers", ctx.judge(M.flag(M.win_rates(
+        rows, ["n_racers", en], o.confidence), o.alpha)),
         f"Win rate per {E} and number of racers ({T}s pooled)")
     s.figure("win_rate_by_racers", F.lines(by_racers, "n_racers", "ratio", en,
                                            "Wins per fair share by number of racers", "racers",
                                            "wins / fair share", 1.0, "ratio_low", "ratio_high"),
-             "Wins per fair share by number of racers, with intervals")
+             "Wins per fair share by number of racers, with intervals (click a name to hide its line)")
     for trail in [*ctx.trails, "all"]:
         t = by_trail[by_trail[sc] == trail]
         if len(t) < 2:
@@ -70,11 +73,12 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
         hi, lo = t.loc[t.ratio.idxmax()], t.loc[t.ratio.idxmin()]
         where = f"over all {T}s" if trail == "all" else f"on {trail}"
         s.findings.append(f"{where[0].upper()}{where[1:]}: {hi[en]} wins most "
-                          f"({_rate(hi)}, fair share {pct(hi.fair_share)}, {_sig(hi)}), "
-                          f"{lo[en]} least ({_rate(lo)}, {_sig(lo)}).")
-    n_sig = int(by_trail.significant.sum())
-    s.findings.append(f"{n_sig} of {len(by_trail)} {E}-{T} gaps to a fair share are significant after "
-                      f"Holm's correction (Benjamini-Hochberg: {int((by_trail.q_bh <= o.alpha).sum())}).")
+                          f"({hi.ratio:.2f} x fair share; {_rate(hi)}; {_sig(hi)}), "
+                          f"{lo[en]} least ({lo.ratio:.2f} x; {_rate(lo)}; {_sig(lo)}).")
+    counts = by_trail.verdict.value_counts()
+    s.findings.append(f"{len(by_trail)} {E}-{T} results against the band ({ctx.band_text}): "
+                      + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("in band", "over", "under",
+                                                                            "not enough races")) + ".")
     return s
 
 
@@ -98,23 +102,24 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     s.intro = ("Win rate of each seat (0 = the first to move; in a relay, the team's first leg) against "
                "its fair share, per number of racers and pooled; a first-player advantage shows as seat "
                "0 above 1.")
-    per = s.table("seats", M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha),
+    per = s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),
                   "Win rate per seat (0 = first) and number of racers")
-    by_trail = s.table("seats_by_scenario", ctx.order_trails(M.flag(M.with_overall(
-        rows, sc, ["seat"], confidence=o.confidence), o.alpha)),
-        f"Win rate per seat and {ctx.scenario}, racer counts pooled")
+    by_trail = ctx.order_trails(ctx.judge(M.flag(M.with_overall(rows, sc, ["seat"], confidence=o.confidence),
+                                                 o.alpha)))
+    ctx.judge(by_trail.assign(who=by_trail.seat.map(lambda k: f"seat {int(k)}")), "seat", "who", sc)
+    s.table("seats_by_scenario", by_trail, f"Win rate per seat and {ctx.scenario}, racer counts pooled")
     s.figure("seats", F.lines(per, "seat", "ratio", "n_racers", "Wins per fair share by seat", "seat (0 = first)",
                               "wins / fair share", 1.0, "ratio_low", "ratio_high"),
              "Wins per fair share of each seat, one line per number of racers, with intervals")
     first = by_trail[(by_trail[sc] == "all") & (by_trail.seat == 0)]
     if len(first):
         r = first.iloc[0]
-        s.findings.append(f"First player (seat 0) wins {_rate(r)} against a fair share of {pct(r.fair_share)} "
-                          f"({_sig(r)}; racer counts and {ctx.scenario}s pooled).")
-    flagged = per[per.significant]
-    s.findings.append("Seats off their fair share (Holm): " + (", ".join(
-        f"seat {int(r.seat)} of {int(r.n_racers)} {pct(r.win_rate)} vs {pct(r.fair_share)}"
-        for r in flagged.itertuples()) if len(flagged) else "none") + ".")
+        s.findings.append(f"First player (seat 0) wins {r.ratio:.2f} x a fair share ({_rate(r)} against "
+                          f"{pct(r.fair_share)}; {_sig(r)}; racer counts and {ctx.scenario}s pooled).")
+    off = per[per.verdict.isin(["over", "under"])]
+    s.findings.append("Seats outside the band: " + (", ".join(
+        f"seat {int(r.seat)} of {int(r.n_racers)} {r.verdict} ({r.ratio:.2f} x fair share)"
+        for r in off.itertuples()) if len(off) else "none") + ".")
     return s
 
 
@@ -302,7 +307,7 @@ def robustness_section(ctx: Context) -> Section:
     for persona in [ctx.reference, *others]:
         rows = ref_rows if persona == ctx.reference else \
             src.read(cols, src.cell_names(balanced=True, persona=persona, variant=src.base), base)
-        rates = M.flag(M.win_rates(rows, [en], o.confidence), o.alpha).assign(persona=persona)
+        rates = ctx.judge(M.flag(M.win_rates(rows, [en], o.confidence), o.alpha)).assign(persona=persona)
         per_persona.append(rates)
         if persona == ctx.reference:
             continue
@@ -320,25 +325,30 @@ def robustness_section(ctx: Context) -> Section:
     agreement = s.table("persona_rank_agreement", ctx.order_trails(pd.DataFrame(agreement)),
                         f"Agreement of each persona's ranking of {E}s with the reference's", percent=False)
     piv = table.pivot(index=en, columns="persona", values="ratio")[[ctx.reference, *others]]
-    marks = table.pivot(index=en, columns="persona", values="significant")[[ctx.reference, *others]]
+    marks = table.assign(mark=table.verdict.map(M.mark)).pivot(index=en, columns="persona",
+                                                                values="mark")[[ctx.reference, *others]]
+    lo, hi = (table.pivot(index=en, columns="persona", values=v)[[ctx.reference, *others]]
+              for v in ("ratio_low", "ratio_high"))
     order = piv[ctx.reference].sort_values(ascending=False).index
     s.figure("persona_heatmap", F.heatmap(piv.loc[order], 1.0, "Wins per fair share by persona in every seat",
-                                          "wins / fair share", marks.loc[order].fillna(False)),
-             f"Wins per fair share of each {E} when every seat plays one persona (* significant)")
+                                          "wins / fair share", marks.loc[order], low=lo.loc[order], high=hi.loc[order]),
+             f"Wins per fair share of each {E} when every seat plays one persona (✓ in band, ▲ over, ▼ under, "
+             "? not enough races)")
     pooled = agreement[agreement[sc] == "all"]
     s.findings.append(f"Robustness of the ranking of {E}s under {ctx.reference}: " + "; ".join(
         f"{_verdict(r, o.alpha)} under {r.persona} (Spearman {r.spearman:+.2f}, a rerun {r.rerun_low:+.2f} to "
         f"{r.rerun_high:+.2f}; Kendall {r.kendall:+.2f}; p{p_is(r.spearman_p)})"
         for r in pooled.itertuples()) + ".")
-    sig = table[table.significant].assign(sign=lambda t: np.sign(t.gap))
+    sig = table[table.verdict.isin(["over", "under"])].assign(sign=lambda t: np.sign(t.gap))
     ref_flags = sig[sig.persona == ctx.reference].set_index(en).sign
     fragile = []
     for b, sign in ref_flags.items():
         lost = [p for p in others if not ((sig.persona == p) & (sig[en] == b) & (sig.sign == sign)).any()]
         if lost:
             fragile.append(f"{b} ({'over' if sign > 0 else 'under'}; not so under {', '.join(lost)})")
-    s.findings.append("Flags that depend on play style: " + (", ".join(fragile) if fragile else (
-        f"none; every {E} flagged under {ctx.reference} is flagged the same way under every persona")) + ".")
+    s.findings.append("Out-of-band verdicts that depend on play style: " + (", ".join(fragile) if fragile else (
+        f"none; every {E} outside the band under {ctx.reference} is outside it the same way under every "
+        "persona")) + ".")
     return s
 
 
@@ -357,3 +367,165 @@ def _ratio_se(t: pd.DataFrame) -> pd.Series:
 
 __all__ = ["overview", "win_rate_section", "seat_section", "shooting_section", "dynamics_section",
            "length_section", "variants_section", "robustness_section"]
+
+
+# --- the verdict that opens the report ---------------------------------------------------------------
+
+def health_section(ctx: Context) -> tuple[Section, list[str]]:
+    """Races planned and played, cells missing, stalled races, eliminations, personas: the state of
+    the results before anything is read from them. Returns the section and the warnings for the
+    top of the page (a partial study, missing cells, stalled races above 1%)."""
+    src = ctx.source
+    s = Section("health", "Health of the results")
+    played = sum(c.races * len(c.variants) for c in src.cells)
+    present = {c.name for c in src.cells}
+    missing = [c for c in src.planned_cells if c not in present]
+    rows = src.read(["seat", "stalled", "eliminated"], None, None)
+    races = rows[rows.seat == 0]
+    stalled = float(races.stalled.mean()) if len(races) else float("nan")
+    elim = float(rows.eliminated.mean()) if len(rows) else float("nan")
+    personas = sorted({p for c in src.cells for p in c.players})
+    planned = src.planned or played
+    table = pd.DataFrame([
+        {"measure": "races planned", "value": f"{planned:,}"},
+        {"measure": "races played", "value": f"{played:,} ({played / planned:.0%})" if planned else f"{played:,}"},
+        {"measure": "cells played", "value": f"{len(present):,} of {len(src.planned_cells) or len(present):,}"},
+        {"measure": "cells missing", "value": ", ".join(missing) or "none"},
+        {"measure": "stalled races (hit the round cap)", "value": f"{int(races.stalled.sum()):,} ({pct(stalled)})"},
+        {"measure": "racers eliminated", "value": f"{int(rows.eliminated.sum()):,} ({pct(elim)})"},
+        {"measure": "personas used", "value": ", ".join(personas)},
+        {"measure": "tolerance band", "value": ctx.band_text},
+    ])
+    s.table("health", table, "Health of the results", percent=False)
+    warnings = []
+    if planned > played:
+        warnings.append(f"Partial results: {played:,} of the {planned:,} races the study planned are in this report "
+                        f"(the rest were not played yet); verdicts with '?' may settle once they are.")
+    if missing:
+        warnings.append(f"Cells missing: {', '.join(missing)} (no finished results yet).")
+    if stalled > 0.01:
+        warnings.append(f"{pct(stalled)} of races stalled (hit the round cap before anyone finished): above 1%, "
+                        "the bots may be stuck; results of those races are not real finishes.")
+    return s, warnings
+
+
+def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
+    """For every out-of-band result, what each paired variant of the study does to it: the change
+    of that entrant's (colour's, seat's) win rate, race by race, and the wins per fair share it
+    would give; one variant is one step."""
+    src, o = ctx.source, ctx.o
+    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    if not cells or not len(off):
+        return pd.DataFrame()
+    axes = {ctx.entrant: ctx.en}
+    if "colour" in src.axes:
+        axes["ski colour" if ctx.entrant != "colour" else "colour"] = "colour_name"
+    cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
+    rows = src.read(cols, cells, None)
+    rows = rows.assign(seat_name=rows.seat.map(lambda k: f"seat {int(k)}"))
+    describe = tuple(dict.fromkeys([ctx.sc, *axes.values(), "seat_name"]))
+    try:
+        wide = M.paired_outcomes(rows, src.base, describe=describe)
+    except (KeyError, ValueError):
+        return pd.DataFrame()
+    variants = [v for v in wide.columns if v not in describe and v != src.base]
+    column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
+    out = []
+    for r in off.itertuples():
+        col = column.get(r.dimension)
+        if col is None or col not in wide.columns:
+            continue
+        mask = wide[col].astype(str) == r.who
+        if r.where != "all" and r.where in set(wide[ctx.sc].astype(str)):
+            mask &= wide[ctx.sc].astype(str) == r.where
+        if not mask.any():
+            continue
+        for v in variants:
+            t = M.paired_changes(wide, src.base, v, [], mask, o.confidence)
+            if not len(t) or not t.units.iloc[0]:
+                continue
+            c = t.iloc[0]
+            toward = np.sign(c.change) == -np.sign(r.ratio - 1)
+            clear = (c.low > 0) or (c.high < 0)
+            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "variant": v,
+                        "change": c.change, "low": c.low, "high": c.high, "units": int(c.units),
+                        "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + c.change / c.base_rate)
+                        if c.base_rate > 0 else float("nan"),
+                        "moves": ("toward fair" if toward else "away from fair") if clear else "not measurably"})
+    return pd.DataFrame(out)
+
+
+def verdict_section(ctx: Context) -> Section:
+    """The one-screen summary that opens the report: every measured result against the tolerance
+    band, what to change first (the out-of-band results by size, with the study's variants that
+    move them), and the verdict grids. Reads the verdicts the other sections left in ctx."""
+    s = Section("verdict", "Verdict")
+    E, T = ctx.entrant, ctx.scenario
+    if not ctx.verdicts:
+        s.skipped = ("No balanced line-ups with one persona in every seat: nothing can be held against a fair "
+                     "share (see the win-rate section).")
+        return s
+    v = pd.concat(ctx.verdicts, ignore_index=True)
+    v["size"] = v.ratio - 1
+    s.intro = (f"Every result against the tolerance band: {ctx.band_text} counts as fair (settable with "
+               f"report --band or band in the study file's [report] table). ✓ in band: the whole "
+               f"{ctx.o.confidence:.0%} interval lies inside the band; ▲ over / ▼ under: the whole interval lies "
+               "outside it; ? not enough races to tell, with the races that would decide it.")
+    from .html import legend_html
+    s.blocks.append(legend_html())
+    e = __import__("html").escape
+    counts = []
+    for dim, g in v.groupby("dimension", sort=False):
+        c = g.verdict.value_counts()
+        counts.append(f"{dim} × {T}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
+                                                   ("in band", "over", "under", "not enough races") if c.get(k, 0)))
+    off = v[v.verdict.isin(["over", "under"])].sort_values("size", key=np.abs, ascending=False)
+    levers = _levers(ctx, off.head(12))
+    items = []
+    for r in off.head(12).itertuples():
+        where = f"over all {T}s" if r.where == "all" else f"on {r.where}"
+        text = (f"<b>{e(r.who)}</b> ({e(r.dimension)}) {e(where)}: {r.ratio:.2f} x a fair share "
+                f"[{r.ratio_low:.2f}, {r.ratio_high:.2f}], {'over' if r.size > 0 else 'under'} by "
+                f"{abs(r.size):.0%} ({int(r.races):,} races)")
+        if len(levers):
+            mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r.where)]
+            good = mine[mine.moves == "toward fair"].sort_values("change", key=np.abs, ascending=False)
+            if len(good):
+                text += "<br>levers (one step each): " + "; ".join(
+                    f"{e(g.variant)} {100 * g.change:+.1f} pp [{100 * g.low:+.1f}, {100 * g.high:+.1f}] "
+                    f"→ {g.ratio_after:.2f} x" for g in good.head(3).itertuples())
+            elif len(mine):
+                text += "<br>no variant of this study moves it toward fair measurably"
+        items.append(f"<li>{text}</li>")
+    if items:
+        s.blocks.append("<h3>What to change first</h3><ol class='actions'>" + "".join(items) + "</ol>")
+        if not len(levers):
+            s.blocks.append("<p class='meta'>The study holds no paired variants that change these, so no lever is "
+                            "measured: add variants (docs/studies.md) and the report shows what each step does.</p>")
+    else:
+        s.blocks.append(f"<h3>What to change first</h3><p>Nothing: no result lies outside the band.</p>")
+    unsure = v[v.verdict == "not enough races"]
+    if len(unsure):
+        need = unsure.races_to_decide.replace(np.inf, np.nan)
+        s.blocks.append(f"<p>{len(unsure)} result(s) need more races to tell: "
+                        + (f"half of them would be decided by about {int(need.median()):,} races each (if their "
+                           f"values stay where they are)" if need.notna().any()
+                           else "they sit on the band's edge") + "; the column ‘races to decide’ gives each.</p>")
+    for dim, g in v.groupby("dimension", sort=False):
+        cell = g.assign(text=[f"{M.mark(x.verdict)} {x.ratio:.2f} [{x.ratio_low:.2f}, {x.ratio_high:.2f}]"
+                              for x in g.itertuples()])
+        order = list(dict.fromkeys(g["where"]))
+        grid = cell.pivot(index="who", columns="where", values="text")[order]
+        if dim == "seat":
+            grid = grid.loc[sorted(grid.index, key=lambda w: int(w.split()[-1]))]
+        elif "all" in grid.columns:
+            grid = grid.loc[g[g["where"] == "all"].sort_values("ratio", ascending=False).who]
+        grid = grid.reset_index().rename(columns={"who": dim})
+        s.table(f"verdict_{dim.replace(' ', '_')}", grid,
+                f"Verdict per {dim} and {T}: wins per fair share [interval]", percent=False)
+    table = v.drop(columns=["size"])
+    s.table("verdicts", table, "Every verdict, with the races that would decide the uncertain ones")
+    if len(levers):
+        s.table("levers", levers, "What each paired variant does to each out-of-band result (one step)")
+    s.findings.insert(0, f"At a glance, against the band {ctx.band_text}: " + "; ".join(counts) + ".")
+    return s

@@ -3,7 +3,12 @@ matplotlib Figure.
 
 Figures are built on `matplotlib.figure.Figure`, not pyplot: no global state and no display
 backend, so they render the same headless, in tests and in worker processes. Error bars are the
-tables' confidence intervals (low, high).
+tables' confidence intervals (low, high). Colours: Okabe and Ito's colour-blind-safe palette; bars
+grow from their reference line (a fair share, no change), so axes show the differences.
+
+Each figure carries its interactive twin for the HTML page as `fig.interactive` (a plotly figure
+from reports.interactive, drawn from the same table); the PNG and SVG files are the matplotlib
+figure.
 """
 from __future__ import annotations
 
@@ -14,37 +19,53 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
+from . import interactive as I
+
 WIDTH = 7.5          # inches: one column of the HTML report
+DIVERGING = "PuOr_r"  # blue-purple under, orange over: readable with colour-vision deficiencies
 
 
 def _figure(height: float = 4.0, ncols: int = 1) -> tuple[Figure, list]:
     fig = Figure(figsize=(WIDTH, height), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False)[0]
+    for ax in axes:
+        ax.set_prop_cycle(color=I.OKABE_ITO)
     return fig, list(axes)
 
 
+def _twin(fig: Figure, interactive) -> Figure:
+    fig.interactive = interactive
+    return fig
+
+
+def _mark(mark) -> str:
+    """A heatmap cell's mark: a band verdict's symbol (a string), nothing otherwise."""
+    return f" {mark}" if isinstance(mark, str) and mark else ""
+
+
 def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: pd.DataFrame | None = None,
-            fmt: str = "{:.2f}") -> Figure:
+            fmt: str = "{:.2f}", low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> Figure:
     """Values of a rows x columns table as colours diverging from `centre`, each cell annotated
-    (with * where `marks` is true)."""
+    with its value and its mark (`marks`: strings such as a band verdict's symbol); low, high:
+    the intervals, shown on hover in the page."""
     fig, (ax,) = _figure(0.9 + 0.38 * len(pivot.index))
     values = pivot.to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     lo, hi = (finite.min(), finite.max()) if finite.size else (centre, centre)
     eps = 1e-6 + 1e-3 * max(abs(centre), hi - lo)
     norm = TwoSlopeNorm(centre, min(lo, centre - eps), max(hi, centre + eps))
-    im = ax.imshow(values, cmap="RdBu_r", aspect="auto", norm=norm)
+    im = ax.imshow(values, cmap=DIVERGING, aspect="auto", norm=norm)
     ax.set_xticks(range(len(pivot.columns)), [str(c) for c in pivot.columns])
     ax.set_yticks(range(len(pivot.index)), [str(i) for i in pivot.index])
     for (i, j), v in np.ndenumerate(values):
         if np.isfinite(v):
-            star = "*" if marks is not None and bool(marks.iloc[i, j]) else ""
+            star = _mark(marks.iloc[i, j]) if marks is not None else ""
             dark = abs(norm(v) - 0.5) > 0.3
             ax.text(j, i, fmt.format(v) + star, ha="center", va="center", fontsize=8,
                     color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label=label, shrink=0.9)
     ax.set_title(title, fontsize=10)
-    return fig
+    return _twin(fig, I.heatmap(pivot, centre, title, label, marks, fmt, low, high))
 
 
 def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, hue: str | None = None,
@@ -59,10 +80,17 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
         part = table if h is None else table[table[hue].astype(str) == h]
         x = np.array([groups.index(g) for g in part[group].astype(str)]) + (k - (len(hues) - 1) / 2) * width
         v = part[value].to_numpy(float)
-        err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v])
-        ax.bar(x, v, width * 0.92, yerr=err, capsize=2, label=h, error_kw={"elinewidth": 0.8})
+        err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v]) \
+            if low in part.columns and high in part.columns else None
+        base = 0.0 if reference is None else reference
+        ax.bar(x, v - base, width * 0.92, bottom=base, yerr=err, capsize=2, label=h, error_kw={"elinewidth": 0.8})
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
+        ends = [table[c].to_numpy(float) for c in (low, high, value) if c in table.columns]
+        ends = np.concatenate(ends + [np.array([reference])])
+        ends = ends[np.isfinite(ends)]
+        pad = 0.08 * (ends.max() - ends.min()) or 0.05
+        ax.set_ylim(ends.min() - pad, ends.max() + pad)
     if percent:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     long = max(map(len, groups)) > 8
@@ -72,7 +100,7 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
     if hue:
         ax.legend(fontsize=7, title=hue.replace("_name", "").replace("_", " "), title_fontsize=7,
                   loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig
+    return _twin(fig, I.bars(table, group, value, title, ylabel, hue, reference, low, high, percent))
 
 
 def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel: str, ylabel: str,
@@ -80,11 +108,20 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     """One line of `value` against `x` per `line`, with its interval as a shaded band; percent:
     values are shares."""
     fig, (ax,) = _figure(4.2)
-    for name, part in table.groupby(line, observed=True, sort=False):
+    groups = list(table.groupby(line, observed=True, sort=False))
+    xs_all = np.unique(table[x].to_numpy(float))
+    step = float(np.min(np.diff(xs_all))) if xs_all.size > 1 else 1.0
+    for k, (name, part) in enumerate(groups):
         part = part.sort_values(x)
-        xs = part[x].to_numpy(float)
-        ax.plot(xs, part[value], marker="o", markersize=3, linewidth=1.2, label=str(name))
-        ax.fill_between(xs, part[low].to_numpy(float), part[high].to_numpy(float), alpha=0.15)
+        # series nudged apart along x so that their intervals do not hide each other
+        xs = part[x].to_numpy(float) + ((k - (len(groups) - 1) / 2) * 0.06 * step if len(groups) > 1 else 0.0)
+        v = part[value].to_numpy(float)
+        if low in part.columns and high in part.columns:
+            err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v])
+            ax.errorbar(xs, v, yerr=err, marker="o", markersize=3, linewidth=1.2, capsize=2, elinewidth=0.8,
+                        label=str(name))
+        else:
+            ax.plot(xs, v, marker="o", markersize=3, linewidth=1.2, label=str(name))
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
     if percent:
@@ -95,8 +132,9 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig
+    if groups:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return _twin(fig, I.lines(table, x, value, line, title, xlabel, ylabel, reference, low, high, percent))
 
 
 def stacked_shares(shares: pd.DataFrame, title: str, xlabel: str, legend: str) -> Figure:
@@ -115,7 +153,7 @@ def stacked_shares(shares: pd.DataFrame, title: str, xlabel: str, legend: str) -
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, title=legend, title_fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return fig
+    return _twin(fig, I.stacked_shares(shares, title, xlabel, legend))
 
 
 def histograms(values: pd.DataFrame, column: str, by: str, title: str, xlabel: str) -> Figure:
@@ -130,7 +168,7 @@ def histograms(values: pd.DataFrame, column: str, by: str, title: str, xlabel: s
     ax.set_ylabel("share")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
-    return fig
+    return _twin(fig, I.histograms(values, column, by, title, xlabel))
 
 
 __all__ = ["heatmap", "bars", "lines", "stacked_shares", "histograms"]

@@ -31,6 +31,42 @@ def flag(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     return table
 
 
+#: the practical tolerance band around a fair share: a ratio within 1 +- BAND is fair enough to play
+BAND = 0.10
+VERDICTS = ("over", "under", "in band", "not enough races")
+
+
+def band_verdict(table: pd.DataFrame, band: float = BAND, value: str = "ratio", low: str = "ratio_low",
+                 high: str = "ratio_high", centre: float = 1.0) -> pd.DataFrame:
+    """Add `verdict` and `races_to_decide` to a table of values with intervals, against the band
+    centre +- band (wins per fair share: 0.9 .. 1.1 for the default band).
+
+    over / under: the whole interval lies above / below the band; in band: the whole interval lies
+    inside it; not enough races: the interval straddles an edge of the band. Significance alone
+    never marks a row: a ratio of 1.06 measured on a million races is in band. races_to_decide
+    (only where not enough races): the races that would shrink the interval (as 1/sqrt(races))
+    to clear the nearest edge, were the value to stay where it is; infinite on an edge."""
+    t = table.copy()
+    lo_edge, hi_edge = centre - band, centre + band
+    lo, hi, v = (t[c].to_numpy(float) for c in (low, high, value))
+    verdict = np.where(lo > hi_edge, "over", np.where(hi < lo_edge, "under", np.where(
+        (lo >= lo_edge) & (hi <= hi_edge), "in band", "not enough races")))
+    verdict = np.where(np.isnan(lo) | np.isnan(hi), "not enough races", verdict)
+    t["verdict"] = verdict
+    n = t["races"] if "races" in t.columns else t.get("units", t.get("n"))
+    half = (hi - lo) / 2
+    dist = np.minimum(np.abs(v - lo_edge), np.abs(v - hi_edge))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        need = np.ceil(np.asarray(n, float) * (half / dist) ** 2) if n is not None else np.full(len(t), np.nan)
+    t["races_to_decide"] = np.where(verdict == "not enough races", need, np.nan)
+    return t
+
+
+def mark(verdict: str) -> str:
+    """The verdict's symbol (✓ in band, ▲ over, ▼ under, ? not enough races)."""
+    return {"in band": "✓", "over": "▲", "under": "▼"}.get(verdict, "?")
+
+
 def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
     """Win rate per group against a fair share, one row per group.
 
@@ -229,6 +265,6 @@ def rank_agreement(reference: pd.Series, other: pd.Series, se_reference: pd.Seri
     return out
 
 
-__all__ = ["ALPHA", "WIND_NAMES", "ELIM_CAUSES", "flag", "win_rates", "with_overall", "means", "rates",
+__all__ = ["ALPHA", "BAND", "VERDICTS", "band_verdict", "mark", "WIND_NAMES", "ELIM_CAUSES", "flag", "win_rates", "with_overall", "means", "rates",
            "shots", "pulse_band", "hit_distribution", "paired_outcomes", "paired_changes",
            "per_race_change", "exchange_rate", "rank_agreement"]

@@ -4,16 +4,19 @@ written from the numbers, and one self-contained report.html (docs/reports.md).
 `build_report(source, out)` reads from a ResultsSource (reports.source) only the columns each
 section needs, and writes:
 
-    out/report.html            findings, sections, figures embedded as PNG, tables
+    out/report.html            the verdict first, then every section: findings, interactive
+                               figures, sortable tables (one self-contained file, no network)
     out/figures/NAME.png|svg   every figure
     out/tables/NAME.csv        every table (full precision)
     out/findings.txt           the findings, one per line
 
 A section the study cannot support (no paired variants, a single persona) is replaced by a
-sentence that says which cells would enable it.
+sentence that says which cells would enable it. The verdict (every result against the tolerance
+band, what to change first) and the health of the results open the report for every game.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -32,11 +35,15 @@ def build_report(source: ResultsSource, out: str | Path, options: ReportOptions 
     out = Path(out)
     ctx = Context(source, options)
     layout = LAYOUTS.get(source.game, core_layout)
+    log("section: health")
+    health, warnings = core.health_section(ctx)
     sections = [core.overview(ctx)]
     sections += layout(ctx, log)
+    log("section: verdict")
+    sections = [core.verdict_section(ctx), health, *sections]
     findings = [f for s in sections for f in s.findings]
     skipped = [f"{s.title}: skipped." for s in sections if s.skipped]
-    return write_report(source, out, sections, findings + skipped)
+    return write_report(source, out, sections, warnings + findings + skipped, warnings)
 
 
 def _main_rows(ctx: Context, columns: list[str], log):
@@ -66,6 +73,7 @@ def blast_layout(ctx: Context, log) -> list[Section]:
         sections.append(_no_main(ctx))
     log("section: gear")
     sections.append(blast.gear_section(ctx))
+    sections.append(blast.cards_section(ctx))
     log("section: robustness")
     sections.append(core.robustness_section(ctx))
     return sections
@@ -101,7 +109,9 @@ def mania_layout(ctx: Context, log) -> list[Section]:
 LAYOUTS = {"blast": blast_layout, "mania": mania_layout}
 
 
-def write_report(source: ResultsSource, out: Path, sections: list[Section], findings: list[str]) -> Report:
+def write_figures_and_tables(out: Path, sections: list[Section]) -> list[Section]:
+    """Every figure as PNG and SVG in out/figures, every table as CSV in out/tables; returns the
+    sections with each figure as (name, png bytes, caption, interactive twin or None)."""
     (out / "figures").mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(parents=True, exist_ok=True)
     rendered = []
@@ -111,14 +121,44 @@ def write_report(source: ResultsSource, out: Path, sections: list[Section], find
             fig.savefig(out / "figures" / f"{name}.svg")
             png = figure_png(fig)
             (out / "figures" / f"{name}.png").write_bytes(png)
-            figs.append((name, png, caption))
+            figs.append((name, png, caption, getattr(fig, "interactive", None)))
         for name, table, *_ in s.tables:
             table.to_csv(out / "tables" / f"{name}.csv", index=False)
-        rendered.append(Section(s.key, s.title, s.intro, s.skipped, figs, s.tables, s.findings))
+        rendered.append(Section(s.key, s.title, s.intro, s.skipped, figs, s.tables, s.findings, s.blocks))
+    return rendered
+
+
+def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
+    """The pages of other commands (compare, ladder, worldcup, tune, exact) written with --out into
+    subfolders of the study's output folder: (link relative to `out`, text) each."""
+    import os
+
+    root = Path(source.path)
+    links = []
+    if not root.is_dir():
+        return links
+    for path in sorted(root.rglob("*.html")):
+        if "results" in path.relative_to(root).parts[:1]:
+            continue
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")[:600]
+        except OSError:
+            continue
+        kind = re.search(r"<meta name='biathlon-sim-page' content='([^']*)'>", head)
+        title = re.search(r"<title>([^<]*)</title>", path.read_text(encoding="utf-8", errors="replace")[:6000])
+        if kind and kind.group(1) != "report":
+            href = os.path.relpath(path.resolve(), out.resolve())
+            links.append((Path(href).as_posix(), f"{kind.group(1)}: {title.group(1) if title else path.name}"))
+    return links
+
+
+def write_report(source: ResultsSource, out: Path, sections: list[Section], findings: list[str],
+                 warnings: list[str] = ()) -> Report:
+    rendered = write_figures_and_tables(out, sections)
     meta = [f"Results: {source.path}" + (f" ({source.command})" if source.command else "")]
     meta += [source.description] if source.description else []
-    (out / "report.html").write_text(page(f"Balance report: {source.title}", meta, findings, rendered),
-                                     encoding="utf-8")
+    (out / "report.html").write_text(page(f"Balance report: {source.title}", meta, list(warnings), rendered,
+                                          study_pages(source, out)), encoding="utf-8")
     (out / "findings.txt").write_text("\n".join(findings) + "\n", encoding="utf-8")
     return Report(out, sections, findings)
 

@@ -66,6 +66,8 @@ class ResultsSource:
     params: dict = field(default_factory=dict)      # game parameters from the data (pulse bands, ...)
     read_visits: Reader | None = None
     planned: int = 0            # races the study or run planned (0: unknown)
+    planned_cells: tuple[str, ...] = ()     # cells the study planned (empty: unknown)
+    settings: dict = field(default_factory=dict)    # the study file's [report] table (band, ...)
 
     @property
     def entrant(self) -> str:

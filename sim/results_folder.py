@@ -88,7 +88,21 @@ def _study_source(path: Path) -> ResultsSource:
     planned = sum(int(c.get("races", 0)) * len(c.get("variants", ())) for c in study.get("cells", []))
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
-                         read_visits=reader("visits"), planned=planned)
+                         read_visits=reader("visits"), planned=planned,
+                         planned_cells=tuple(order), settings=_report_settings(study))
+
+
+def _report_settings(study: dict) -> dict:
+    """The study file's [report] table (band = 0.05: the report's tolerance band), read from the
+    file's text as the study recorded it; {} where there is none or it does not parse."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(study.get("file_text", ""))
+    except (tomllib.TOMLDecodeError, TypeError):
+        return {}
+    table = doc.get("report", {})
+    return table if isinstance(table, dict) else {}
 
 
 def _run_source(path: Path) -> ResultsSource:
