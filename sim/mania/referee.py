@@ -397,8 +397,8 @@ class Referee:
                       f"{seat} ({what}); logged {EVENT_NAMES.get(k, f'kind {k}')} of seat {s}: "
                       f"{row}")
         if rnd != self.round:
-            if round_loose:
-                self.cov[f"reading:post_race_round={'last' if rnd == self.round else rnd}"] += 1
+            if round_loose and rnd in (0, self.round + 1):
+                self.cov[f"reading:post_race_round={'0' if rnd == 0 else 'last+1'}"] += 1
             else:
                 self.fail(f"{self._where(self.i, seat, kind)}: logged in round {rnd}, expected "
                           f"round {self.round} ({what})")
@@ -933,12 +933,17 @@ class Referee:
             opts = [((0, 0, 0), "reset"), ((0, self.targets, self.spare_shots), "fresh")]
             if r.last_visit is not None:
                 opts.append((r.last_visit, "kept"))
+            # the docs leave these open away from the range: one of the patterns must match
+            a456 = list(opts[-1][0] if r.last_visit is not None else opts[0][0])
             if self.checking and self.i < len(self.rows):
                 got = tuple(self.rows[self.i][7:10])
-                label = next((lb for v, lb in opts if v == got), f"other{got}")
-                when = "before_any_visit" if r.last_visit is None else "after_a_visit"
-                self.cov[f"reading:state_shooting_outside_range_{when}={label}"] += 1
-            loose = {4 + k: [(None, "state_a4_a6_unchecked")] for k in range(3)}
+                for v, label in opts:
+                    if v == got:
+                        a456 = list(v)
+                        when = "before_any_visit" if r.last_visit is None else "after_a_visit"
+                        self.cov[f"reading:state_shooting_outside_range_{when}={label}"] += 1
+                        break
+            loose = {}
         loose.update(self.pos_loose(r.pos, 0))
         if r.stage == WAITING:
             loose[8] = [(self.D, "waiting_distance=start"), (0, "waiting_distance=0")]
