@@ -10,12 +10,14 @@ from sim.blast import default_data_dir, load_bundle
 from sim.blast.play import make_setup
 
 SWITCHES_DEFAULT = """mixed_lane_drafting = true
-range_drafting = false
+range_drafting = true       # the range is a space in line with its neighbours (not with itself)
+zero_step_boost = true      # ending a move of zero steps on a coach zone also gets its boost
 coach_boost = "next_turn"
 motivation_to = "hand"
 """
 SWITCHES_FLIPPED = """mixed_lane_drafting = false
-range_drafting = true
+range_drafting = false
+zero_step_boost = false
 coach_boost = "until_usable"
 motivation_to = "discard"
 """

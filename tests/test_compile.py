@@ -165,3 +165,32 @@ def test_compiling_twice_is_identical(minidir):
     a, b = compile_data(data), compile_data(data)
     for x, y in zip(a.tables, b.tables):
         assert np.array_equal(x, y) and x.dtype == y.dtype
+
+
+def test_range_coach_zone_on_every_visit(minidir):
+    M.edit(minidir / "venues" / "testhausen.toml", 'terrain = "F"\n\n[wait]',
+           'terrain = "F"\ncoach = { colour = "red", strength = 2 }\n\n[wait]')
+    t = load_bundle(minidir).tables
+    for p in M.RANGE_POS:
+        assert (t.coach_colour[0, p], t.coach_strength[0, p]) == (C.RED, 2)
+
+
+def test_fork_heading_per_branch(minidir):
+    """The stretch's last space leads to the loop on lap 1 and to the final lap on lap 2."""
+    M.edit(minidir / "venues" / "testhausen.toml", 'heading = "WWW"', 'heading = "WWW"\nfork_heading = { final = "E" }')
+    b = load_bundle(minidir)
+    t = b.tables
+    lap1, lap2 = M.RANGE_POS[0] + 3, M.RANGE_POS[1] + 3       # stretch 3 on each lap
+    assert t.physical[0, lap1] == t.physical[0, lap2]          # one physical space ...
+    assert (t.heading[0, lap1], t.heading[0, lap2]) == (C.WEST, C.EAST)   # ... facing its branch
+    assert t.heading[0, lap1 - 1] == t.heading[0, lap2 - 1] == C.WEST     # only the last space forks
+    assert b.layouts[0].spaces[lap2].heading == "E"
+
+
+def test_new_switch_defaults(bundle, minidir):
+    r = bundle.tables.rules
+    assert r[C.R_RANGE_DRAFTING] == 1 and r[C.R_ZERO_STEP_BOOST] == 1
+    M.edit(minidir / "game.toml", "mixed_lane_drafting = true",
+           "mixed_lane_drafting = true\nrange_drafting = false\nzero_step_boost = false")
+    r = load_bundle(minidir).tables.rules
+    assert r[C.R_RANGE_DRAFTING] == 0 and r[C.R_ZERO_STEP_BOOST] == 0

@@ -216,12 +216,13 @@ def quick_race(b):
     log(E.CHOOSE, 0, "Ann One")                              # 9
     log(E.CHOOSE, 1, "Bo Two")                               # 2x red: 6 now
     log(E.CHOOSE, 2, "Push")                                 # 5
-    # Ann shoots with 1 black wax: dice 2 5 0 1 3; pulse 1 is low, accuracy 2+: 3 hits; still +1;
-    # one bullet: 5 hits. Shoot = 2x hits uphill = 10, + 1 black wax.
+    # Ann shoots: dice 2 5 0 1 3; pulse 1 is low, accuracy 2+: 3 hits; still +1; one bullet: 5
+    # hits. Shoot = 2x hits uphill = 10; with the hits known she adds 1 black wax (WAX row).
     log(E.TURN, 0, 9, 1)
-    log(E.ACTION, 0, "Ann One", 1, 1, 0, 0, 0, 0)
+    log(E.ACTION, 0, "Ann One", 1, 0, 0, 0, 0, 0)
     log(E.ROLL, 0, 2, 5, 0, 1, 3)
     log(E.HITS, 0, 3, 1, 1, 0, 5)
+    log(E.WAX, 0, 1, 0, 0, 0, 0)
     log(E.STEPS, 0, 11, 0, 0)
     log(E.MOVE, 0, 3, 5, 0, 0)
     log(E.PULSE, 0, 1, 1, 0, 0, 0, 0)
@@ -239,6 +240,7 @@ def quick_race(b):
     log(E.ACTION, 1, "Bo Two", 1, 0, 0, 0, 0, 0)
     log(E.ROLL, 1, 1, 4, 5, 2, 0)
     log(E.HITS, 1, 2, 1, 0, 0, 3)
+    log(E.WAX, 1, 0, 0, 0, 0, 0)
     log(E.STEPS, 1, 6, 0, 0)
     log(E.MOVE, 1, 3, 4, 0, 0)
     log(E.PULSE, 1, 1, 0, 0, 0, -1, 0)
@@ -559,6 +561,7 @@ def sprint_race(b):
     log(E.ACTION, 0, "Ann One", 1, 0, 0, 0, 0, 0)
     log(E.ROLL, 0, 5, 5, 5, 5, 5)
     log(E.HITS, 0, 5, 0, 0, 0, 5)
+    log(E.WAX, 0, 0, 0, 0, 0, 0)
     log(E.STEPS, 0, 10, 0, 0)
     log(E.MOVE, 0, 3, 7, 0, 1)
     log(E.MOTIVATION, 0, 1, "Cheer")
@@ -585,9 +588,10 @@ def sprint_race(b):
     log.state(1, 3, 1, 1, 0, 4, (0,) * 5, 6, 4)
     # 3 dice hits + still = 4: 8 uphill + 1 black wax; 7 steps to the run-out (14).
     log(E.TURN, 0, 3, 1)
-    log(E.ACTION, 0, "Ann Three", 1, 1, 0, 0, 0, 0)
+    log(E.ACTION, 0, "Ann Three", 1, 0, 0, 0, 0, 0)
     log(E.ROLL, 0, 3, 3, 3, 0, 0)
     log(E.HITS, 0, 3, 1, 0, 0, 4)
+    log(E.WAX, 0, 1, 0, 0, 0, 0)
     log(E.STEPS, 0, 9, 0, 0)
     log(E.MOVE, 0, 7, 14, 0, 0)
     log(E.MOTIVATION, 0, 0, "Cheer")

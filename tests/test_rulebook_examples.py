@@ -13,8 +13,8 @@ from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast.engine import next_seat_nb, play_turn_nb, setup_nb
 from kernels.blast.players import (
-    DEFAULT_PARAMS, N_PARAMS, SC_ACTION, SC_BULLETS, SC_COACH, SC_DEST, SC_LANE, SC_WIND,
-    SCRIPTED,
+    DEFAULT_PARAMS, HEURISTIC, N_PARAMS, P_WAX, SC_ACTION, SC_BULLETS, SC_COACH, SC_DEST, SC_LANE, SC_WAX,
+    SC_WIND, SCRIPTED,
 )
 from kernels.rng import below_nb
 from kernels.blast.rules import pulse_adjust_nb, reach_nb
@@ -22,7 +22,7 @@ from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
 from kernels.jit import python_callable
 from kernels.blast.state import (
     SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN, SEAT_DISC_N,
-    SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N,
+    SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED, SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N,
 )
 from sim.blast import load_bundle
 
@@ -128,6 +128,16 @@ def test_wei_movement_example(shipped):
     assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [2, 0, 5]
     assert events_of(st, E.MOVE, 0)[0, :2].tolist() == [start, start + 5]
     assert st.seat[SEAT_POS, 0] == start + 5
+    # ... but space 6 is refused: the engine does not play an illegal scripted end
+    st = scenario(b, t, [b.biathlete_id("Wei")], [C.BLACK])
+    place(st, 0, start)
+    give_card(b, st, 0, "Dragon Descent")
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = start + 6
+    st.script[0, SC_LANE] = 0
+    with pytest.raises(ValueError, match="not a legal end of the move"):
+        play(b, st, 0, t)
+    assert st.seat[SEAT_POS, 0] == start and len(events_of(st, E.MOVE, 0)) == 0
 
 
 # --- pulse -----------------------------------------------------------------------------------------
@@ -356,3 +366,150 @@ def test_red_coach_bullets_add_hits_at_a_shot_when_they_wait(shipped, tmp_path):
     assert (dice_hits, wind_adj, own, coach, hits) == (1, 0, 0, 2, 3)
     assert len(events_of(st, E.BOOST_LOST, 0)) == 0 and st.seat[SEAT_BOOST_C, 0] == -1
     assert events_of(st, E.MOVE, 0)[0, :4].tolist() == [rng, rng, -1, 0]   # off the mat, on the range
+
+
+# --- rule points of the engine audit (docs/rules.md) -------------------------------------------------
+def test_illegal_scripted_choices_are_refused(shipped):
+    """Wax not held, an occupied single lane and a bullet past max_hits are errors, not clamped."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    st = scenario(b, t, [b.biathlete_id("Owens"), b.biathlete_id("Wei")], [C.RED, C.BLACK])
+    place(st, 0, 3)
+    give_card(b, st, 0, "Rush More")
+    st.script[0, SC_ACTION] = C.BOTTOM
+    st.script[0, SC_WAX + C.GREEN - 1] = 1            # red skis hold no wax
+    with pytest.raises(ValueError, match="more wax"):
+        play(b, st, 0, t)
+    # a double-lane space with its lane 0 taken: lane 0 is refused, lane 1 is played
+    st = scenario(b, t, [b.biathlete_id("Owens"), b.biathlete_id("Wei")], [C.RED, C.BLACK])
+    place(st, 0, 3)
+    place(st, 1, 4, 0)
+    give_card(b, st, 0, "Rush More")
+    st.script[0, SC_ACTION] = C.BOTTOM
+    st.script[0, SC_DEST] = 4
+    st.script[0, SC_LANE] = 0
+    with pytest.raises(ValueError, match="not a legal end"):
+        play(b, st, 0, t)
+    st.script[0, SC_LANE] = 1
+    st.log[:] = 0
+    st.g[G_LOG_N] = 0
+    st.seat[SEAT_POS, 0], st.seat[SEAT_LANE, 0] = 3, 0
+    play(b, st, 0, t)
+    assert events_of(st, E.MOVE, 0)[0, :3].tolist() == [3, 4, 1]
+
+
+def shooter(b, trail, pulse=0, biathlete="Pinto", colour=C.GREEN):
+    rng = b.tables.range_pos[trail, 0]
+    st = scenario(b, trail, [b.biathlete_id(biathlete)], [colour])
+    place(st, 0, rng, 0, on_mat=1, pulse=pulse)
+    give_card(b, st, 0, "Carnival")
+    return st, rng
+
+
+def test_shoot_wax_is_chosen_after_the_hits(shipped):
+    """The book rolls, counts hits, then performs the action with wax: the ACTION row spends no
+    wax, a WAX row follows HITS, and its step wax is in the move's steps."""
+    b = shipped
+    t = b.trail_id("Short")
+    st, rng = shooter(b, t, pulse=5)
+    st.rng[0] = rng_state_for([0, 4, 0, 0, 3])            # black and blue dice hit at 3+
+    st.script[0, SC_ACTION] = C.SHOOT
+    st.script[0, SC_BULLETS] = 0
+    st.script[0, SC_COACH] = 0
+    st.script[0, SC_WAX + C.GREEN - 1] = 2                # Pinto on green skis holds 4 green wax
+    st.script[0, SC_DEST] = rng
+    play(b, st, 0, t)
+    log = st.log[:st.g[G_LOG_N]]
+    kinds = log[:, E.COL_KIND].tolist()
+    assert kinds.index(E.ROLL) < kinds.index(E.HITS) < kinds.index(E.WAX) < kinds.index(E.STEPS)
+    assert events_of(st, E.ACTION, 0)[0, 2:7].tolist() == [0, 0, 0, 0, 0]
+    assert events_of(st, E.WAX, 0)[0, :5].tolist() == [0, 0, 2, 0, 0]
+    assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [6, 0, 2]     # 3 hits x 2 uphill + 2 downhill
+    assert st.wax[0, C.GREEN] == 2
+
+
+def test_the_heuristic_spends_shoot_wax_knowing_the_hits(shipped):
+    """A heuristic shooter with no hits adds yellow wax when a space is worth more than a token."""
+    b = shipped
+    t = b.trail_id("Kurz")                                 # Bad Wolfsheim: Shoot gives 2x hits flat
+    st, rng = shooter(b, t, pulse=8, biathlete="Olsson", colour=C.YELLOW)
+    st.seat[SEAT_PLAYER, 0] = HEURISTIC
+    st.params[0, P_WAX] = 0.5                              # a token costs half a space
+    st.seat[SEAT_BULLETS, 0] = 0
+    st.g[G_WIND] = (b.tables.heading[t, rng] + 1) % 4      # a crosswind: -1 hit
+    st.rng[0] = rng_state_for([0, 0, 0, 0, 0])             # no dice hit: 0 hits, 0 steps
+    play(b, st, 0, t)
+    assert events_of(st, E.HITS, 0)[0, 4] == 0
+    wax = events_of(st, E.WAX, 0)[0, :5].tolist()
+    assert wax[1] > 0                                      # yellow wax, decided after the hits
+    assert events_of(st, E.STEPS, 0)[0, :3].tolist() == [0, wax[1], 0]
+
+
+def test_range_drafting_by_default(shipped):
+    """The range is a space like any other: a racer just before it drafts behind a racer on it."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    rng = b.tables.range_pos[t, 0]
+    st = scenario(b, t, [b.biathlete_id("Owens"), b.biathlete_id("Wei")], [C.RED, C.BLACK])
+    place(st, 0, rng - 1, 1)
+    place(st, 1, rng, 3, on_mat=1)
+    out = np.zeros(2, np.int64)
+    pulse_adjust_nb(st, b.tables, t, 0, rng - 1, 1, 0, out)
+    assert out[0] == -1
+    place(st, 0, rng, 0, on_mat=1)                         # both on the range: no drafting (book)
+    pulse_adjust_nb(st, b.tables, t, 0, rng, 0, 1, out)
+    assert out[0] == 0
+
+
+def test_red_coach_zone_at_the_range_buys_a_hit(shipped):
+    """Bad Wolfsheim's range holds a red zone: arriving gives a bullet that the next turn's shot
+    spends for a hit (the book's red zone note, by default switches)."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    rng = b.tables.range_pos[t, 0]
+    assert (b.tables.coach_colour[t, rng], b.tables.coach_strength[t, rng]) == (C.RED, 1)
+    st = scenario(b, t, [b.biathlete_id("Pinto")], [C.GREEN])
+    place(st, 0, rng - 1, 0, pulse=5)
+    give_card(b, st, 0, "Carnival")
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = rng
+    play(b, st, 0, t)
+    assert events_of(st, E.BOOST, 0)[0, :2].tolist() == [C.RED, 1]
+    assert st.seat[SEAT_BOOST_C, 0] == C.RED and st.seat[SEAT_ON_MAT, 0] == 1
+    # the next round: the shot
+    st.g[G_ROUND] = 6
+    give_card(b, st, 0, "Carnival")
+    st.rng[0] = rng_state_for([0, 4, 0, 0, 0])
+    st.g[G_WIND] = b.tables.heading[t, rng]                # headwind at the mats: no hit adjustment
+    st.script[0, SC_ACTION] = C.SHOOT
+    st.script[0, SC_BULLETS] = 0
+    st.script[0, SC_COACH] = 1
+    st.script[0, SC_DEST] = rng + 2
+    play(b, st, 0, t)
+    assert events_of(st, E.HITS, 0)[0, :5].tolist() == [1, 0, 0, 1, 2]
+    assert len(events_of(st, E.BOOST_LOST, 0)) == 0 and st.seat[SEAT_BOOST_C, 0] == -1
+
+
+@pytest.mark.parametrize("zero_step_boost", [True, False])
+def test_a_move_of_zero_steps_on_a_coach_zone(shipped, tmp_path, zero_step_boost):
+    """The book: the boost goes to whoever ends the move there; a racer that stays on a blue zone
+    gets it again by default, not with `zero_step_boost = false`."""
+    from blastrace import SWITCHES_DEFAULT, variant_dir
+    b = shipped if zero_step_boost else load_bundle(variant_dir(tmp_path, {SWITCHES_DEFAULT: SWITCHES_DEFAULT.replace(
+        "zero_step_boost = true", "zero_step_boost = false")}))
+    t = b.trail_id("Lang")
+    zone = int(np.flatnonzero(b.tables.coach_colour[t] == C.BLUE)[0])
+    st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+    place(st, 0, zone, pulse=4)
+    give_card(b, st, 0, "Offset")
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = zone
+    st.script[0, SC_WIND] = C.STILL
+    play(b, st, 0, t)
+    assert events_of(st, E.MOVE, 0)[0, :2].tolist() == [zone, zone]
+    boosts = events_of(st, E.BOOST, 0)
+    reduction = events_of(st, E.PULSE, 0)[0, 3]
+    if zero_step_boost:
+        assert boosts[:, :2].tolist() == [[C.BLUE, 2]] and reduction == 2
+    else:
+        assert len(boosts) == 0 and reduction == 0

@@ -335,3 +335,37 @@ def test_warning_for_a_biathlete_who_never_hits(minidir):
     assert warnings_of(minidir) == [
         "biathletes/cy.toml: biathlete 'Cy': accuracy: every threshold is 6 or more but the dice show 0 to 5: "
         "Cy's dice can never hit (hits come only from windstill, bullets and red coach boosts)"]
+
+
+RANGE = 'terrain = "F"\n\n[wait]'
+
+
+def test_range_coach_zone_is_checked(minidir):
+    edit(minidir / "venues" / "testhausen.toml", RANGE,
+         'terrain = "F"\ncoach = { colour = "pink", strength = 6, space = 1 }\n\n[wait]')
+    found = problems(minidir)
+    assert len(found) == 3, found
+    assert any("venues/testhausen.toml: venue 'Testhausen': range.coach.colour: must be a colour: red" in f
+               for f in found)
+    assert any("range.coach.strength: must be a whole number from 1 to 5, got 6" in f for f in found)
+    assert any("range.coach.space: is not a known field" in f for f in found)
+
+
+def test_range_coach_zone_is_accepted(minidir):
+    edit(minidir / "venues" / "testhausen.toml", RANGE,
+         'terrain = "F"\ncoach = { colour = "red", strength = 1 }\n\n[wait]')
+    venue = load_data(minidir).venues[0]
+    assert (venue.range.coach.colour, venue.range.coach.strength) == ("red", 1)
+
+
+def test_fork_heading_must_be_a_heading(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'heading = "WWW"', 'heading = "WWW"\nfork_heading = { final = "Q" }')
+    one_problem(minidir, "venues/testhausen.toml: segment 'stretch': segments.stretch.fork_heading.final: "
+                         "must be a heading, one of N, E, S, W")
+
+
+def test_fork_heading_must_name_a_branch_of_the_route(minidir):
+    edit(minidir / "venues" / "testhausen.toml", 'heading = "WWW"', 'heading = "WWW"\nfork_heading = { finale = "E" }')
+    one_problem(minidir, "venues/testhausen.toml: segment 'stretch': segments.stretch.fork_heading.finale: "
+                         "'finale' never follows segment 'stretch' in a trail's route of this venue "
+                         "(it is followed by: final, loop)")

@@ -79,7 +79,8 @@ R_MIXED_LANE_DRAFTING = 16   # 1: single- and double-lane neighbours are in line
 R_RANGE_DRAFTING = 17        # 1: racers on the range draft / block tailwind for the next space
 R_COACH_BOOST = 18           # COACH_NEXT_TURN or COACH_UNTIL_USABLE
 R_MOTIVATION_TO = 19         # MOTIVATION_TO_HAND or MOTIVATION_TO_DISCARD
-N_RULES = 20
+R_ZERO_STEP_BOOST = 20       # 1: a move of zero steps that ends on a coach zone gets its boost
+N_RULES = 21
 
 COACH_NEXT_TURN = 0
 COACH_UNTIL_USABLE = 1

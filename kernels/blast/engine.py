@@ -12,18 +12,19 @@ from ..jit import entry, inline, splice
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
     R_FACE_UP_MOTIVATION, R_INITIAL_WIND, R_MAX_HITS, R_MOTIVATION_TO, R_N_DICE, R_PULSE_LIMIT,
-    R_ROUND_CAP, R_START_LINE_CROSSINGS, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE, BLACK, GREEN, YELLOW,
+    R_ROUND_CAP, R_START_LINE_CROSSINGS, R_ZERO_STEP_BOOST, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE,
+    BLACK, GREEN, YELLOW,
 )
 from .events import (
     ACTION, BOOST, BOOST_LOST, CARD_END, CAUSE_NO_CARDS, CAUSE_PULSE, CHOOSE, DECK, ELIMINATED,
     FACE_UP, GRID, HITS, MOTIVATION, MOTIVATION_BLIND, MOVE, PICKUP, PICKUP_BULLET, PICKUP_COACH,
     PICKUP_FREE, PLACE, PULSE, ROLL, ROUND, SETUP_DICE, SETUP_DISCARD, STALL, STATE, STATUS_ELIMINATED,
-    STATUS_RACING, STATUS_WON, STEPS, TURN, WIN, WIND, COL_ARG,
+    STATUS_RACING, STATUS_WON, STEPS, TURN, WIN, WIND, COL_ARG, WAX,
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     HEURISTIC, LOOKAHEAD, P_PLACE_CREDIT, P_ROLLOUTS, choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
-    choose_range_action_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
+    choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
 from ..rng import below_nb, mix64_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
@@ -241,6 +242,16 @@ def refill_nb(st, slot):
     ev_nb(st.g, st.log, -1, FACE_UP, slot, st.g[G_FACE0 + slot])
 
 
+@inline
+def spend_wax_nb(st, s, wax):
+    """The player's wax decision (scratch[1..5]) spent: into `wax`, out of the racer's tokens."""
+    for c in range(1, N_COLOURS):
+        k = min(max(st.scratch[c], 0), st.wax[s, c])
+        wax[c] = k
+        st.wax[s, c] -= k
+        st.stats[s, S_WAX0 + c - 1] += k
+
+
 # --- eliminations and boosts -------------------------------------------------------------------
 @inline
 def eliminate_nb(st, s, cause, stamp):
@@ -389,11 +400,9 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         choose_action_nb(st, tb, trail, s, card, boost_steps)
         action = st.scratch[0]
         act_card = card
-    for c in range(1, N_COLOURS):
-        k = min(max(st.scratch[c], 0), st.wax[s, c])
-        wax[c] = k
-        st.wax[s, c] -= k
-        st.stats[s, S_WAX0 + c - 1] += k
+    shooting = on_mat and action != WAIT
+    if not shooting:        # a Shoot's wax is chosen after the hits (docs/rules.md 5.4)
+        spend_wax_nb(st, s, wax)
     ev_nb(st.g, st.log, s, ACTION, card, action, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
 
     start = st.seat[SEAT_POS, s]
@@ -438,6 +447,13 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         steps = st.work[W_STEPS:W_STEPS + 3]
         for t in range(3):
             steps[t] = value_nb(tb.card_steps[act_card, action, t], st.dice, hits)
+        if on_mat:
+            # with the hits known, the wax of the Shoot action
+            choose_shoot_wax_nb(st, tb, trail, s, steps[UPHILL] + boost_steps[UPHILL],
+                                steps[FLAT] + boost_steps[FLAT], steps[DOWNHILL] + boost_steps[DOWNHILL],
+                                tb.card_pulse[act_card, action])
+            spend_wax_nb(st, s, wax)
+            ev_nb(st.g, st.log, s, WAX, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
         steps[UPHILL] += wax[BLACK] + boost_steps[UPHILL]
         steps[FLAT] += wax[YELLOW] + boost_steps[FLAT]
         steps[DOWNHILL] += wax[GREEN] + boost_steps[DOWNHILL]
@@ -467,7 +483,9 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         if st.seat[SEAT_ON_MAT, s] == 1:
             v = visit_of_nb(tb, trail, dest)
             st.stats[s, S_ARRIVE_ROUND0 + v] = rnd
-        if dest != start:
+        if dest != start or tb.rules[R_ZERO_STEP_BOOST] == 1:
+            # the boost goes to a racer that ends its move on the zone (with zero_step_boost, also
+            # after a move of zero steps)
             zc = np.int64(tb.coach_colour[trail, dest])
             if zc != NO_COACH:
                 zs = tb.coach_strength[trail, dest]

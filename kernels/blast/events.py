@@ -35,13 +35,14 @@ STALL = 22          # a0 round cap
 PLACE = 23          # a0 place, a1 status
 STATE = 24          # a0 pos, a1 lane, a2 on mat, a3 pulse, a4 bullets, a5..a9 wax, a10 hand, a11 discard, a12 status
 BOOST_LOST = 25     # a0 colour, a1 strength
+WAX = 26            # a0..a4 wax black, yellow, green, blue, white: a Shoot's wax, chosen after the hits
 
 KIND_NAMES = {
     SETUP_DICE: "SETUP_DICE", DECK: "DECK", FACE_UP: "FACE_UP", SETUP_DISCARD: "SETUP_DISCARD",
     GRID: "GRID", ROUND: "ROUND", PICKUP: "PICKUP", ELIMINATED: "ELIMINATED", CHOOSE: "CHOOSE",
     TURN: "TURN", ACTION: "ACTION", ROLL: "ROLL", HITS: "HITS", STEPS: "STEPS", MOVE: "MOVE",
     MOTIVATION: "MOTIVATION", BOOST: "BOOST", PULSE: "PULSE", WIND: "WIND", CARD_END: "CARD_END",
-    WIN: "WIN", STALL: "STALL", PLACE: "PLACE", STATE: "STATE", BOOST_LOST: "BOOST_LOST",
+    WIN: "WIN", STALL: "STALL", PLACE: "PLACE", STATE: "STATE", BOOST_LOST: "BOOST_LOST", WAX: "WAX",
 }
 
 PICKUP_FREE = 0

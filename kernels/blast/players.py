@@ -17,13 +17,13 @@ from ..jit import inline, splice
 from .consts import (
     BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
     R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
-    R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, SHOOT, SRC_NONE, STILL, UPHILL, VAL_BASE,
-    VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
+    R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, R_ZERO_STEP_BOOST, SHOOT, SRC_NONE, STILL,
+    UPHILL, VAL_BASE, VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
 )
 from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
 from ..rng import below_nb, uniform_nb
 from .rules import (
-    reach_route_nb, value_nb, band_threshold_nb, facing_nb, free_mat_nb, in_line_nb,
+    reach_route_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
     occupant_mask_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
@@ -34,14 +34,16 @@ from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_EXTRA
 
 RANDOM = 0
 HEURISTIC = 1
-SCRIPTED = 2     # tests: decisions read from st.script[seat]; -1 entries fall back to the heuristic
+SCRIPTED = 2     # tests: decisions read from st.script[seat]; -1 entries fall back to the heuristic;
+                 # an illegal scripted decision raises ValueError (the engine refuses it)
 LOOKAHEAD = 3    # the heuristic, with its card chosen by rollouts (P_ROLLOUTS per candidate card)
 PLAYER_KINDS = ("random", "heuristic", "scripted", "lookahead")
 
 # st.script columns for SCRIPTED seats
 SC_CARD = 0          # card id to choose
 SC_ACTION = 1        # TOP/BOTTOM, or WAIT/SHOOT on a mat
-SC_WAX = 2           # SC_WAX + colour - 1: wax of black .. white to spend (with SC_ACTION)
+SC_WAX = 2           # SC_WAX + colour - 1: wax of black .. white to spend (with SC_ACTION; on a
+                     # Shoot turn they are spent after the hits, docs/rules.md 5.4)
 SC_DEST = 7          # destination position
 SC_LANE = 8          # lane there (ignored on the range and the run-out)
 SC_WIND = 9          # new wind
@@ -151,6 +153,7 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     rules = tb.rules
     mixed = rules[R_MIXED_LANE_DRAFTING]
     range_sw = rules[R_RANGE_DRAFTING]
+    zero_boost = rules[R_ZERO_STEP_BOOST]
     headwind = rules[R_HEADWIND]
     tailwind = rules[R_TAILWIND]
     drafting_adj = rules[R_DRAFTING]
@@ -199,7 +202,7 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             if rp >= q and not (rp == q and mat == 0):
                 to_range = rp - q
                 break
-        zone = strength[q] if (q != pos and coach[q] != NO_COACH) else 0
+        zone = strength[q] if ((q != pos or zero_boost == 1) and coach[q] != NO_COACH) else 0
         for lane in range(lane_lo, lane_hi):
             if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
                 continue
@@ -307,8 +310,8 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
                 return np.int64(PICKUP_COACH)
             return np.int64(PICKUP_BULLET)
         return np.int64(0)
-    if coach_ok:
-        return np.int64(PICKUP_COACH)
+    if coach_ok and st.seat[SEAT_ON_MAT, s] == 0:
+        return np.int64(PICKUP_COACH)       # on a mat the red boost is kept for a hit at the shot
     if st.seat[SEAT_HAND_N, s] <= st.params[s, P_PICKUP_HAND] and st.seat[SEAT_DISC_N, s] >= 4 and st.seat[SEAT_BULLETS, s] >= 2:
         return np.int64(PICKUP_BULLET)
     return np.int64(0)
@@ -326,7 +329,11 @@ def choose_card_nb(st, tb, trail, s):
     if st.seat[SEAT_PLAYER, s] == RANDOM:
         return st.hand[s, below_nb(st.rng[1:], n)]
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
-        return st.script[s, SC_CARD]
+        c = st.script[s, SC_CARD]
+        for i in range(n):
+            if st.hand[s, i] == c:
+                return c
+        raise ValueError("illegal scripted choice: the card is not in the racer's hand")
     hand = st.hand[s]
     dice = st.dice
     card_steps = tb.card_steps
@@ -407,11 +414,66 @@ def random_wax_nb(st, s, p):
 
 
 @inline
-def scripted_action_nb(st, s):
-    """A SCRIPTED seat's action and wax, from its script (into scratch[0..5])."""
-    st.scratch[0] = st.script[s, SC_ACTION]
+def scripted_wax_nb(st, s):
+    """A SCRIPTED seat's wax, from its script (into scratch[1..5]); more than it holds is refused."""
     for c in range(1, N_COLOURS):
-        st.scratch[c] = max(st.script[s, SC_WAX + c - 1], 0)
+        k = max(st.script[s, SC_WAX + c - 1], 0)
+        if k > st.wax[s, c]:
+            raise ValueError("illegal scripted choice: more wax of a colour than the racer holds")
+        st.scratch[c] = k
+
+
+@inline
+def scripted_action_nb(st, s, wax_now):
+    """A SCRIPTED seat's action (into scratch[0]) and, with wax_now, its wax (scratch[1..5])."""
+    a = st.script[s, SC_ACTION]
+    if a != 0 and a != 1:
+        raise ValueError("illegal scripted choice: an action is 0 or 1")
+    st.scratch[0] = a
+    if wax_now:
+        scripted_wax_nb(st, s)
+
+
+@inline
+def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
+    """The heuristic's wax for an action with these steps and cost, whose best end scores `best`:
+    terrain wax (black -> uphill, yellow -> flat, green -> downhill), then blue, one token at a
+    time while a token gains more than its price w_wax (into scratch[BLACK..BLUE]; the end it
+    then reaches into scratch[6..8])."""
+    sc = st.scratch
+    wax = st.wax[s]
+    extra = st.work[W_EXTRA:W_EXTRA + 3]
+    extra[:] = 0
+    blue = 0
+    for colour in (BLACK, YELLOW, GREEN):
+        t = colour - BLACK
+        while sc[colour] < wax[colour]:
+            before = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
+                                    fl + extra[1], dn + extra[2])
+            extra[t] += 1
+            after = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
+                                   fl + extra[1], dn + extra[2])
+            if after == before:
+                # the token reaches no new space: the same ends, the same score, no gain
+                extra[t] -= 1
+                break
+            v = best_of_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2], cost - blue, out) - icy
+            if v - best > w_wax:
+                best = v
+                sc[colour] += 1
+                sc[6:9] = out
+            else:
+                extra[t] -= 1
+                break
+    while sc[BLUE] < wax[BLUE]:
+        v = best_of_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2], cost - blue - 1, out) - icy
+        if v - best > w_wax:
+            best = v
+            blue += 1
+            sc[BLUE] += 1
+            sc[6:9] = out
+        else:
+            break
 
 
 @inline
@@ -431,7 +493,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
         random_wax_nb(st, s, 0.15)
         return
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
-        scripted_action_nb(st, s)
+        scripted_action_nb(st, s, True)
         return
     wax = st.wax[s]
     steps = st.work[W_ACT:W_ACT + 6].reshape((2, 3))
@@ -462,41 +524,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
     cost = tb.card_pulse[card, best_a]
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
-    extra = st.work[W_EXTRA:W_EXTRA + 3]
-    extra[:] = 0
-    blue = 0
-    # terrain wax (black -> uphill, yellow -> flat, green -> downhill), one token at a time
-    for colour in (BLACK, YELLOW, GREEN):
-        t = colour - BLACK
-        while sc[colour] < wax[colour]:
-            before = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[best_a, 0] + extra[0],
-                                    steps[best_a, 1] + extra[1], steps[best_a, 2] + extra[2])
-            extra[t] += 1
-            after = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[best_a, 0] + extra[0],
-                                   steps[best_a, 1] + extra[1], steps[best_a, 2] + extra[2])
-            if after == before:
-                # the token reaches no new space: the same ends, the same score, no gain
-                extra[t] -= 1
-                break
-            v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
-                           steps[best_a, 2] + extra[2], cost - blue, out) - icy
-            if v - best > w_wax:
-                best = v
-                sc[colour] += 1
-                sc[6:9] = out
-            else:
-                extra[t] -= 1
-                break
-    while sc[BLUE] < wax[BLUE]:
-        v = best_of_nb(ctx, steps[best_a, 0] + extra[0], steps[best_a, 1] + extra[1],
-                       steps[best_a, 2] + extra[2], cost - blue - 1, out) - icy
-        if v - best > w_wax:
-            best = v
-            blue += 1
-            sc[BLUE] += 1
-            sc[6:9] = out
-        else:
-            break
+    greedy_wax_nb(st, s, ctx, steps[best_a, 0], steps[best_a, 1], steps[best_a, 2], cost, icy, w_wax, best, out)
     # white wax: calm the wind before shooting if the move reaches the range
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
         if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s]:
@@ -508,17 +536,26 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
 def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
     """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
+        # the scripted end must be one of the move's legal ends (reachable with these steps, a
+        # space that can hold the racer, a free lane); the lane is the script's where the player
+        # chooses it, else the one the rules give (the mat on the range, the run-out's, staying put)
         q = st.script[s, SC_DEST]
-        out[0] = q
-        if q == st.seat[SEAT_POS, s]:
-            out[1] = -1 if shooting else st.seat[SEAT_LANE, s]
-            out[2] = 0 if shooting else st.seat[SEAT_ON_MAT, s]
-        elif tb.is_range[trail, q] == 1:
-            out[1] = free_mat_nb(st, tb, trail, s, q)
-            out[2] = 1
-        else:
-            out[1] = max(st.script[s, SC_LANE], 0)
-            out[2] = 0
+        want = st.script[s, SC_LANE]
+        c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
+        k = ends_within_nb(c, up, flat, down)
+        pick = -1
+        for i in range(k):
+            if c.ends[i, E_POS] != q:
+                continue
+            free_choice = q != c.pos and c.is_range[q] == 0 and q != c.finish
+            if not free_choice or c.ends[i, E_LANE] == max(want, 0):
+                pick = i
+                break
+        if pick < 0:
+            raise ValueError("illegal scripted choice: the destination is not a legal end of the move")
+        out[0] = c.ends[pick, E_POS]
+        out[1] = c.ends[pick, E_LANE]
+        out[2] = c.ends[pick, E_MAT]
         return
     if st.seat[SEAT_PLAYER, s] != RANDOM:
         best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
@@ -541,16 +578,18 @@ def expected_hits_nb(tb, biathlete, pulse, wind_adj):
 
 @inline
 def choose_range_action_nb(st, tb, trail, s):
-    """On a mat: scratch[0] WAIT or SHOOT, scratch[1..5] wax."""
+    """On a mat: scratch[0] WAIT or SHOOT, and for a Wait scratch[1..5] wax (a Shoot's wax is chosen
+    after the hits, by choose_shoot_wax_nb)."""
     sc = st.scratch
     for i in range(N_COLOURS):
         sc[i] = 0
     if st.seat[SEAT_PLAYER, s] == RANDOM:
         sc[0] = WAIT if (st.seat[SEAT_WAITS, s] < 3 and uniform_nb(st.rng[1:]) < 0.3) else SHOOT
-        random_wax_nb(st, s, 0.1)
+        if sc[0] == WAIT:
+            random_wax_nb(st, s, 0.1)      # a Shoot's wax comes after the hits (choose_shoot_wax_nb)
         return
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
-        scripted_action_nb(st, s)
+        scripted_action_nb(st, s, st.script[s, SC_ACTION] == WAIT)
         return
     rc = tb.range_card[trail]
     facing = facing_nb(tb, trail, st.seat[SEAT_POS, s], 1)
@@ -565,6 +604,33 @@ def choose_range_action_nb(st, tb, trail, s):
 
 
 @inline
+def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
+    """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white.
+
+    up, flat, down: the Shoot action's steps with this shot's hits, plus any step boost; cost: its
+    pulse cost. The heuristic adds terrain and blue wax as on a card turn (greedy_wax_nb).
+    """
+    sc = st.scratch
+    for i in range(10):
+        sc[i] = 0
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
+        random_wax_nb(st, s, 0.1)
+        return
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_ACTION] >= 0:
+        scripted_wax_nb(st, s)
+        return
+    wax = st.wax[s]
+    ctx = move_context_nb(st, tb, trail, s, up + wax[BLACK], flat + wax[YELLOW], down + wax[GREEN],
+                          np.bool_(True))
+    out = st.work[W_OUT:W_OUT + 3]
+    best = best_of_nb(ctx, up, flat, down, np.int64(cost), out)
+    last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
+    w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
+    greedy_wax_nb(st, s, ctx, up, flat, down, np.int64(cost), 0.0, w_wax, best, out)
+    sc[9] = 0
+
+
+@inline
 def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] red coach bullets.
 
@@ -575,6 +641,8 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     sc[0] = 0
     sc[1] = 0
     if room <= 0:
+        if st.seat[SEAT_PLAYER, s] == SCRIPTED and (st.script[s, SC_BULLETS] > 0 or st.script[s, SC_COACH] > 0):
+            raise ValueError("illegal scripted choice: bullets for hits when the shot has the most hits")
         return
     if st.seat[SEAT_PLAYER, s] == RANDOM:
         if coach_max > 0:
@@ -583,8 +651,13 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
         sc[0] = below_nb(st.rng[1:], min(room, st.seat[SEAT_BULLETS, s]) + 1)
         return
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_BULLETS] >= 0:
-        sc[0] = st.script[s, SC_BULLETS]
-        sc[1] = max(st.script[s, SC_COACH], 0)
+        own = st.script[s, SC_BULLETS]
+        coach = max(st.script[s, SC_COACH], 0)
+        if own > st.seat[SEAT_BULLETS, s] or coach > coach_max or own + coach > room:
+            raise ValueError("illegal scripted choice: more bullets than held, than the red boost "
+                             "offers, or than there are hits left to add")
+        sc[0] = own
+        sc[1] = coach
         return
     sc[1] = coach_max
     room -= coach_max
@@ -611,7 +684,13 @@ def choose_motivation_nb(st, tb, s):
                 k -= 1
         return np.int64(MOTIVATION_BLIND)
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_MOTIVATION] >= 0:
-        return st.script[s, SC_MOTIVATION]
+        m = st.script[s, SC_MOTIVATION]
+        if m == MOTIVATION_BLIND:
+            if deck_left <= 0:
+                raise ValueError("illegal scripted choice: a blind Motivation draw from an empty deck")
+        elif m >= n_face or st.g[G_FACE0 + m] < 0:
+            raise ValueError("illegal scripted choice: an empty or missing face-up Motivation slot")
+        return m
     # the blind draw is worth the average of the cards not seen yet
     blind = NEG
     if deck_left > 0:
@@ -637,6 +716,8 @@ def choose_wind_nb(st, tb, trail, s):
     if st.seat[SEAT_PLAYER, s] == RANDOM:
         return below_nb(st.rng[1:], 5)
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_WIND] >= 0:
+        if st.script[s, SC_WIND] > STILL:
+            raise ValueError("illegal scripted choice: the wind is N, E, S, W or still (0..4)")
         return st.script[s, SC_WIND]
     spite = st.params[s, P_WIND_SPITE]
     if spite <= 0.0:

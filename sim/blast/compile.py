@@ -20,7 +20,7 @@ from .model import Action, BlastData, Card, Value
 from .route import RouteLayout, unroll
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: range coach zones, fork headings, zero_step_boost
 
 
 @dataclass(frozen=True)
@@ -107,8 +107,9 @@ def capacity_problems(data: BlastData) -> list[Problem]:
         return v.base + v.mult * (rules.max_hits if v.source == "hits" else rules.die_faces - 1)
 
     extra = max((sum(w.get(c, 0) for c in ("black", "yellow", "green")) for w in data.gear.wax.values()),
-                default=0) + max((z.strength for v in data.venues for seg in v.segments.values()
-                                  for z in seg.coach), default=0)
+                default=0) + max([z.strength for v in data.venues for seg in v.segments.values()
+                                  for z in seg.coach] + [v.range.coach.strength for v in data.venues
+                                                         if v.range.coach is not None], default=0)
     room = min(S.MAX_ENDS // 2 - 1, S.MAX_AHEAD)   # 2 lanes per space; the heuristic looks this far
 
     def check_move(file: str, entry: str, field: str, action: Action) -> None:
@@ -277,6 +278,7 @@ def compile_data(data: BlastData) -> CompiledBundle:
     r[C.R_START_LINE_CROSSINGS] = rules.start_line_crossings
     r[C.R_MIXED_LANE_DRAFTING] = sw.mixed_lane_drafting
     r[C.R_RANGE_DRAFTING] = sw.range_drafting
+    r[C.R_ZERO_STEP_BOOST] = sw.zero_step_boost
     r[C.R_COACH_BOOST] = C.COACH_UNTIL_USABLE if sw.coach_boost == "until_usable" else C.COACH_NEXT_TURN
     r[C.R_MOTIVATION_TO] = C.MOTIVATION_TO_DISCARD if sw.motivation_to == "discard" else C.MOTIVATION_TO_HAND
 

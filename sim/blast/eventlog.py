@@ -109,6 +109,9 @@ class _Context:
             self.dice = [int(x) for x in a[:len(self.rules.dice)]]
         elif kind == E.HITS:
             self.hits[seat] = int(a[4])
+        elif kind == E.WAX and seat in self.action:
+            card, action, _ = self.action[seat]
+            self.action[seat] = (card, action, [int(x) for x in a[:5]])
 
 
 def colour_name(c: int) -> str:
@@ -222,6 +225,9 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
         if a[3]:
             parts.append("the red coach bullet")
         return f"{', '.join(parts)} -> {a[4]} hit{'s' if a[4] != 1 else ''}"
+    if kind == E.WAX:
+        wax = _wax_text(a[:5])
+        return f"wax spent after the shot: {wax or 'none'}"
     if kind == E.STEPS:
         text = f"steps U{a[0]} F{a[1]} D{a[2]}"
         boost = _boost_steps(ctx, seat, a[:3])

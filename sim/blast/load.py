@@ -122,6 +122,7 @@ class _Reader:
         switches = Switches(
             mixed_lane_drafting=s.bool("mixed_lane_drafting", ds.mixed_lane_drafting),
             range_drafting=s.bool("range_drafting", ds.range_drafting),
+            zero_step_boost=s.bool("zero_step_boost", ds.zero_step_boost),
             coach_boost=s.choice("coach_boost", ("next_turn", "until_usable"), ds.coach_boost),
             motivation_to=s.choice("motivation_to", ("hand", "discard"), ds.motivation_to),
         )
@@ -333,11 +334,17 @@ class _Reader:
         t = Table(self.p, file, f"venue '{vname}'", doc)
         name = t.name()
         r = t.table("range")
-        rng = Range(
-            mats=r.int("mats", None, MAX_RACERS, 12),
-            facing=r.choice("facing", HEADING_LETTERS, None, "a heading:"),
-            terrain=r.choice("terrain", TERRAIN_LETTERS, "F", "a terrain letter:"),
-        )
+        mats = r.int("mats", None, MAX_RACERS, 12)
+        facing = r.choice("facing", HEADING_LETTERS, None, "a heading:")
+        terrain = r.choice("terrain", TERRAIN_LETTERS, "F", "a terrain letter:")
+        range_coach = None
+        if r.has("coach"):
+            zt = r.table("coach")
+            colour = zt.choice("colour", COLOUR_NAMES, None, "a colour:")
+            strength = zt.int("strength", None, 1, 5)
+            zt.done()
+            range_coach = CoachZone(1, colour, strength)
+        rng = Range(mats=mats, facing=facing, terrain=terrain, coach=range_coach)
         r.done()
         wait = self.action(t, "wait", rules, hits=False, steps=False)
         shoot = self.action(t, "shoot", rules, hits=True)
@@ -382,6 +389,19 @@ class _Reader:
             trails.append(trail)
         if not trails:
             t.problem("trail", "must define at least one [[trail]]")
+        # a fork heading must name a route item that follows the segment in some trail
+        follows: dict[str, set[str]] = {}
+        for trail in trails:
+            for a, b in zip(trail.route, trail.route[1:]):
+                follows.setdefault(a, set()).add(b)
+        for sname, seg in segments.items():
+            for nxt, _ in seg.fork_heading:
+                if nxt not in follows.get(sname, set()):
+                    after = ", ".join(sorted(follows.get(sname, set()))) or "nothing"
+                    self.p.add(file, f"segment '{sname}'", f"segments.{sname}.fork_heading.{nxt}",
+                               f"'{nxt}' never follows segment '{sname}' in a trail's route of this venue "
+                               f"(it is followed by: {after}); a fork heading names the next segment "
+                               f"(or 'range') of one branch")
         t.done()
         return Venue(name, file, rng, wait, shoot, segments, tuple(trails))
 
@@ -446,11 +466,25 @@ class _Reader:
                 zt.problem("space", f"space {space} already has a coach zone")
             seen.add(space)
             coach.append(CoachZone(space, colour, strength))
+        fork = []
+        if t.has("fork_heading"):
+            ft = t.table("fork_heading")
+            for nxt in ft.data:
+                ft.used.add(nxt)
+                letter = ft.data[nxt]
+                if not isinstance(letter, str) or letter.upper() not in HEADING_LETTERS:
+                    ft.problem(nxt, f"must be a heading, one of N, E, S, W (the way a racer on the "
+                                    f"segment's last space faces when its route goes on to '{nxt}'); "
+                                    f"got {letter!r}")
+                    bad = True
+                    continue
+                fork.append((str(nxt), letter.upper()))
+            ft.done()
         t.done()
         if bad or len(lanes) != n or len(heading) != n or n == 0:
             return None
         return Segment(name, "".join(terrain), tuple(lanes), "".join(heading), tuple(starts),
-                       tuple(finishes), tuple(sorted(coach, key=lambda z: z.space)))
+                       tuple(finishes), tuple(sorted(coach, key=lambda z: z.space)), tuple(sorted(fork)))
 
     def check_route(self, file: str, rules: Rules, rng: Range, venue: Venue, trail: Trail,
                     t: Table) -> None:
@@ -562,7 +596,7 @@ def data_warnings(data: BlastData) -> list[Problem]:
     for t, layout in layouts:
         venue = data.venue_of(t)
         coach = max((s.coach[1] for s in layout.spaces if s.coach and s.coach[0] in ("black", "yellow", "green")),
-                    default=0)
+                    default=0)   # range zones included: the layout carries them
         per_turn = max(card_most, sum(most(v) for v in venue.shoot.steps)) + wax_most + coach
         slots = layout.grid_slots()
         if not slots or not layout.finish_positions:

@@ -96,7 +96,8 @@ class Switches:
     """Interpretations of the rulebook that designers may disagree on (docs/rules.md)."""
 
     mixed_lane_drafting: bool = True
-    range_drafting: bool = False
+    range_drafting: bool = True
+    zero_step_boost: bool = True       # a move of zero steps that ends on a coach zone gets its boost
     coach_boost: str = "next_turn"      # or "until_usable"
     motivation_to: str = "hand"         # or "discard"
 
@@ -127,6 +128,9 @@ class Segment:
     start_line_before: tuple[int, ...]   # the start line
     finish_before: tuple[int, ...]       # the finish line
     coach: tuple[CoachZone, ...] = ()
+    # a fork: the heading of the last space by the route item that follows it (a segment name or
+    # "range"); where the route goes on to an item not listed, the last letter of `heading` holds
+    fork_heading: tuple[tuple[str, str], ...] = ()
 
     def __len__(self) -> int:
         return len(self.terrain)
@@ -137,6 +141,7 @@ class Range:
     mats: int
     facing: str
     terrain: str
+    coach: CoachZone | None = None   # a coach zone on the range (space 1), if any
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,10 @@ R8.  `HITS` a0 is the raw number of dice meeting the accuracy; a1 is the wind ad
 R9.  Each bullet must add a hit: dice/wind hits + own bullets + coach bullets <= `max_hits`.
 R10. `WIND` appears exactly when the action has the wind symbol (card, white wax spent, or a white
      coach zone the move ended in), even if the player keeps the wind (a0 == a1).
-R11. `BOOST` is logged whenever a move that took at least one step ends on a coach zone, whatever
-     the colour. Blue and white act on that same turn; black, yellow, green and red become
+R11. `BOOST` is logged whenever a move ends on a coach zone, whatever the colour: a move that took
+     at least one step, and with `zero_step_boost` (default) also a move of zero steps (a Shoot
+     that stays on the range included; a Wait is not a move). The range's zone is the venue's
+     `range.coach`. Blue and white act on that same turn; black, yellow, green and red become
      *pending* for the racer's next turn.
 R12. Pending boosts, switch `coach_boost = "next_turn"`: they apply to the racer's next turn only.
      Step boosts (black/yellow/green) are used by any turn with a move (their steps are in
@@ -74,6 +76,12 @@ R20. The bundled range pseudo-card and the kernel tables are not used: card valu
 R21. Round-start events: a free pick-up is mandatory for an empty hand with a non-empty discard
      pile; a paid pick-up is the only optional event; they come in ski colour order among racing
      seats, and a seat has at most one of them per round.
+R22. A Shoot's wax is chosen after the hits: its `ACTION` row spends no wax (a2..a6 all 0) and a
+     `WAX` row follows `HITS` with the wax spent (at most what the racer holds); a Wait spends its
+     wax in `ACTION` and has no `WAX` row.
+R23. Headings are read from the venue's segments, not from the compiled layout: a segment's last
+     space faces its `fork_heading` entry for the route item that follows it in this trail, else
+     the last letter of its `heading`.
 """
 from __future__ import annotations
 
@@ -225,6 +233,24 @@ class _Referee:
         self.layout = bundle.layouts[trail]
         self.spaces: tuple[Space, ...] = self.layout.spaces
         self.finish = next(s.index for s in self.spaces if s.finish)
+        # headings from the venue's segments (reading R23)
+        headings: list[str] = []
+        route = self.trail.route
+        for k, item in enumerate(route):
+            if item == "range":
+                headings.append(self.venue.range.facing)
+                continue
+            seg = self.venue.segments[item]
+            letters = list(seg.heading)
+            nxt = route[k + 1] if k + 1 < len(route) else None
+            fork = dict(seg.fork_heading)
+            if nxt in fork:
+                letters[-1] = fork[nxt]
+            headings.extend(letters)
+        if len(headings) != len(self.spaces):
+            raise _Discrepancy(f"set-up: the route has {len(headings)} spaces by the venue's segments but "
+                               f"{len(self.spaces)} in the bundle's layout")
+        self.headings = headings
 
         # cards by global id, rebuilt from the readable data in the bundle's documented order
         cards: list[Card] = list(data.common)
@@ -283,7 +309,7 @@ class _Referee:
             E.ROUND: 2, E.PICKUP: 2, E.ELIMINATED: 1, E.CHOOSE: 1, E.TURN: 2, E.ACTION: 7,
             E.ROLL: len(self.rules.dice), E.HITS: 5, E.STEPS: 3, E.MOVE: 4, E.MOTIVATION: 2,
             E.BOOST: 2, E.PULSE: 6, E.WIND: 2, E.CARD_END: 2, E.WIN: 1, E.STALL: 1, E.PLACE: 2,
-            E.STATE: 13, E.BOOST_LOST: 2,
+            E.STATE: 13, E.BOOST_LOST: 2, E.WAX: 5,
         }
 
     # ============================================================ words
@@ -634,20 +660,26 @@ class _Referee:
             card = self.cards[r.chosen]
             action = card.bottom if a == C.BOTTOM else card.top
             action_name = f"{card.name} {'bottom' if a == C.BOTTOM else 'top'}"
-        wax = dict(zip(WAX_COLOURS, row.a[2:7]))
-        for colour, n in wax.items():
-            if n < 0 or n > r.wax[colour]:
-                self.fail(f"ACTION spends {n} {C.COLOUR_NAMES[colour]} wax but {r.name} holds "
-                          f"{r.wax[colour]} {C.COLOUR_NAMES[colour]} wax", row)
-        for colour, n in wax.items():
-            r.wax[colour] -= n
         shoot = on_mat and a == C.SHOOT
         wait = on_mat and a == C.WAIT
+        wax = dict(zip(WAX_COLOURS, row.a[2:7]))
+        if shoot and any(wax.values()):
+            self.fail("ACTION spends wax on a Shoot, but a Shoot's wax is chosen after the hits are known "
+                      "(a WAX row after HITS)", row)
+        self.spend_wax(r, wax, row, "ACTION")
 
-        # --- shooting
+        # --- shooting, then the Shoot's wax
         hits = None
         if shoot:
             hits = self.shoot(r, start_pending)
+            row = self.take(E.WAX, r.seat, "a Shoot's wax is chosen once the hits are known")
+            wax = dict(zip(WAX_COLOURS, row.a[:5]))
+            self.spend_wax(r, wax, row, "WAX")
+        else:
+            row = self.peek()
+            if row is not None and row.kind == E.WAX and row.seat == r.seat:
+                self.fail(f"WAX, but only a Shoot chooses its wax after rolling; {action_name} spends its wax "
+                          f"in ACTION", row)
 
         # --- the move
         zone = None
@@ -742,6 +774,14 @@ class _Referee:
         if zone is not None and zone[0] in (C.RED, *STEP_OF_WAX):
             r.pending.append(_Boost(zone[0], zone[1], zone[1]))
         self.state(r, f"the turn of {r.name} ends with its STATE")
+
+    def spend_wax(self, r: _Racer, wax: dict, row: _Row, what: str) -> None:
+        for colour, n in wax.items():
+            if n < 0 or n > r.wax[colour]:
+                self.fail(f"{what} spends {n} {C.COLOUR_NAMES[colour]} wax but {r.name} holds "
+                          f"{r.wax[colour]} {C.COLOUR_NAMES[colour]} wax", row)
+        for colour, n in wax.items():
+            r.wax[colour] -= n
 
     def could_use(self, b: _Boost, r: _Racer, moved_turn: bool, shoot: bool) -> bool:
         """until_usable: could this turn have used the pending boost?"""
@@ -904,18 +944,24 @@ class _Referee:
                       f"{len(crossed)} time(s) and every crossing is accounted for", row)
 
         zone = None
-        if moved and sp.coach is not None:
-            colour, strength = C.COLOUR_NAMES.index(sp.coach[0]), sp.coach[1]
-            row = self.take(E.BOOST, r.seat, f"the move ended in the {sp.coach[0]} coach zone on {self.at(dst)}")
+        if sp.is_range:
+            rc = self.venue.range.coach
+            coach = (rc.colour, rc.strength) if rc is not None else None
+        else:
+            coach = sp.coach
+        if (moved or self.sw.zero_step_boost) and coach is not None:
+            colour, strength = C.COLOUR_NAMES.index(coach[0]), coach[1]
+            how = "ended" if moved else "of zero steps ended (zero_step_boost)"
+            row = self.take(E.BOOST, r.seat, f"the move {how} in the {coach[0]} coach zone on {self.at(dst)}")
             self.ensure((row.a[0], row.a[1]) == (colour, strength), row,
                         f"BOOST gives colour {row.a[0]} strength {row.a[1]}; the zone on {self.at(dst)} is "
-                        f"{sp.coach[0]} ({colour}) strength {strength}")
+                        f"{coach[0]} ({colour}) strength {strength}")
             zone = (colour, strength)
         else:
             row = self.peek()
             if row is not None and row.kind == E.BOOST and row.seat == r.seat:
-                why = (f"{self.at(dst)} has no coach zone" if sp.coach is None
-                       else "a move of zero steps does not enter the zone")
+                why = (f"{self.at(dst)} has no coach zone" if coach is None
+                       else "a move of zero steps gives no boost (zero_step_boost = false)")
                 self.fail(f"BOOST but {why}", row)
         return zone, moved
 
@@ -953,8 +999,8 @@ class _Referee:
     def facing(self, r: _Racer) -> int:
         s = self.spaces[r.pos]
         if s.is_range:
-            return C.HEADING_LETTERS.index(self.venue.range.facing if r.on_mat else self.spaces[r.pos + 1].heading)
-        return C.HEADING_LETTERS.index(s.heading)
+            return C.HEADING_LETTERS.index(self.venue.range.facing if r.on_mat else self.headings[r.pos + 1])
+        return C.HEADING_LETTERS.index(self.headings[r.pos])
 
     def in_line(self, a: Space, a_lane: int, b: Space, b_lane: int) -> bool:
         if a.is_range and b.is_range:

@@ -20,9 +20,10 @@ class Space:
     number: int           # 1-based space number within the segment
     terrain: str          # U, F or D
     lanes: int            # lane count; the range holds `mats`, the run-out any number
-    heading: str          # N, E, S or W (at the range: the way racers face the targets)
+    heading: str          # N, E, S or W (at the range: the way racers face the targets); at a
+                          # fork (a segment's last space) the heading towards this route's branch
     physical: int         # physical space id, shared by repeated segments
-    coach: tuple[str, int] | None   # (colour, strength) of a coach zone
+    coach: tuple[str, int] | None   # (colour, strength) of a coach zone (the range's included)
     start_line: bool      # entering this space crosses the start line
     finish: bool          # entering this space crosses the finish line (the run-out)
     is_range: bool
@@ -73,14 +74,16 @@ def unroll(venue: Venue, trail: Trail) -> RouteLayout:
     spaces: list[Space] = []
     # a marker typed at the very end of a segment lies before the next segment's first space
     pending_start = pending_finish = False
-    for name in trail.route:
+    route = trail.route
+    for k, name in enumerate(route):
         if name == RANGE:
             if RANGE not in physical_base:
                 physical_base[RANGE] = next_physical
                 next_physical += 1
             r = venue.range
+            zone = (r.coach.colour, r.coach.strength) if r.coach is not None else None
             spaces.append(Space(len(spaces), RANGE, 1, r.terrain, r.mats, r.facing,
-                                physical_base[RANGE], None, pending_start, pending_finish, True))
+                                physical_base[RANGE], zone, pending_start, pending_finish, True))
             pending_start = pending_finish = False
             continue
         seg = venue.segments[name]
@@ -88,10 +91,14 @@ def unroll(venue: Venue, trail: Trail) -> RouteLayout:
             physical_base[name] = next_physical
             next_physical += len(seg)
         coach = {z.space - 1: (z.colour, z.strength) for z in seg.coach}
+        # a fork: the last space faces the branch this route takes (docs/data-format.md)
+        nxt = route[k + 1] if k + 1 < len(route) else None
+        last_heading = dict(seg.fork_heading).get(nxt, seg.heading[-1]) if len(seg) else ""
         for i in range(len(seg)):
             spaces.append(Space(
                 index=len(spaces), segment=name, number=i + 1, terrain=seg.terrain[i],
-                lanes=seg.lanes[i], heading=seg.heading[i], physical=physical_base[name] + i,
+                lanes=seg.lanes[i], heading=last_heading if i == len(seg) - 1 else seg.heading[i],
+                physical=physical_base[name] + i,
                 coach=coach.get(i), start_line=pending_start or i in seg.start_line_before,
                 finish=pending_finish or i in seg.finish_before, is_range=False))
             pending_start = pending_finish = False
