@@ -37,6 +37,15 @@ def base_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "biathlon-sim" / "numba"
 
 
+def is_compiled(package: str) -> bool:
+    """Whether `package`'s kernels have been compiled into the disk cache on this machine (for
+    these sources): a first use of an uncompiled package pays the compile."""
+    if "NUMBA_CACHE_DIR" in os.environ:
+        return True                       # numba's own cache: we cannot tell, and say nothing
+    folder = base_dir() / f"{package}-{fingerprint(package)}"
+    return folder.is_dir() and any(folder.rglob("*.nbi"))
+
+
 def _package_of(py_file: str) -> str | None:
     """The game package ("blast", ...) of a kernel source file, "" for a shared kernel file, None
     for a file outside kernels/."""

@@ -17,6 +17,7 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
     LABELS: dict[str, list[str]]                 code labels of coded core/game columns (elim_cause, ...)
     make_design(scenario, racers, *, fixed=None, players=("balanced",), options=None) -> design
     seats_per_race(design) -> int                seat rows a race of the design has (a relay: teams x legs)
+    block(bundle, design) -> int                 races per balanced block (race counts are rounded up to it)
     check_design(bundle, design) -> None         ValueError (one line) for a design the data cannot play
     describe(design) -> str                      the design in one line (study --dry-run)
     design_dict(design) -> dict, design_from_dict(d) -> design     the manifest's form and back
@@ -56,6 +57,7 @@ class GameInfo:
     teams: bool = False
     options: dict[str, tuple] = field(default_factory=dict)
     commands: tuple[str, ...] = ()        # game-only commands (Blast's worldcup)
+    compile_note: str = ""                # how long a first compile of the kernels takes, measured
 
     @property
     def entrant(self) -> str:
@@ -110,9 +112,11 @@ def game(name: str | None = None) -> GameInfo:
 
 # The games. Their modules load on first use.
 register(GameInfo("blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
-                  commands=("worldcup",)))
+                  commands=("worldcup",),
+                  compile_note="about 40 s on 2 cores; a look-ahead player's kernels about 2 minutes more"))
 register(GameInfo("mania", "Biathlon Mania", "track", (1, 8), ("colour",), "sim.mania.game", teams=True,
                   options={"format": ("sprint", "mass_start", "relay"), "legs": (4, 1, 2, 3),
-                           "number_dice": (1, 2), "shooting_dice": (1, 2)}))
+                           "number_dice": (1, 2), "shooting_dice": (1, 2)},
+                  compile_note="about 10 s"))
 
 __all__ = ["GameInfo", "register", "names", "game", "DEFAULT"]

@@ -172,7 +172,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
         store.open(m, IDENTITY, same_play)
         for a, b, path in store.finished():
             # a finished chunk of an earlier call: only the columns its summary needs, unless collected
-            df = pd.read_parquet(path, columns=None if collect else [*keys, "won", "place", "eliminated", "stalled"])
+            df = store.read_part(path, None if collect else [*keys, "won", "place", "eliminated", "stalled"])
             summaries.append(summarise(df, keys))
             reused += 1
             if collect:
@@ -210,6 +210,13 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     else:
         df = frame(np.zeros(0, mod.SEAT_DTYPE))
     return add_names(df, names), run_info
+
+
+def whole_blocks(game: str, bundle, design, races: int) -> int:
+    """`races` rounded up to whole balanced blocks of the design (every value of every seat axis
+    equally often in every seat)."""
+    block = games.game(game).load().block(bundle, design)
+    return -(-races // block) * block
 
 
 def warm_up(game: str, bundle, design) -> None:

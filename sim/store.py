@@ -109,11 +109,20 @@ class ChunkStore:
         _atomic_parquet(seats_frame, self.seats / part_name(start, stop))
         return seats_frame
 
+    @staticmethod
+    def read_part(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
+        """One finished part; ValueError with what to do if it cannot be read."""
+        try:
+            return pd.read_parquet(path, columns=columns)
+        except Exception as exc:          # pyarrow's errors for a damaged or truncated file vary
+            raise ValueError(f"{path} cannot be read ({type(exc).__name__}): delete it and run the same "
+                             f"command again, which plays its races anew") from None
+
     def read(self, table: str = "seats", columns: list[str] | None = None) -> pd.DataFrame:
         """Every finished part of `table` ("seats" or "visits"), in race order (ids only)."""
         folder = self.seats if table == "seats" else self.visits
         files = [folder / path.name for _, _, path in self.finished()]
-        parts = [pd.read_parquet(f, columns=columns) for f in files if f.exists()]
+        parts = [self.read_part(f, columns) for f in files if f.exists()]
         if not parts:
             raise ValueError(f"{folder} holds no finished chunk")
         return pd.concat(parts, ignore_index=True)

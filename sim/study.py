@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import time
@@ -227,6 +227,22 @@ def check_study(study: Study) -> dict:
     return bundles
 
 
+def whole_blocks(study: Study, bundles: dict) -> list[str]:
+    """Round every cell's race count up to whole balanced blocks of its design (every value of
+    every seat axis equally often in every seat); returns a note per cell rounded."""
+    mod = games.game(study.game).load()
+    bundle = bundles[BASE] if BASE in bundles else next(iter(bundles.values()))
+    notes = []
+    for i, cell in enumerate(study.cells):
+        block = mod.block(bundle, cell.design)
+        races = -(-cell.races // block) * block
+        if races != cell.races:
+            notes.append(f"cell {cell.name!r}: {cell.races:,} races rounded up to {races:,}, whole balanced "
+                         f"blocks of {block:,}")
+            study.cells[i] = replace(cell, races=races)
+    return notes
+
+
 def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool = True,
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
               log=print) -> pd.DataFrame:
@@ -237,6 +253,8 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     waits for the last chunk of one cell before the next cell starts."""
     out = Path(out)
     bundles = check_study(study)
+    for note in whole_blocks(study, bundles):
+        log(f"note: {note}")
     info = games.game(study.game)
     mod = info.load()
     keys = summary_keys(info)
@@ -254,7 +272,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
             store.open(m, IDENTITY, same_play)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [
-                summarise(pd.read_parquet(path, columns=[*keys, "won", "place", "eliminated", "stalled"]), keys)
+                summarise(store.read_part(path, [*keys, "won", "place", "eliminated", "stalled"]), keys)
                 for _, _, path in store.finished()]
             bounds = store.missing(cell.races, chunk)
             left[cell.name, vname] = len(bounds)
@@ -307,19 +325,57 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
            "command": command, "chunk_size": study.chunk_size, "data": study.data,
            "cells": [{"name": c.name, "design": mod.design_dict(c.design), "races": c.races,
                       "variants": c.variants, "seed": c.seed} for c in study.cells],
-           "variants": {v.name: {"description": v.description, "patches": [vars(p) for p in v.patches]}
+           "variants": {v.name: {"description": v.description, "patches": [_patch(p) for p in v.patches]}
                         for v in study.variants.values()}}
     path = out / "study.json"
     text = json.dumps(doc, indent=2, default=list)
     if path.exists():
-        # the study as played (seed, cells, variants, data), not its text: comments may change;
-        # a cell added, removed or changed makes it another study (each cell's own manifest
-        # guards its chunks as well)
-        old, new = json.loads(path.read_text()), json.loads(text)
-        keys = ("game", "seed", "cells", "variants", "data")
-        if any(old.get(k) != new.get(k) for k in keys):
-            raise ValueError(f"{out} holds another study ({path}); choose another folder or remove it")
+        new = json.loads(text)
+        try:
+            old = json.loads(path.read_text())
+        except ValueError:
+            raise ValueError(f"{path} is not readable JSON; remove it to start the study afresh") from None
+        why = _other_study(old, new)
+        if why:
+            raise ValueError(f"{out} holds another study ({why}); choose another folder or remove it")
+        # cells and variants the folder knew but the file no longer lists stay listed, so the
+        # report still names the results they left
+        new["cells"] += [c for c in old.get("cells", []) if c["name"] not in {n["name"] for n in new["cells"]}]
+        for name, v in old.get("variants", {}).items():
+            new["variants"].setdefault(name, v)
+        text = json.dumps(new, indent=2, default=list)
     path.write_text(text)
+
+
+def _patch(p: Patch) -> dict:
+    """A patch as study.json keeps it: what it changes, not where in which file it was written."""
+    return {"file": p.file, "path": p.path, "value": p.value}
+
+
+def _strip(patch: dict) -> dict:
+    return {k: patch.get(k) for k in ("file", "path", "value")}
+
+
+def _other_study(old: dict, new: dict) -> str:
+    """Why a study folder's study.json does not belong to this study ('' if it does). What changes
+    results must agree: the game, the seed, the data, and every cell and variant the two share;
+    a study may add cells and variants (the finished ones are kept), and the file's name, title,
+    description and comments may change."""
+    for key in ("game", "seed", "data"):
+        if old.get(key, "blast" if key == "game" else None) != new.get(key):
+            return f"{key} differs: {old.get(key)!r} there, {new.get(key)!r} now"
+    old_cells = {c["name"]: c for c in old.get("cells", [])}
+    for cell in new.get("cells", []):
+        was = old_cells.get(cell["name"])
+        same = {k: v for k, v in cell.items() if k != "variants"}      # a cell may gain variants
+        if was is not None and {k: v for k, v in was.items() if k != "variants"} != same:
+            field = next((k for k in same if was.get(k) != same.get(k)), "design")
+            return f"cell {cell['name']!r}: {field} differs"
+    for name, v in new.get("variants", {}).items():
+        was = old.get("variants", {}).get(name)
+        if was is not None and [_strip(p) for p in was.get("patches", [])] != [_strip(p) for p in v.get("patches", [])]:
+            return f"variant {name!r}: patches differ"
+    return ""
 
 
 def read_study(out: str | Path, columns: list[str] | None = None, cells: list[str] | None = None) -> pd.DataFrame:

@@ -78,3 +78,37 @@ def test_bad_designs_are_explained(bundle):
         run_races(bundle, Design("Kurz", 3, biathletes=("Owens", "Wei")), 10, 1, progress=False)
     with pytest.raises(KeyError, match="no player named"):
         run_races(bundle, Design("Kurz", 2, players=("genius",)), 10, 1, progress=False)
+
+
+def test_resume_with_another_chunk_size_gives_the_same_table(bundle, tmp_path):
+    design = Design("Kurz", 3)
+    whole, _ = run_races(bundle, design, 480, 4, chunk_size=480, progress=False)
+    run_races(bundle, design, 480, 4, chunk_size=100, progress=False, out=tmp_path / "r", stop_after=2)
+    _, info = run_races(bundle, design, 480, 4, chunk_size=70, progress=False, out=tmp_path / "r")
+    assert info.chunks_reused == 2 and info.races == 480 - 200      # only the races no part covered
+    again = read_results(tmp_path / "r")
+    pd.testing.assert_frame_equal(again[whole.columns], whole)
+    visits = read_results(tmp_path / "r", table="visits")
+    assert set(visits.race) <= set(range(480)) and len(visits) > 0
+
+
+def test_another_run_in_the_folder_is_refused_naming_the_field(bundle, tmp_path):
+    run_races(bundle, Design("Kurz", 3), 48, 4, progress=False, out=tmp_path / "r")
+    with pytest.raises(ValueError, match="seed differs"):
+        run_races(bundle, Design("Kurz", 3), 48, 5, progress=False, out=tmp_path / "r")
+    with pytest.raises(ValueError, match="design differs"):
+        run_races(bundle, Design("Kurz", 4), 48, 4, progress=False, out=tmp_path / "r")
+
+
+def test_a_damaged_chunk_says_what_to_do(tmp_path):
+    from sim.cli import main
+
+    assert main(["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--chunk", "48", "--quiet",
+                 "--out", str(tmp_path / "r")]) == 0
+    part = sorted((tmp_path / "r" / "results").glob("part-*.parquet"))[0]
+    part.write_bytes(b"not parquet")
+    assert main(["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--chunk", "48", "--quiet",
+                 "--out", str(tmp_path / "r")]) == 2
+    part.unlink()
+    assert main(["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--chunk", "48", "--quiet",
+                 "--out", str(tmp_path / "r")]) == 0

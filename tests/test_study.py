@@ -147,3 +147,35 @@ def test_study_command(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "sim.cli", "study", str(path), "--out", str(out), "--cells", "x"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "no cell named 'x'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_study_grows_and_resumes_under_another_name(tmp_path):
+    small = STUDY.replace('''[[cell]]
+name = "duel"''', '''[[cell]]
+name = "extra"
+trail = "Long"
+racers = 2
+races = 96
+
+[[cell]]
+name = "duel"''')
+    out = tmp_path / "out"
+    run_study(load_study(write(tmp_path, STUDY)), out, progress=False, log=lambda *_: None)
+    parts = sorted(p.name for p in (out / "results" / "cell=duel" / "variant=base").glob("part-*"))
+    lines = []
+    run_study(load_study(write(tmp_path, small, "renamed.toml")), out, progress=False, log=lines.append)
+    assert any("extra / base: 96 races played" in ln for ln in lines)
+    assert any("duel / base: already played" in ln for ln in lines)
+    assert sorted(p.name for p in (out / "results" / "cell=duel" / "variant=base").glob("part-*")) == parts
+    changed = STUDY.replace("races = 100", "races = 200")
+    with pytest.raises(ValueError, match="cell 'duel': races differs"):
+        run_study(load_study(write(tmp_path, changed)), out, progress=False, log=lambda *_: None)
+
+
+def test_race_counts_round_up_to_whole_balanced_blocks(tmp_path):
+    text = STUDY.replace("races = 480", "races = 500")
+    lines = []
+    summary = run_study(load_study(write(tmp_path, text)), tmp_path / "out", progress=False, log=lines.append)
+    assert any("'grid-Kurz-3': 500 races rounded up to 528" in ln for ln in lines)
+    cell = summary[(summary.cell == "grid-Kurz-3") & (summary.variant == "base")]
+    assert cell.races.sum() == 528 * 3

@@ -48,6 +48,10 @@ class Design:
             raise ValueError(f"racers must lie in {C.MIN_RACERS}..{C.MAX_RACERS}, got {self.racers}")
         if self.biathletes is not None and len(self.biathletes) != self.racers:
             raise ValueError(f"{self.racers} racers need {self.racers} biathletes, got {len(self.biathletes)}")
+        if self.biathletes is not None:
+            twice = sorted({b for b in self.biathletes if list(self.biathletes).count(b) > 1})
+            if twice:
+                raise ValueError(f"a line-up names each biathlete once; {', '.join(twice)} is named twice")
         if self.biathletes is None and self.racers > len(bundle.biathlete_names):
             raise ValueError(f"{self.racers} racers but only {len(bundle.biathlete_names)} biathletes")
         if len(self.players) not in (1, self.racers):
@@ -55,6 +59,11 @@ class Design:
         players = self.resolved()
         if self.biathletes is not None:
             make_setup(bundle, self.trail, self.biathletes, self.colours, list(self._seats(players)))
+
+    def block(self, bundle: CompiledBundle) -> int:
+        """Races per balanced block: every biathlete in every ski colour once per seat (1 for a
+        fixed line-up)."""
+        return 1 if self.biathletes is not None else len(bundle.biathlete_names) * C.N_COLOURS
 
     def resolved(self, known: dict[str, Player] | None = None) -> tuple[Player, ...]:
         """The design's players, resolved by name (KeyError naming the known ones)."""

@@ -125,6 +125,11 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
         raise ValueError(f"Biathlon Blast designs fix only biathlete and colour, and take no options "
                          f"(got {sorted(unknown) or sorted(options)})")
     bis, cols = fixed.get("biathlete"), fixed.get("colour")
+    from kernels.blast.consts import COLOUR_NAMES
+
+    unknown = [c for c in cols or () if c not in COLOUR_NAMES]
+    if unknown:
+        raise ValueError(f"no ski colour named {unknown[0]!r}; known: {', '.join(COLOUR_NAMES)}")
     return Design(scenario, racers, tuple(bis) if bis else None, tuple(cols) if cols else None,
                   tuple(players))
 
@@ -138,6 +143,12 @@ def describe(design) -> str:
 
 def check_design(bundle: CompiledBundle, design) -> None:
     design.check(bundle)
+
+
+def block(bundle: CompiledBundle, design) -> int:
+    """Races per balanced block of the design (a race count that is a multiple keeps every
+    biathlete in every ski colour equally often); 1 for a fixed line-up."""
+    return design.block(bundle)
 
 
 def seats_per_race(design) -> int:

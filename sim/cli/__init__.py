@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..validation import DataError
 from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact
+from .common import fail, print_problems
 
 COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact)
 #: commands whose options depend on the game (they take the GameInfo)
@@ -18,7 +20,7 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     from .. import games
 
     info = games.game(game)
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="biathlon-sim",
         description="Monte Carlo balance laboratory for biathlon racing board games: "
                     + ", ".join(games.game(g).title for g in games.names())
@@ -27,10 +29,17 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--game", default=games.DEFAULT, choices=games.names(),
                         help=f"the game (default: {games.DEFAULT}); a study file names its own")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for command in COMMANDS:
         command.add_parser(sub) if command not in GAME_AWARE else command.add_parser(sub, info)
     return parser
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with its errors on one line (what was wrong and where to look), exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _version() -> str:
@@ -54,23 +63,33 @@ def _game_of(argv: list[str] | None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser(_game_of(argv)).parse_args(argv)
+    import os
+
+    try:
+        args = build_parser(_game_of(argv)).parse_args(argv)
+    except SystemExit as exc:            # a usage error (one line printed, status 2) or --help (0)
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return args.func(args)
     except BrokenPipeError:
         # the reader went away (e.g. `| head`): stop quietly, as command-line tools do
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         print("biathlon-sim: interrupted; a run with --out keeps its finished chunks and the same "
               "command resumes it", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    except DataError as exc:
+        return print_problems(f"biathlon-sim {args.command}", exc)
+    except (ValueError, KeyError, OSError) as exc:
+        # a library's refusal of bad input (its message says what was expected): one line, exit 2;
+        # BIATHLON_TRACEBACK=1 shows where it came from
+        if os.environ.get("BIATHLON_TRACEBACK"):
+            raise
+        text = str(exc.args[0]) if exc.args and isinstance(exc, KeyError) else str(exc)
+        return fail(args.command, text or type(exc).__name__)
+    except MemoryError:
+        return fail(args.command, "ran out of memory; ask for fewer races per chunk (--chunk) or fewer workers")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, split_list
+from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, racer_counts, races_count, seed_value, split_list
 
 
 def add_parser(sub, info) -> None:
@@ -24,13 +24,13 @@ def add_parser(sub, info) -> None:
         b.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
                        choices=[str(v) for v in values], help=f"default {values[0]}")
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
-    b.add_argument("--races", type=int, default=20000, help="races per cell (default: 20000)")
+    b.add_argument("--races", type=races_count, default=20000, help="races per cell (default: 20000)")
     b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
-    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--seed", type=seed_value, default=1)
     b.add_argument("--scaling", default=None, metavar="JOBS",
                    help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
-    b.add_argument("--scaling-races", type=int, default=200_000, help="races per scaling run (default 200000)")
-    b.add_argument("--chunk", type=int, default=20_000, help="races per chunk in scaling runs (default 20000)")
+    b.add_argument("--scaling-races", type=races_count, default=200_000, help="races per scaling run (default 200000)")
+    b.add_argument("--chunk", type=races_count, default=20_000, help="races per chunk in scaling runs (default 20000)")
     data_option(b)
     b.set_defaults(func=cmd_bench)
 
@@ -52,7 +52,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return EXIT_BAD_DATA
     try:
         trails = [bundle.trail_id(t) for t in (split_list(args.trails) or list(bundle.trail_names))]
-        racers = [int(n) for n in split_list(args.racers)]
+        racers = racer_counts(args.racers)
         player = resolve(args.player)
     except (KeyError, ValueError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
@@ -94,7 +94,7 @@ def bench_other(args: argparse.Namespace, bad) -> int:
     options = {k: _typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
     try:
         scenarios = split_list(args.trails) or list(mod.scenarios(bundle))
-        racers = [int(n) for n in split_list(args.racers)]
+        racers = racer_counts(args.racers)
         for n in racers:
             info.check_racers(n)
         if args.races < 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..validation import DataError
 
@@ -60,7 +61,7 @@ def data_option(p: argparse.ArgumentParser) -> None:
 
 
 def jobs_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    p.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
 
 
 def wrap(text: str, width: int = 98) -> list[str]:
@@ -68,3 +69,103 @@ def wrap(text: str, width: int = 98) -> list[str]:
 
     return [line for para in text.splitlines() for line in textwrap.wrap(para, width)]
 
+
+
+# --- argument types: every number and path is checked when the command line is read, before any
+# race is played, with a message that says what was expected ----------------------------------
+
+#: the most races (or cups) one command plays: a year of a 2-core machine's time
+MAX_RACES = 10**10
+MAX_SEED = 2**63 - 1
+
+
+def whole(lo: int, hi: int, what: str = "a whole number"):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what} from {lo:,} to {hi:,}, got {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be at least {lo:,}, got {value:,}")
+        if value > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:,}, got {value:,}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+races_count = whole(1, MAX_RACES)
+seed_value = whole(0, MAX_SEED)
+
+
+def jobs_value(text: str) -> int:
+    """Worker processes: 1 or more, or -1 for every core (-2 every core but one, ...)."""
+    import os
+
+    cores = os.cpu_count() or 1
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value == 0 or value < -cores:
+        raise argparse.ArgumentTypeError(f"must be a number of worker processes (1 or more), or -1 for every "
+                                         f"core (-2 for all but one, ...; this machine has {cores}), got {text!r}")
+    return value
+
+
+def _writable_ancestor(path: Path) -> tuple[bool, str]:
+    """Whether `path` can be created: its nearest existing ancestor is a folder we may write."""
+    import os
+
+    p = path.resolve()
+    while not p.exists():
+        p = p.parent
+    if not p.is_dir():
+        return False, f"{p} is a file, not a folder"
+    if not os.access(p, os.W_OK | os.X_OK):
+        return False, f"{p} is not writable"
+    return True, ""
+
+
+def out_dir(text: str) -> str:
+    """An output folder: an existing folder, or one that can be created."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file; give a folder (it is created if needed)")
+    ok, why = _writable_ancestor(path)
+    if not ok:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {why}")
+    return text
+
+
+def out_file(text: str) -> str:
+    """An output file: not a folder, in a folder that exists or can be created."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name")
+    ok, why = _writable_ancestor(path.parent if str(path.parent) else Path("."))
+    if not ok:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {why}")
+    return text
+
+
+def compile_notice(game: str | None) -> None:
+    """Say so before a long first compile: the kernels of `game` not yet in this machine's cache."""
+    from kernels.cache import is_compiled
+
+    from .. import games
+
+    info = games.game(game)
+    if not is_compiled(info.name):
+        note = f" ({info.compile_note})" if info.compile_note else ""
+        print(f"compiling {info.title}'s race kernels for their first use on this machine{note}; "
+              f"they are cached afterwards", file=sys.stderr, flush=True)
+
+
+def racer_counts(text: str) -> list[int]:
+    """'2,4,6' -> [2, 4, 6]; ValueError with the option's name otherwise."""
+    try:
+        return [int(n) for n in split_list(text)]
+    except ValueError:
+        raise ValueError(f"--racers takes whole numbers such as 2,4,6; got {text!r}") from None

@@ -5,7 +5,10 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, fail, jobs_option, load_or_report, only_for, split_list
+from .common import (
+    EXIT_BAD_DATA, fail, jobs_option, load_or_report, only_for, out_dir, races_count, seed_value,
+    split_list,
+)
 
 
 def add_parser(sub) -> None:
@@ -43,17 +46,17 @@ def add_parser(sub) -> None:
                     help="change one value of the base data (repeat for several changes)")
     co.add_argument("--trails", default=None, help="comma-separated trails (default: all)")
     co.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
-    co.add_argument("--races", type=int, default=9600,
+    co.add_argument("--races", type=races_count, default=9600,
                     help="races per trail on each data set, rounded up to whole blocks of line-ups "
                          "(biathletes x 6; default 9600)")
-    co.add_argument("--seed", type=int, default=1)
+    co.add_argument("--seed", type=seed_value, default=1)
     co.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
     co.add_argument("--correction", choices=("holm", "bh"), default="holm",
                     help="multiple-comparison correction over the rows (default holm)")
     co.add_argument("--rows", type=int, default=None, help="print only the first N rows (default all)")
-    co.add_argument("--chunk", type=int, default=4800, help="races per task (default 4800)")
+    co.add_argument("--chunk", type=races_count, default=4800, help="races per task (default 4800)")
     jobs_option(co)
-    co.add_argument("--out", default=None, metavar="DIR",
+    co.add_argument("--out", default=None, metavar="DIR", type=out_dir,
                     help="write comparison.csv and counts.csv (per trail, biathlete and ski colour) here")
     co.add_argument("--quiet", action="store_true", help="no progress bar")
     co.set_defaults(func=cmd_compare)
@@ -125,7 +128,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
             for key, names in (("trail", base.trail_names), ("biathlete", base.biathlete_names)):
                 counts.insert(counts.columns.get_loc(key) + 1, f"{key}_name", [names[i] for i in counts[key]])
             counts.to_csv(out / "counts.csv", index=False)
+            from reports.pages import compare_page
+
+            page = compare_page(out, t, result.describe(), counts)
         except OSError as exc:
             return bad(f"--out {args.out}: {exc.strerror or exc}")
         print(f"tables: {out / 'comparison.csv'}, {out / 'counts.csv'} (counts per trail, biathlete and ski colour)")
+        print(f"page: {page}")
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, only_for
+from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, only_for, out_dir
 
 
 def add_parser(sub) -> None:
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     e.add_argument("--track", default=None, help="one track (default: every track)")
     e.add_argument("--format", default=None, help="one format: sprint, mass_start or relay (default: every one)")
     e.add_argument("--number-dice", type=int, default=1, choices=(1, 2), help="number dice in play (default 1)")
-    e.add_argument("--out", default=None, metavar="DIR", help="write turns.csv and penalties.csv here")
+    e.add_argument("--out", default=None, metavar="DIR", type=out_dir, help="write turns.csv and penalties.csv here")
     data_option(e)
     e.set_defaults(func=cmd_exact)
 
@@ -80,7 +80,11 @@ def cmd_exact(args: argparse.Namespace) -> int:
             pd.concat(dists, ignore_index=True).to_csv(out / "turns.csv", index=False)
             turns.to_csv(out / "turns_summary.csv", index=False)
             pens.to_csv(out / "penalties.csv", index=False)
+            from reports.pages import exact_page
+
+            exact_page(out, turns, pd.concat(dists, ignore_index=True), pens,
+                       f"{args.number_dice} number die/dice; a relay row is one leg")
         except OSError as exc:
             return fail("exact", f"--out {args.out}: {exc.strerror or exc}")
-        print(f"\ntables: {out}/turns.csv, turns_summary.csv, penalties.csv")
+        print(f"\ntables: {out}/turns.csv, turns_summary.csv, penalties.csv; page: {out}/page.html")
     return 0

@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, split_list
+from .common import (
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_file, races_count,
+    seed_value, split_list,
+)
 
 
 def add_parser(sub) -> None:
@@ -32,10 +35,10 @@ def add_parser(sub) -> None:
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
     lad.add_argument("--trail", required=True)
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
-    lad.add_argument("--races", type=int, default=10000, help="races in all (default 10000)")
-    lad.add_argument("--seed", type=int, default=1)
+    lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
+    lad.add_argument("--seed", type=seed_value, default=1)
     jobs_option(lad)
-    lad.add_argument("--out", default=None, metavar="CSV", help="also write the table to this CSV file")
+    lad.add_argument("--out", default=None, metavar="CSV", type=out_file, help="also write the table to this CSV file")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
     data_option(lad)
     lad.set_defaults(func=cmd_ladder)
@@ -86,4 +89,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     if args.out:
         result.table.to_csv(args.out)
         print(f"table: {args.out}")
+        from reports.pages import ladder_page, page_beside
+
+        page = ladder_page(page_beside(args.out), result.table, None if args.vs else result.pairs,
+                           result.describe(), result.verdict(a.name, b.name) if args.vs else "")
+        print(f"page: {page}")
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, fail, load_or_report, split_list
+from .common import EXIT_BAD_DATA, fail, load_or_report, seed_value, split_list
 
 
 def add_parser(sub) -> None:
@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
                    help="player for every seat, or a comma-separated list, one per seat: a persona "
                         "(balanced, sprinter, conservative, sharpshooter, lookahead, ...), random, or "
                         "a persona file (.toml); default: balanced")
-    r.add_argument("--seed", type=int, default=1, help="the study's seed (default: 1)")
+    r.add_argument("--seed", type=seed_value, default=1, help="the study's seed (default: 1)")
     r.add_argument("--race", type=int, default=0, help="the race index within the study (default: 0)")
     r.add_argument("--states", action="store_true",
                    help="after every turn, also print the racer's position, pulse, bullets, wax and cards")
@@ -65,6 +65,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if bundle is None:
         return EXIT_BAD_DATA
     biathletes = split_list(args.biathletes)
+    twice = sorted({b for b in biathletes if biathletes.count(b) > 1})
+    if twice:
+        return bad(f"a line-up names each biathlete once; {', '.join(twice)} is named twice")
     colours = split_list(args.colours)
     players = split_list(args.players)
     if colours is not None:
@@ -76,6 +79,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         players = "heuristic"
     elif len(players) == 1:
         players = players[0]
+    from .common import compile_notice
+
+    compile_notice("blast")
     try:
         setup = make_setup(bundle, args.trail, biathletes, colours, players)
     except (KeyError, ValueError) as exc:

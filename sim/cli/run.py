@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, split_list
+from .common import (
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_dir, races_count, seed_value,
+    split_list,
+)
 
 
 def add_parser(sub, info) -> None:
@@ -34,11 +37,11 @@ def add_parser(sub, info) -> None:
                    help="one player for all seats or one per seat, comma-separated: persona names "
                         "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
                         "files (.toml); default: balanced")
-    u.add_argument("--races", type=int, default=10000)
-    u.add_argument("--seed", type=int, default=1)
-    u.add_argument("--chunk", type=int, default=10000, help="races per chunk (default 10000)")
+    u.add_argument("--races", type=races_count, default=10000)
+    u.add_argument("--seed", type=seed_value, default=1)
+    u.add_argument("--chunk", type=races_count, default=10000, help="races per chunk (default 10000)")
     jobs_option(u)
-    u.add_argument("--out", default=None, metavar="DIR", help="write the table (one Parquet file per "
+    u.add_argument("--out", default=None, metavar="DIR", type=out_dir, help="write the table (one Parquet file per "
                    "chunk, in DIR/results/) and the manifest here; the same command resumes")
     u.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
@@ -59,7 +62,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     import shlex
 
     from .. import games
-    from ..run import run_races
+    from ..run import run_races, whole_blocks
+    from .common import compile_notice
 
     info = games.game(args.game)
     bundle = load_or_report(args.data, game=info.name)
@@ -81,9 +85,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                                           options=options or None)
     except (KeyError, ValueError) as exc:
         return fail("run", str(exc.args[0]) if exc.args else str(exc))
-    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        _, run = run_races(bundle, design, args.races, args.seed, game=info.name, chunk_size=args.chunk,
+        info.load().check_design(bundle, design)
+    except (KeyError, ValueError) as exc:
+        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+    races = whole_blocks(info.name, bundle, design, args.races)
+    if races != args.races:
+        print(f"note: {args.races:,} races rounded up to {races:,}, a whole number of balanced blocks of "
+              f"{info.load().block(bundle, design):,} (every {' and '.join(info.axes)} equally often in every seat)")
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    compile_notice(info.name)
+    try:
+        _, run = run_races(bundle, design, races, args.seed, game=info.name, chunk_size=args.chunk,
                            n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
                            collect=False, scheduler=args.scheduler)
     except (KeyError, ValueError, OSError) as exc:
@@ -100,7 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     racers = design.racers             # a relay's teams: the fair share is 1/teams
     seats = info.load().seats_per_race(design)
     who = f"{racers} teams of {seats // racers}" if seats != racers else f"{racers} racers"
-    print(f"win rate per {info.entrant} ({args.races:,} races, {who}, {args.scenario}):")
+    print(f"win rate per {info.entrant} ({races:,} races, {who}, {args.scenario}):")
     print(win_rates(run.summary, names[info.entrant], racers, info.entrant, seats // racers).to_string())
     stalled = int(run.summary.stalled.sum())
     if stalled:

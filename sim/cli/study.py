@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import fail, print_problems, split_list
+from .common import fail, jobs_value, out_dir, print_problems, split_list
 
 
 def add_parser(sub) -> None:
@@ -24,8 +24,8 @@ def add_parser(sub) -> None:
                "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     st.add_argument("file", metavar="FILE", help="the study file (TOML)")
-    st.add_argument("--out", metavar="DIR", help="where results go (required unless --dry-run)")
-    st.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores; default 1)")
+    st.add_argument("--out", metavar="DIR", type=out_dir, help="where results go (required unless --dry-run)")
+    st.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores; default 1)")
     st.add_argument("--cells", default=None, help="run only these cells (comma-separated names)")
     st.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the chunks on the dask.distributed cluster at ADDRESS")
@@ -38,7 +38,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     import shlex
 
     from .. import games
-    from ..study import check_study, load_study, run_study
+    from ..study import check_study, load_study, run_study, whole_blocks
 
     def bad(message: str) -> int:
         return fail("study", message)
@@ -57,9 +57,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
     if args.dry_run:
         try:
-            check_study(study)          # the data of every variant and every cell's design, as a real run
+            bundles = check_study(study)      # the data of every variant and every cell's design, as a real run
         except DataError as exc:
             return print_problems(args.file, exc)
+        for note in whole_blocks(study, bundles):
+            print(f"note: {note}")
         for c in study.cells:
             print(f"  {c.name}: {mod.describe(c.design)}, "
                   f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
@@ -68,6 +70,9 @@ def cmd_study(args: argparse.Namespace) -> int:
     if not args.out:
         return bad("give --out DIR (where the results go), or --dry-run")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    from .common import compile_notice
+
+    compile_notice(study.game)
     try:
         summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
                             scheduler=args.scheduler, command=command, only=only)
@@ -77,6 +82,12 @@ def cmd_study(args: argparse.Namespace) -> int:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
           f"counts: {args.out}/summary.csv")
+    stalled = summary.groupby(["cell", "variant"]).sum(numeric_only=True)
+    share = stalled.stalled / stalled.races
+    if (share > 0).any():
+        worst = share.idxmax()
+        print(f"warning: {share[share > 0].size} cell(s) have races that hit the round cap with places undecided "
+              f"(most: {share.max():.2%} of racer rows in {worst[0]} / {worst[1]})", file=sys.stderr)
     g = summary.groupby([f"{info.entrant}_name", "cell", "variant"]).sum(numeric_only=True)
     rates = (g.wins / g.races).unstack(["cell", "variant"]).round(4)
     print(f"win rate per {info.entrant}, by cell and variant:")

@@ -5,7 +5,10 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, split_list, wrap
+from .common import (
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_file, races_count,
+    seed_value, split_list, wrap,
+)
 
 
 def add_parser(sub) -> None:
@@ -32,14 +35,14 @@ def add_parser(sub) -> None:
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
     tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
-    tu.add_argument("--races-per-candidate", type=int, default=2000,
+    tu.add_argument("--races-per-candidate", type=races_count, default=2000,
                     help="races each candidate plays per generation, over all trails (default 2000)")
-    tu.add_argument("--check-races", type=int, default=20000,
+    tu.add_argument("--check-races", type=races_count, default=20000,
                     help="races per trail of the final head-to-head (default 20000)")
-    tu.add_argument("--seed", type=int, default=1)
+    tu.add_argument("--seed", type=seed_value, default=1)
     tu.add_argument("--check-seed", type=int, default=None, help="seed of the final check (default --seed + 1)")
     jobs_option(tu)
-    tu.add_argument("--out", required=True, metavar="TOML", help="the persona file to write")
+    tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
     data_option(tu)
     tu.set_defaults(func=cmd_tune)
@@ -93,5 +96,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
             f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}), "
             f"data {bundle.data_hash}.\n" + result.check_line())
     write_persona(result.tuned, out, note="\n".join(wrap(note)))
+    import pandas as pd
+
+    from reports.pages import page_beside, tune_page
+
+    gens = pd.DataFrame([{"generation": gen.index + 1, "candidate": k, "races": gen.races_per_candidate,
+                          "win_rate": float(w)} for gen in g for k, w in enumerate(gen.win_rates)])
+    page = tune_page(page_beside(out), gens, note.splitlines()[1], result.weight_changes(),
+                     result.check.table if result.check is not None else None, result.check_line())
+    print(f"page: {page}")
     print(f"persona: {out}")
     return 0

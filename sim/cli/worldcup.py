@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, split_list
+from .common import (
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_dir, races_count,
+    seed_value, split_list,
+)
 
 
 def add_parser(sub) -> None:
@@ -29,20 +32,21 @@ def add_parser(sub) -> None:
                "  biathlon-sim worldcup --cups 10000 --redraft --racers 5\n"
                "  biathlon-sim worldcup --cups 5000 --draft Olsson,Owens,Wei,Pinto,Fischer,Bakken,Girard,Leitner",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    wc.add_argument("--cups", type=int, default=10000, help="World Cups to play (default 10000)")
+    wc.add_argument("--cups", type=races_count, default=10000, help="World Cups to play (default 10000)")
     wc.add_argument("--racers", type=int, default=4, help="players per cup (default 4)")
     wc.add_argument("--draft", default="rated", metavar="RULE",
                     help="rated, random, or a comma-separated preference list of biathletes (default rated)")
-    wc.add_argument("--redraft", action="store_true",
-                    help="draft again before every race, in that race's ski colour order (the book's set-up)")
-    wc.add_argument("--rating-races", type=int, default=9600,
+    wc.add_argument("--redraft", action=argparse.BooleanOptionalAction, default=True,
+                    help="draft again before every race, in that race's ski colour order (the book's set-up; "
+                         "default); --no-redraft drafts once before race 1 and each player keeps its biathlete")
+    wc.add_argument("--rating-races", type=races_count, default=9600,
                     help="races per trail of the calibration run behind a rated draft (default 9600)")
     wc.add_argument("--trails", default="Lang,Kurz,Short,Long", help="the races, in order (default Lang,Kurz,Short,Long)")
     wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
-    wc.add_argument("--seed", type=int, default=1)
-    wc.add_argument("--chunk", type=int, default=500, help="cups per task (default 500)")
+    wc.add_argument("--seed", type=seed_value, default=1)
+    wc.add_argument("--chunk", type=races_count, default=500, help="cups per task (default 500)")
     jobs_option(wc)
-    wc.add_argument("--out", default=None, metavar="DIR",
+    wc.add_argument("--out", default=None, metavar="DIR", type=out_dir,
                     help="write cups.csv, title_odds.csv, by_pick.csv, ratings.csv and races.parquet here")
     wc.add_argument("--quiet", action="store_true", help="no progress bars")
     data_option(wc)
@@ -105,6 +109,10 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
             if cups.ratings is not None:
                 cups.ratings.to_csv(out / "ratings.csv")
             cups.races.to_parquet(out / "races.parquet", index=False)
+            from reports.pages import worldcup_page
+
+            worldcup_page(out, cups.describe(), odds, cups.by_pick(), cups.ratings, gap,
+                          cups.by_player() if cups.cups.player_name.nunique() > 1 else None)
         except OSError as exc:
             return bad(f"--out {args.out}: {exc.strerror or exc}")
         print(f"\ntables: {out}/cups.csv (one row per cup and player), title_odds.csv, by_pick.csv"

@@ -132,13 +132,18 @@ def check_design(bundle: ManiaBundle, design: Design) -> None:
     except KeyError as exc:
         raise ValueError(exc.args[0]) from None
     if design.colours is not None:
-        if len(design.colours) != design.seats:
-            raise ValueError(f"{design.seats} seats need {design.seats} colours, got {len(design.colours)}")
         unknown = [c for c in design.colours if c not in FIGURE_COLOURS]
         if unknown:
             raise ValueError(f"no figure colour {unknown[0]!r}; known: {', '.join(FIGURE_COLOURS)}")
+        if len(design.colours) != design.seats:
+            raise ValueError(f"{design.seats} seats need {design.seats} colours, got {len(design.colours)}")
     elif design.seats > len(FIGURE_COLOURS) and not design.relay:
         raise ValueError(f"{design.seats} racers but only {len(FIGURE_COLOURS)} figure colours")
+
+
+def block(bundle: ManiaBundle, design: Design) -> int:
+    """Races per balanced block: every figure colour in every seat once (1 with fixed colours)."""
+    return 1 if design.colours is not None else len(FIGURE_COLOURS)
 
 
 def seats_per_race(design: Design) -> int:
@@ -214,3 +219,22 @@ def replay(bundle: ManiaBundle, design: Design, seed: int, race: int, states: bo
 
     _, _, log = play_logged(bundle, design, seed, race)
     return render(log, bundle)
+
+
+def referee(bundle: ManiaBundle, design: Design, seed: int, race: int) -> None:
+    """Replay one race's event log through the independent referee (sim/mania/referee.py, written
+    from the rulebook and docs alone); AssertionError naming the first disagreement. The referee
+    reads the data files itself, so patched data (a study's variant) is refereed unpatched."""
+    from .referee import load_game, referee_race
+
+    _, _, log = play_logged(bundle, design, seed, race)
+    setup = {"track": design.track, "format": design.format, "number_dice": design.number_dice,
+             "shooting_dice": design.shooting_dice,
+             "colours": [int(c) for c in colours(design, seed, np.array([race]))[0]]}
+    if design.relay:
+        setup.update(teams=design.racers, legs=design.legs)
+    else:
+        setup["racers"] = design.racers
+    report = referee_race(load_game(bundle.data.source), setup, log)
+    if not report.ok:
+        raise AssertionError(f"race {race} (seed {seed}, {describe(design)}): {report.message}")
