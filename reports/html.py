@@ -98,15 +98,18 @@ HEADERS = {
     "races_to_decide": "races to decide", "used_share": "share who used it",
 }
 #: value columns that carry an interval, and the names of its ends
-INTERVALS = [("win_rate", "low", "high"), ("rate", "low", "high"), ("mean", "low", "high"),
+INTERVALS = [("win_rate", "low", "high"), ("diff", "low", "high"), ("rate", "low", "high"), ("mean", "low", "high"),
              ("change", "low", "high"), ("ratio", "ratio_low", "ratio_high"),
              ("stalled_rate", "stalled_low", "stalled_high"), ("mean_dice", "low_dice", "high_dice"),
-             ("used_share", "low", "high")]
+             ("used_share", "low", "high"), ("title_odds", "low", "high"),
+             ("base_win", "base_low", "base_high"), ("changed_win", "changed_low", "changed_high")]
 #: columns kept in the CSV files but not shown: the test statistics behind the verdicts
-HIDDEN = {"z", "p_holm", "q_bh", "significant", "expected", "variance"}
+HIDDEN = {"z", "p_holm", "q_bh", "significant", "expected", "variance", "p_adjusted"}
 #: columns shown as percentages (rates and their intervals, changes in win rate in points)
-PERCENT = {"win_rate", "low", "high", "fair_share", "rate", "base_rate", "stalled_rate", "used_share"}
-POINTS = {"gap", "change"}
+PERCENT = {"win_rate", "low", "high", "fair_share", "rate", "base_rate", "stalled_rate", "used_share",
+           "title_odds", "odds_when_drafted", "base_win", "changed_win", "base_low", "base_high", "changed_low",
+           "changed_high"}
+POINTS = {"gap", "change", "diff"}
 PROBABILITY = {"p", "p_holm", "q_bh", "spearman_p", "currency_p", "b_p"}
 
 
@@ -284,7 +287,8 @@ def _section_html(s, files: str = "figures") -> list[str]:
     for name, png, caption, *rest in s.figures:
         out.append(figure_html(name, png, caption, rest[0] if rest else None, files))
     for name, table, caption, percent in s.tables:
-        where = f" ({len(table):,} rows; tables/{name}.csv)" if files else f" ({len(table):,} rows)"
+        tables = files[: -len("figures")] + "tables" if files.endswith("figures") else "tables"
+        where = f" ({len(table):,} rows; {tables}/{name}.csv)" if files else f" ({len(table):,} rows)"
         out.append(table_html(table, percent, caption=caption + where))
     out.append("</section>")
     return out

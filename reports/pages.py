@@ -1,0 +1,217 @@
+"""Pages for the commands that answer a question (compare, ladder, worldcup, tune, Mania's exact):
+each command's tables turned into a page in the report's style (reports.html.command_page:
+findings, interactive figures, sortable tables), written with the command's --out.
+
+Every function takes the tables the command already has (DataFrames, as in its CSV files) and
+writes the page; the page's figures go beside it as PNG and SVG and its tables as CSV, as in a
+report. A study's report links the pages found in subfolders of the study's output folder
+(reports.report.study_pages), by the command named in each page's head.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import figures as F
+from .base import Section, pct
+from .html import command_page
+
+
+def write_page(path: str | Path, command: str, title: str, meta: list[str], sections: list[Section],
+               warnings: list[str] = ()) -> Path:
+    """Write a command's page to `path` (an .html file); its figures (PNG, SVG) and tables (CSV) go
+    to figures/ and tables/ beside it, or to <stem>-files/ where the page is not page.html (a page
+    beside a CSV or TOML file the command wrote)."""
+    from .report import write_figures_and_tables
+
+    path = Path(path)
+    files = path.parent if path.name == "page.html" else path.parent / f"{path.stem}-files"
+    rendered = write_figures_and_tables(files, sections)
+    where = "figures" if files == path.parent else f"{files.name}/figures"
+    path.write_text(command_page(command, title, meta, rendered, list(warnings), files=where), encoding="utf-8")
+    return path
+
+
+def page_beside(file: str | Path) -> Path:
+    """The page of a command whose --out names a file (ladder's CSV, tune's TOML): same name, .html."""
+    return Path(file).with_suffix(".html")
+
+
+def _interval_finding(label: str, v: float, lo: float, hi: float, n: int | None = None, points: bool = False) -> str:
+    if points:
+        text = f"{100 * v:+.2f} pp [{100 * lo:+.2f}, {100 * hi:+.2f}]"
+    else:
+        text = f"{pct(v)} [{pct(lo)}, {pct(hi)}]"
+    return f"{label}: {text}" + (f" (n={n:,})" if n is not None else "")
+
+
+# --- compare ---------------------------------------------------------------------------------------
+
+def compare_page(out: str | Path, table: pd.DataFrame, description: str, counts: pd.DataFrame | None = None,
+                 top: int = 30) -> Path:
+    """compare's page: what moved between the base and the changed data (paired by race).
+
+    table: compare's comparison table (label, base_win, changed_win, diff, low, high, p, ...);
+    counts: its counts per trail, biathlete and ski colour."""
+    s = Section("changes", "What the change moves")
+    s.intro = ("Each row: a win rate on the base data and on the changed data, the same races played on both "
+               "(common random numbers), and the change in percentage points with its 95% interval from the "
+               "race-by-race differences. A change whose interval includes 0 is not measured as a change: "
+               "more races would tell (it is not 'no change').")
+    t = table.copy()
+    if {"diff", "low", "high"} <= set(t.columns):
+        t["clear"] = np.where((t.low > 0) | (t.high < 0), "yes", "not with these races")
+        shown = t.reindex(t["diff"].abs().sort_values(ascending=False).index).head(top)
+        label = "label" if "label" in t.columns else t.columns[0]
+        s.figure("compare_changes", F.bars(shown.assign(change=100 * shown["diff"], low=100 * shown.low,
+                                                        high=100 * shown.high),
+                                           label, "change", "Change in win rate, changed minus base",
+                                           "percentage points", reference=0.0),
+                 f"The {len(shown)} largest changes in win rate with their intervals (hover for values)")
+        clear = t[t.clear == "yes"]
+        s.findings.append(f"{len(clear)} of {len(t)} win rates change clearly (interval away from 0); the largest: "
+                          + "; ".join(_interval_finding(str(r[label]), r["diff"], r.low, r.high, points=True)
+                                      for _, r in shown.head(3).iterrows()) + ".")
+    keep = [c for c in t.columns if c not in ("p_adjusted", "significant")]
+    s.table("comparison", t[keep].rename(columns={"diff": "change"}), "Win rates on the base and the changed data")
+    sections = [s]
+    if counts is not None and len(counts):
+        c = Section("counts", "Counts")
+        c.table("counts", counts, "Races and wins per trail, biathlete and ski colour", percent=False)
+        sections.append(c)
+    return write_page(Path(out) / "page.html", "compare", "What-if: base and changed data compared",
+                      [description], sections)
+
+
+# --- ladder ----------------------------------------------------------------------------------------
+
+def ladder_page(path: str | Path, table: pd.DataFrame, pairs: pd.DataFrame | None, description: str,
+                verdict: str = "") -> Path:
+    """ladder's page: player strength (standings with intervals against a fair share) and the gap
+    of each pair on the same races."""
+    s = Section("standings", "Standings")
+    s.intro = ("Win rate per seat raced with its 95% Wilson interval, against the fair share of a player no "
+               "better than its rivals (1/racers); pairwise gaps are measured on the same races.")
+    t = table.reset_index() if table.index.name else table.copy()
+    who = "player" if "player" in t.columns else t.columns[0]
+    if {"win_rate", "low", "high"} <= set(t.columns):
+        fair = float(t.fair_share.mean()) if "fair_share" in t.columns else None
+        s.figure("ladder_standings", F.bars(t, who, "win_rate", "Win rate per player", "win rate",
+                                            reference=fair, percent=True),
+                 "Win rate per player with its interval; bars grow from the fair share")
+        best = t.iloc[0]
+        s.findings.append(_interval_finding(f"Strongest: {best[who]}", best.win_rate, best.low, best.high,
+                                            int(best.races) if "races" in t.columns else None))
+    if verdict:
+        s.findings.append(verdict)
+    s.table("standings", t, "Standings")
+    if pairs is not None and len(pairs):
+        p = pairs.copy()
+        p["pair"] = p.player.astype(str) + " − " + p.opponent.astype(str)
+        p["clear"] = np.where((p.low > 0) | (p.high < 0), "yes", "not with these races")
+        s.figure("ladder_pairs", F.bars(p.assign(change=100 * p.gap, low=100 * p.low, high=100 * p.high),
+                                        "pair", "change", "Win-rate gap of each pair, same races", "percentage points",
+                                        reference=0.0),
+                 "Gap of each pair of players on the same races, with its interval")
+        s.table("pairs", p.rename(columns={"gap": "change"}).drop(columns=["pair"]),
+                "Pairwise gaps (the first player's win rate minus the second's, paired by race)")
+    return write_page(path, "ladder", "Player ladder", [description], [s])
+
+
+# --- worldcup --------------------------------------------------------------------------------------
+
+def worldcup_page(out: str | Path, description: str, odds: pd.DataFrame, by_pick: pd.DataFrame,
+                  ratings: pd.DataFrame | None = None, pick_gap: dict | None = None,
+                  by_player: pd.DataFrame | None = None) -> Path:
+    """worldcup's page: title odds per biathlete and by draft pick, with intervals."""
+    s = Section("odds", "Title odds")
+    s.intro = "Share of cups each biathlete wins, with 95% Wilson intervals; and the odds by place in the draft."
+    o = odds.reset_index()
+    who = o.columns[0]
+    if {"title_odds", "low", "high"} <= set(o.columns):
+        s.figure("title_odds", F.bars(o, who, "title_odds", "Title odds per biathlete", "share of titles",
+                                      reference=1 / len(o) if len(o) else None, percent=True),
+                 "Title odds per biathlete with intervals; bars grow from an equal share")
+        top = o.sort_values("title_odds", ascending=False).iloc[0]
+        s.findings.append(_interval_finding(f"Most titles: {top[who]}", top.title_odds, top.low, top.high))
+    if pick_gap:
+        s.findings.append(f"First pick minus last pick: {100 * pick_gap['mean']:+.2f} points "
+                          f"[{100 * pick_gap['low']:+.2f}, {100 * pick_gap['high']:+.2f}] over "
+                          f"{int(pick_gap['units']):,} cups (paired by cup).")
+    s.table("title_odds", o, "Title odds per biathlete")
+    p = by_pick.reset_index()
+    if {"title_odds", "low", "high"} <= set(p.columns):
+        s.figure("title_odds_by_pick", F.bars(p.assign(pick=p[p.columns[0]].astype(str)), "pick", "title_odds",
+                                              "Title odds by draft pick", "share of titles", percent=True,
+                                              reference=float(p.title_odds.mean())),
+                 "Title odds by place in the race 1 draft (1 = first pick), with intervals")
+    s.table("by_pick", p, "Title odds by place in the draft")
+    sections = [s]
+    if ratings is not None or by_player is not None:
+        x = Section("more", "Ratings and players")
+        if ratings is not None:
+            x.table("ratings", ratings.reset_index(), "Draft ratings: win rate per trail", percent=True)
+        if by_player is not None:
+            x.table("by_player", by_player.reset_index(), "Title odds by player")
+        sections.append(x)
+    return write_page(Path(out) / "page.html", "worldcup", "World Cup simulation", [description], sections)
+
+
+# --- tune ------------------------------------------------------------------------------------------
+
+def tune_page(path: str | Path, generations: pd.DataFrame, description: str, weights: str = "",
+              check: pd.DataFrame | None = None, check_line: str = "") -> Path:
+    """tune's page: how the tuned persona's win rate rose over the generations, its weights and the
+    check against the start.
+
+    generations: one row per generation and candidate (generation, candidate, win_rate, races)."""
+    s = Section("tuning", "Tuning")
+    s.intro = ("Each generation plays every candidate's weights against the start persona; the line follows the "
+               "best candidate's and the mean candidate's win rate per generation.")
+    g = generations.groupby("generation").win_rate.agg(["max", "mean"]).reset_index()
+    long = pd.concat([g.assign(series="best candidate", rate=g["max"]), g.assign(series="mean candidate",
+                                                                                   rate=g["mean"])])
+    s.figure("tune_progress", F.lines(long, "generation", "rate", "series", "Win rate per generation",
+                                      "generation", "win rate", percent=True),
+             "Best and mean candidate's win rate per generation")
+    if weights:
+        s.findings.append(f"Weights: {weights}")
+    if check_line:
+        s.findings.append(check_line)
+    s.table("generations", generations, "Every candidate's win rate per generation")
+    if check is not None:
+        s.table("check", check.reset_index() if check.index.name else check,
+                "Check: the tuned persona against the start on fresh races")
+    return write_page(path, "tune", "Persona tuning", [description], [s])
+
+
+# --- Mania's exact ---------------------------------------------------------------------------------
+
+def exact_page(out: str | Path, summary: pd.DataFrame, turns: pd.DataFrame, penalties: pd.DataFrame,
+               description: str = "") -> Path:
+    """Mania's exact answers: a lone racer's turns to finish per track and format, and the penalty
+    loops per shooting, as exact distributions (no sampling, so no intervals)."""
+    s = Section("exact", "Exact distributions")
+    s.intro = ("Computed exactly from the rules (a Markov chain over a lone racer's squares, and the shooting "
+               "die), not sampled: the numbers carry no interval.")
+    t = turns.assign(series=turns.track.astype(str) + " " + turns["format"].astype(str).str.replace("_", " "))
+    s.figure("exact_turns", F.lines(t[t.probability > 1e-5], "turns", "probability", "series",
+                                    "A lone racer's turns to finish", "turns", "probability", percent=True),
+             "Probability of finishing in each number of turns, per track and format")
+    pens = penalties.assign(series=penalties.die.astype(str))
+    s.figure("exact_penalties", F.lines(pens, "penalties", "probability", "series", "Penalty loops per shooting",
+                                        "penalty loops", "probability", percent=True),
+             "Probability of each number of penalty loops per shooting, per shooting die")
+    for r in summary.itertuples():
+        s.findings.append(f"{r.track} {str(r.format).replace('_', ' ')}: {r.mean_turns:.1f} turns on average, "
+                          f"nine games in ten within {r.p90}.")
+    s.table("turns_summary", summary, "Turns to finish: mean, spread and percentiles", percent=False)
+    s.table("turns", turns, "Turns to finish: the whole distribution", percent=False)
+    s.table("penalties", penalties, "Penalty loops per shooting", percent=False)
+    return write_page(Path(out) / "page.html", "exact", "Biathlon Mania: exact answers",
+                      [description] if description else [], [s])
+
+
+__all__ = ["write_page", "page_beside", "compare_page", "ladder_page", "worldcup_page", "tune_page", "exact_page"]
