@@ -121,3 +121,92 @@ RANGE_PAY_CHOICE = 1           # the player picks any not-yet-shot column not on
 
 MIN_RACERS = 2
 MAX_RACERS = 5       # five boards; at 2 players each player steers two nations (4 racers)
+
+# --- the race kernel (kernels/skitour/engine.py): players, records, the event log ----------------
+# Record fields beyond the core ones (kernels/records.py); docs/skitour/records.md explains each.
+SKITOUR_SEAT_EXTRA = (
+    ("nation", "i2"), ("stamina_used", "i2"), ("stamina_left", "i2"), ("collapse_round", "i2"),
+    ("finish_round", "i2"), ("turns", "i2"), ("moves", "i2"), ("extra_columns", "i2"),
+    ("sprint_taken", "i2"), ("sprint_uses", "i2"), ("occupied_paid", "i2"), ("drafts", "i2"),
+    ("draft_steps", "i2"), ("bonuses", "i2"), ("bonus_steps", "i2"),
+    ("wax_reroll_shot", "i2"), ("wax_sprint", "i2"), ("wax_free_column", "i2"),
+    ("wax_reroll_one", "i2"), ("wax_reroll_all", "i2"), ("wax_plus_one", "i2"),
+    ("wax_minus_one", "i2"), ("wax_stamina", "i2"), ("wax_tokens", "i2"), ("printed_uses", "i2"),
+    ("flip_trades", "i2"), ("shots", "i2"), ("hits", "i2"),
+    ("laps_r1", "i2"), ("laps_r2", "i2"), ("laps_r3", "i2"), ("laps_r4", "i2"),
+)
+SKITOUR_VISIT_EXTRA = (
+    ("arrive_round", "i2"), ("shoot_turns", "i2"), ("range_paid", "i2"), ("reshots", "i2"),
+    ("leave_round", "i2"),
+)
+ELIM_NONE = 0
+ELIM_COLLAPSE = 1
+ELIM_NAMES = ("none", "collapse")
+
+# player kinds (kernels/skitour/players.py)
+PLAYER_RANDOM = 0
+PLAYER_HEURISTIC = 1
+PLAYER_KINDS = ("random", "heuristic")
+
+# variants
+VARIANT_STANDARD = 0
+VARIANT_TWO_PLAYER = 1
+VARIANT_NAMES = ("standard", "two_player")
+
+# racer status
+RACING = 0
+FINISHED = 1
+COLLAPSED = 2
+
+# event kinds (docs/skitour/event-log.md)
+EV_RACE = 1
+EV_SEAT = 2
+EV_WAXROW = 3
+EV_ROUND = 4
+EV_ROLL = 5
+EV_BLUE = 6
+EV_SIX = 7
+EV_BOARD = 8
+EV_TURN = 9
+EV_WAX = 10
+EV_TAKE = 11
+EV_PAY = 12
+EV_FLIPBACK = 13
+EV_COUNT = 14
+EV_LIFT = 15
+EV_LAP = 16
+EV_STEP = 17
+EV_BONUS = 18
+EV_DRAFT = 19
+EV_ARRIVE = 20
+EV_SHOT = 21
+EV_RESHOT = 22
+EV_LAPS = 23
+EV_FINISH = 24
+EV_COLLAPSE = 25
+EV_END = 26
+EV_NAMES = ("", "RACE", "SEAT", "WAXROW", "ROUND", "ROLL", "BLUE", "SIX", "BOARD", "TURN", "WAX",
+            "TAKE", "PAY", "FLIPBACK", "COUNT", "LIFT", "LAP", "STEP", "BONUS", "DRAFT", "ARRIVE",
+            "SHOT", "RESHOT", "LAPS", "FINISH", "COLLAPSE", "END")
+LOG_COLS = 16          # round, seat, kind, a0 .. a12
+
+# step kinds and phases, payment reasons, roll purposes, wax moments (event-log.md)
+STEP_FORWARD = 0
+STEP_SIDE = 1
+STEP_DIAG = 2
+STEP_ENTRY = 3
+STEP_FINISH = 4
+PHASE_MOVE = 0
+PHASE_BONUS = 1
+PHASE_DRAFT = 2
+PAY_EXTRA = 1
+PAY_TOKEN = 2
+PAY_MOVE = 3
+PAY_DRAFT = 4
+PAY_BONUS = 5
+ROLL_PREP = 0
+ROLL_ONE = 1
+ROLL_ALL = 2
+MOMENT_A = 0
+MOMENT_B = 1
+MOMENT_C = 2

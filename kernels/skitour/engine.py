@@ -1,0 +1,1754 @@
+"""The Ski Tour: Biathlon race kernel: plays a block of races and fills the seat and visit records.
+
+Rules: docs/skitour/rules.md (section numbers §). Log: docs/skitour/event-log.md. Records:
+docs/skitour/records.md.
+
+Every die goes through `draw_nb` (scripted faces first, then the race's chance stream); every
+decision through `kernels.skitour.players.choose_nb`. Each race owns its streams
+(`seed_stream_nb(rng, seed, race, STREAM_CHANCE)` and `STREAM_PLAYER`), so a race's records do
+not depend on the block it was played in. The state is one int32 table `st[seat, S_*]`; the
+tables and work arrays travel as two NamedTuples of borrowed views (kernels/borrow.py).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from kernels.borrow import borrow_nb
+from kernels.jit import entry, inline
+from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, seed_stream_nb
+
+from .consts import (
+    B_AVAILABLE, B_COL, B_SPRINT, B_STAR, BOX_FLIP, COLLAPSED, EV_ARRIVE, EV_BLUE, EV_BOARD,
+    EV_BONUS, EV_COLLAPSE, EV_COUNT, EV_DRAFT, EV_END, EV_FINISH, EV_FLIPBACK, EV_LAP, EV_LAPS,
+    EV_LIFT, EV_PAY, EV_RACE, EV_RESHOT, EV_ROLL, EV_ROUND, EV_SEAT, EV_SHOT, EV_SIX, EV_STEP,
+    EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FACE_HIT, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
+    N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
+    PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_RANDOM, R_DIAGONAL_IS_SIDEWAYS,
+    R_DOWNHILL_MOVES, R_DOWNHILL_PASSES, R_DRAFT_FOLLOWS_BONUS, R_DRAFTER_BONUS, R_LANES,
+    R_RACE_DICE, R_RANGE_PAYMENT, R_REROLL_BLUE_REMOVAL, R_ROUND_CAP, R_TARGETS, R_UPHILL_PENALTY,
+    R_WAX_ROW, R_WAX_TOKENS, RACING, RANGE_PAY_CHOICE, ROLL_ALL, ROLL_ONE, ROLL_PREP, SIX_SPRINT,
+    SPACE_GREEN, SPACE_NONE, SPACE_RED, SPACE_SHOOT, SPACE_WHITE, STEP_DIAG, STEP_ENTRY,
+    STEP_FINISH, STEP_FORWARD, STEP_SIDE, TAKE_OK, TARGET_HIT, TARGET_MISS, TARGET_OPEN,
+    VARIANT_TWO_PLAYER, WAX_ALL, WAX_FREE_COLUMN, WAX_MINUS_ONE, WAX_ONE_OF, WAX_PLUS_ONE,
+    WAX_REROLL_ALL, WAX_REROLL_ONE, WAX_REROLL_SHOT, WAX_SPRINT, WAX_STAMINA,
+)
+from .players import (
+    P_BONUS, P_DRAFT_PAY, P_EXTRA_MIN, P_FLIP, P_GREEN, P_OCCUPIED, P_RANGE_EXTRA, P_RED,
+    P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
+)
+from .rules import (
+    first_column_legal_nb, five_column_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
+    move_count_nb, pay_stamina_nb, payment_column_nb, place_roll_nb, roll_count_nb,
+    six_has_place_nb, six_place_legal_nb, take_dice_nb,
+)
+
+# --- sizes ---------------------------------------------------------------------------------------
+MAX_TARGETS = 10
+MAX_ROW = 16
+MAX_K = 40           # most steps one move may ask for (checked)
+MAX_TRAIL = 64
+
+# --- the state table st[seat, S_*] ----------------------------------------------------------------
+S_BOARD = 0          # 0..9: the board, packed as consts.B_*
+S_MK = 10            # stamina markers (slot index, 0 = the column's first slot)
+S_TG = 20            # targets: TARGET_OPEN / HIT / MISS
+S_TD = 30            # the die each target was shot with (for reroll_shot)
+S_WR = 40            # wax row: token ids, left to right
+S_WLO = 56           # the face-up block is wr[lo .. hi] (empty when lo > hi)
+S_WHI = 57
+S_NAT = 58
+S_SIDE = 59          # the player side (team)
+S_PLAYER = 60        # index into the players' kinds and weights
+S_STATUS = 61        # RACING / FINISHED / COLLAPSED
+S_ROW = 62           # -1 behind the start line; n_rows across the finish line
+S_LANE = 63
+S_SHOTS = 64         # shots made at this range visit
+S_LAPS = 65          # penalty laps still owed
+S_LAPMV = 66         # moves made towards the current lap
+S_INLANE = 67        # 1 while in the penalty lane
+S_DONE = 68          # 1 once the visit's last shot is made
+S_VISIT = 69         # range visits so far
+S_VROW = 70          # row of the current visit record
+S_PLACE = 71
+S_TLEN = 72          # steps of this racer's trail this turn-chain
+S_SROW = 73          # where its move (or follow) started
+S_SLANE = 74
+S_MOVED = 75         # 1 once it moved in the current chain (leader or drafter)
+C_STAMINA = 76
+C_COLLAPSE_ROUND = 77
+C_FINISH_ROUND = 78
+C_TURNS = 79
+C_MOVES = 80
+C_EXTRA = 81
+C_SPRINT_TAKEN = 82
+C_SPRINT_USES = 83
+C_OCC = 84
+C_DRAFTS = 85
+C_DRAFT_STEPS = 86
+C_BONUSES = 87
+C_BONUS_STEPS = 88
+C_WAX = 89           # 89..96: icons used, by bit index
+C_WAX_TOKENS = 97
+C_PRINTED = 98
+C_FLIPS = 99
+C_SHOTS = 100
+C_HITS = 101
+C_LAPS = 102
+C_LAPS_R = 103       # 103..106
+V_TURNS = 107
+V_PAID = 108
+V_RESHOTS = 109
+V_LEAVE = 110
+S_N = 111
+
+# --- turn variables tv[TV_*] ----------------------------------------------------------------------
+TV_ROWUSED = 0
+TV_PRINTUSED = 1
+TV_PLUS = 2
+TV_MINUS = 3
+TV_SPRINT = 4
+TV_SPRINTMV = 5
+TV_FREE = 6
+TV_SHOOTING = 7
+TV_FIRST_SHOT = 8
+TV_SEAT = 9
+TV_ROUND = 10
+TV_STAMP = 11
+TV_NEXT_PLACE = 12
+TV_OVER = 13          # two-player race decided
+TV_WINNER = 14
+TV_LAST_RANGE_SEAT = 15
+TV_N = 16
+
+# --- counters ct[CT_*] ----------------------------------------------------------------------------
+CT_LOG_N = 0
+CT_LOG_OVERFLOW = 1
+CT_SCRIPT = 2
+CT_VISITS = 3
+CT_N = 4
+
+# --- set-up su[SU_*] ------------------------------------------------------------------------------
+SU_N = 0             # racers
+SU_VARIANT = 1
+SU_COURSE = 2
+SU_START_SLOT = 3
+SU_LOG = 4
+SU_ROWS = 5
+SU_RANGES = 6
+SU_INIT = 7          # 1: overwrite the set-up state from `init` (tests)
+SU_LAST_RANGE_ROW = 8
+SU_LEN = 9
+
+# --- course table crs[row, CR_*] ------------------------------------------------------------------
+CR_FREE = 0          # 1: entering an occupied space is free (start tile)
+CR_PEN = 1           # moves per penalty lap (shooting rows)
+CR_RANGE = 2         # range index of a shooting row, else -1
+CR_SPACE = 3         # 3 .. 3 + lanes - 1: space kinds
+
+
+class Tab(NamedTuple):
+    rl: np.ndarray
+    pen: np.ndarray
+    dief: np.ndarray
+    dien: np.ndarray
+    sv: np.ndarray
+    sd: np.ndarray
+    ns: np.ndarray
+    cap: np.ndarray
+    fat: np.ndarray
+    bx: np.ndarray
+    spc: np.ndarray
+    wi: np.ndarray
+    wm: np.ndarray
+    pi: np.ndarray
+    pm: np.ndarray
+    crs: np.ndarray
+    su: np.ndarray
+    pk: np.ndarray
+    pw: np.ndarray
+
+
+class Work(NamedTuple):
+    st: np.ndarray       # int32[n, S_N]
+    tv: np.ndarray       # int32[TV_N]
+    ct: np.ndarray       # int64[CT_N]
+    rng: np.ndarray      # uint64[1]
+    prng: np.ndarray     # uint64[1]
+    script: np.ndarray   # int64[k]: scripted die faces (0-based indices)
+    dsc: np.ndarray      # int64[n, m]: scripted decisions
+    dsi: np.ndarray      # int64[n]
+    log: np.ndarray      # int16[rows, LOG_COLS]
+    memo: np.ndarray     # int32[rows + 2, lanes, 2, MAX_K + 1]
+    stk: np.ndarray      # int32[MAX_K + 2, 5]
+    trail: np.ndarray    # int32[n, MAX_TRAIL, 2]
+    opt: np.ndarray      # int32[MAX_OPTIONS, 4]
+    sc: np.ndarray       # float64[MAX_OPTIONS]
+    fb: np.ndarray       # int64[48]: faces and small lists
+    tmp: np.ndarray      # int32[32]: trial markers and lists
+    q: np.ndarray        # int32[64]: the drafting queue
+    visits: np.ndarray   # VISIT records
+
+
+# =================================================================================================
+# chance, log, small helpers
+# =================================================================================================
+@inline
+def draw_nb(W, n):
+    """A face index in [0, n): the next scripted face while the script lasts, then the stream."""
+    i = W.ct[CT_SCRIPT]
+    if i < W.script.shape[0]:
+        W.ct[CT_SCRIPT] = i + 1
+        f = W.script[i]
+        if f < 0 or f >= n:
+            raise ValueError("scripted die face out of range for this die")
+        return f
+    return below_nb(W.rng, n)
+
+
+@inline
+def ev_nb(T, W, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
+    if T.su[SU_LOG] == 0:
+        return
+    log = W.log
+    i = W.ct[CT_LOG_N]
+    if i >= log.shape[0]:
+        W.ct[CT_LOG_OVERFLOW] = 1
+        return
+    log[i, 0] = W.tv[TV_ROUND]
+    log[i, 1] = seat
+    log[i, 2] = kind
+    log[i, 3] = a0
+    log[i, 4] = a1
+    log[i, 5] = a2
+    log[i, 6] = a3
+    log[i, 7] = a4
+    log[i, 8] = a5
+    log[i, 9] = a6
+    log[i, 10] = a7
+    log[i, 11] = a8
+    log[i, 12] = a9
+    log[i, 13] = a10
+    log[i, 14] = a11
+    log[i, 15] = a12
+    W.ct[CT_LOG_N] = i + 1
+
+
+@inline
+def ev4_nb(T, W, seat, kind, a0, a1, a2, a3):
+    ev_nb(T, W, seat, kind, a0, a1, a2, a3, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+@inline
+def pick_nb(T, W, seat, n):
+    st = W.st
+    return choose_nb(T.pk[st[seat, S_PLAYER]], seat, W.sc, n, W.prng, W.dsc, W.dsi)
+
+
+@inline
+def is_random_nb(T, W, seat):
+    return T.pk[W.st[seat, S_PLAYER]] == PLAYER_RANDOM
+
+
+@inline
+def wt_nb(T, W, seat, k):
+    return T.pw[W.st[seat, S_PLAYER], k]
+
+
+@inline
+def space_nb(T, r, l):
+    crs = T.crs
+    if r < 0 or r >= crs.shape[0] or l < 0 or l >= T.rl[R_LANES]:
+        return SPACE_NONE
+    return crs[r, CR_SPACE + l]
+
+
+@inline
+def on_course_nb(st, s):
+    return st[s, S_STATUS] == RACING and st[s, S_ROW] >= 0 and st[s, S_INLANE] == 0
+
+
+@inline
+def occupants_nb(st, seat, r, l):
+    """Racers other than `seat` on the course at (r, l)."""
+    n = 0
+    for s in range(st.shape[0]):
+        if s != seat and on_course_nb(st, s) and st[s, S_ROW] == r and st[s, S_LANE] == l:
+            n += 1
+    return n
+
+
+@inline
+def on_row_nb(st, seat, r):
+    n = 0
+    for s in range(st.shape[0]):
+        if s != seat and on_course_nb(st, s) and st[s, S_ROW] == r:
+            n += 1
+    return n
+
+
+@inline
+def pays_nb(T, r, l, occ):
+    """Does entering (r, l) holding `occ` others cost a stamina? (§4.4)"""
+    if occ == 0 or r < 0 or r >= T.crs.shape[0]:
+        return False
+    if T.crs[r, CR_FREE] != 0:
+        return False
+    return T.crs[r, CR_SPACE + l] != SPACE_SHOOT
+
+
+@inline
+def can_pay_nb(T, W, seat, k, at_range):
+    """Can the racer make k voluntary payments (on a shooting turn by the range rule)?"""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    tmp = W.tmp[0:nt]
+    for c in range(nt):
+        tmp[c] = st[seat, S_MK + c]
+    for _ in range(k):
+        c = payment_column_nb(tmp, T.sv[nat], T.ns[nat], at_range, st[seat, S_SHOTS], 0, -1)
+        if c < 0:
+            return False
+        tmp[c] += 1
+    return True
+
+
+@inline
+def pay_nb(T, W, seat, reason, forced, at_range):
+    """One stamina payment, logged. Returns the column, PAY_REFUSED or PAY_COLLAPSE (the racer is
+    then out). With range_payment = choice on a shooting turn the player picks the column."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    mk = st[seat, S_MK:S_MK + nt]
+    choice = -1
+    if at_range and T.rl[R_RANGE_PAYMENT] == RANGE_PAY_CHOICE:
+        n = 0
+        for c in range(st[seat, S_SHOTS], nt):
+            if mk[c] < T.ns[nat, c] - 1:
+                W.opt[n, 0] = c
+                W.sc[n] = T.sv[nat, c, mk[c]]
+                n += 1
+        if n > 0:
+            choice = W.opt[pick_nb(T, W, seat, n), 0]
+    c = pay_stamina_nb(mk, T.sv[nat], T.ns[nat], at_range, st[seat, S_SHOTS], T.rl[R_RANGE_PAYMENT],
+                       choice, forced)
+    if c >= 0:
+        st[seat, C_STAMINA] += 1
+        if at_range:
+            st[seat, V_PAID] += 1
+        ev4_nb(T, W, seat, EV_PAY, c, mk[c], reason, 1 if forced else 0)
+    elif c == PAY_COLLAPSE:
+        ev4_nb(T, W, seat, EV_PAY, -1, 0, reason, 1)
+    return c
+
+
+@inline
+def collapse_nb(T, W, seat, reason):
+    st = W.st
+    st[seat, S_STATUS] = COLLAPSED
+    st[seat, C_COLLAPSE_ROUND] = W.tv[TV_ROUND]
+    ev4_nb(T, W, seat, EV_COLLAPSE, reason, 0, 0, 0)
+
+
+# =================================================================================================
+# the preparation phase and rerolls (§3, §10)
+# =================================================================================================
+@inline
+def log_board_nb(T, W, seat, placed):
+    b = W.st[seat]
+    ev_nb(T, W, seat, EV_BOARD, b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+          placed, 0, 0)
+
+
+@inline
+def roll_place_nb(T, W, seat, m, purpose, blue):
+    """Roll m of the available dice and place them as in the preparation phase (§3); log it.
+    blue: apply the removal of fives and sixes for markers on blue."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    board = st[seat, S_BOARD:S_BOARD + 10]
+    fb = W.fb
+    for i in range(m):
+        fb[i] = draw_nb(W, 6) + 1
+    ev_nb(T, W, seat, EV_ROLL, purpose, m, fb[0] if m > 0 else 0, fb[1] if m > 1 else 0,
+          fb[2] if m > 2 else 0, fb[3] if m > 3 else 0, fb[4] if m > 4 else 0,
+          fb[5] if m > 5 else 0, fb[6] if m > 6 else 0, fb[7] if m > 7 else 0,
+          fb[8] if m > 8 else 0, fb[9] if m > 9 else 0, 0)
+    on_blue = 0
+    if blue:
+        on_blue = markers_on_blue_nb(st[seat, S_MK:S_MK + nt], T.ns[nat])
+    fives = 0
+    sixes = 0
+    k = 0
+    for i in range(m):
+        if fb[i] == 6:
+            sixes += 1
+        else:
+            if fb[i] == 5:
+                fives += 1
+            fb[16 + k] = fb[i]
+            k += 1
+    drop5 = min(on_blue, fives)
+    drop6 = min(on_blue - drop5, sixes)
+    if on_blue > 0 and (fives > 0 or sixes > 0):
+        ev4_nb(T, W, seat, EV_BLUE, on_blue, drop5, drop6, 0)
+    placed = place_roll_nb(board, fb[16:16 + k], fb[0:0], T.cap[nat], T.spc[nat], drop5)
+    # the sixes: drop6 go back, then each is placed by the player where legal (§3.4)
+    board[B_AVAILABLE] -= sixes - drop6
+    for j in range(sixes - drop6):
+        if not six_has_place_nb(board, T.spc[nat]):
+            board[B_AVAILABLE] += 1
+            ev4_nb(T, W, seat, EV_SIX, j, -1, 0, 0)
+            continue
+        n = 0
+        for d in range(N_COLUMNS + 1):
+            if six_place_legal_nb(board, d, T.spc[nat]):
+                W.opt[n, 0] = d
+                if d == SIX_SPRINT:
+                    W.sc[n] = wt_nb(T, W, seat, P_SIX_SPRINT)
+                else:
+                    W.sc[n] = wt_nb(T, W, seat, P_SIX_BOX) * board[B_COL + d] / max(T.fat[nat, d], 1)
+                n += 1
+        d = W.opt[pick_nb(T, W, seat, n), 0]
+        if d == SIX_SPRINT:
+            board[B_SPRINT] += 1
+        else:
+            board[B_STAR + d] = 1
+        placed += 1
+        ev4_nb(T, W, seat, EV_SIX, j, d, 0, 0)
+    log_board_nb(T, W, seat, placed)
+
+
+@inline
+def prepare_nb(T, W, seat):
+    st = W.st
+    m = roll_count_nb(st[seat, S_BOARD + B_AVAILABLE])
+    roll_place_nb(T, W, seat, m, ROLL_PREP, True)
+
+
+# =================================================================================================
+# steps and the feasibility of a move (§4.4)
+# =================================================================================================
+@inline
+def step_nb(T, W, seat, r, l, so, o, out):
+    """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
+    option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
+    3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
+    returns True if the step is legal."""
+    st = W.st
+    lanes = T.rl[R_LANES]
+    nrows = T.crs.shape[0]
+    if r < 0:
+        if o >= lanes or space_nb(T, 0, o) == SPACE_NONE:
+            return False
+        out[0] = 0
+        out[1] = o
+        out[2] = so
+        out[3] = STEP_ENTRY
+        out[4] = 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0
+        out[5] = 0
+        out[6] = occupants_nb(st, seat, 0, o)
+        return True
+    here = space_nb(T, r, l)
+    if o == 0:
+        if r == nrows - 1:
+            out[0] = nrows
+            out[1] = l
+            out[3] = STEP_FINISH
+            out[4] = 1
+            out[6] = 0
+        else:
+            sp = space_nb(T, r + 1, l)
+            if sp == SPACE_NONE:
+                return False
+            out[0] = r + 1
+            out[1] = l
+            out[3] = STEP_FORWARD
+            out[4] = 1 if sp == SPACE_SHOOT else 0
+            out[6] = occupants_nb(st, seat, r + 1, l)
+        p = on_row_nb(st, seat, r)
+        out[5] = p
+        out[2] = 1 if p > 0 else so
+        return True
+    if o <= 2:
+        if so == 0 or here == SPACE_SHOOT:
+            return False
+        l2 = l - 1 if o == 1 else l + 1
+        sp = space_nb(T, r, l2)
+        if sp == SPACE_NONE or sp == SPACE_SHOOT:
+            return False
+        out[0] = r
+        out[1] = l2
+        out[2] = 0
+        out[3] = STEP_SIDE
+        out[4] = 0
+        out[5] = 0
+        out[6] = occupants_nb(st, seat, r, l2)
+        return True
+    l2 = l - 1 if o == 3 else l + 1
+    if space_nb(T, r + 1, l2) != SPACE_WHITE:
+        return False
+    diag_side = T.rl[R_DIAGONAL_IS_SIDEWAYS] != 0
+    if diag_side and so == 0:
+        return False
+    p = on_row_nb(st, seat, r)
+    out[0] = r + 1
+    out[1] = l2
+    out[2] = 0 if diag_side else (1 if p > 0 else so)
+    out[3] = STEP_DIAG
+    out[4] = 0
+    out[5] = p
+    out[6] = occupants_nb(st, seat, r + 1, l2)
+    return True
+
+
+@inline
+def new_stamp_nb(W):
+    W.tv[TV_STAMP] += 1
+    if W.tv[TV_STAMP] > 2000000000:
+        W.memo[:] = 0
+        W.tv[TV_STAMP] = 1
+    return W.tv[TV_STAMP]
+
+
+@inline
+def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp):
+    """Is there a legal way to make exactly k0 steps from (r0, l0, so0) (a move may end early only
+    by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
+    occupied space that costs stamina. Depth-first, forward first; failed states are remembered
+    in W.memo under `stamp` (valid while no other racer moves)."""
+    if k0 <= 0:
+        return True
+    memo = W.memo
+    stk = W.stk
+    out = W.fb[40:47]
+    d = 0
+    stk[0, 0] = r0
+    stk[0, 1] = l0
+    stk[0, 2] = so0
+    stk[0, 3] = k0
+    stk[0, 4] = 0
+    while d >= 0:
+        r = stk[d, 0]
+        l = stk[d, 1]
+        so = stk[d, 2]
+        k = stk[d, 3]
+        o = stk[d, 4]
+        if o >= 5:
+            memo[r + 1, l, so, k] = stamp
+            d -= 1
+            continue
+        stk[d, 4] = o + 1
+        if not step_nb(T, W, seat, r, l, so, o, out):
+            continue
+        if clear and pays_nb(T, out[0], out[1], out[6]):
+            continue
+        if out[4] == 1 or k == 1:
+            return True
+        r2 = out[0]
+        l2 = out[1]
+        so2 = out[2]
+        if memo[r2 + 1, l2, so2, k - 1] == stamp:
+            continue
+        d += 1
+        stk[d, 0] = r2
+        stk[d, 1] = l2
+        stk[d, 2] = so2
+        stk[d, 3] = k - 1
+        stk[d, 4] = 0
+    return False
+
+
+@inline
+def enter_nb(T, W, seat, r2, l2):
+    """Put the racer on (r2, l2); a shooting space starts a range visit, the finish a place."""
+    st = W.st
+    nrows = T.crs.shape[0]
+    st[seat, S_ROW] = r2
+    st[seat, S_LANE] = l2
+    if r2 >= nrows:
+        st[seat, S_STATUS] = FINISHED
+        st[seat, S_PLACE] = W.tv[TV_NEXT_PLACE]
+        W.tv[TV_NEXT_PLACE] += 1
+        st[seat, C_FINISH_ROUND] = W.tv[TV_ROUND]
+        ev4_nb(T, W, seat, EV_FINISH, st[seat, S_PLACE], 0, 0, 0)
+        if T.su[SU_VARIANT] == VARIANT_TWO_PLAYER and W.tv[TV_OVER] == 0:
+            W.tv[TV_OVER] = 1
+            W.tv[TV_WINNER] = seat
+        return
+    if T.crs[r2, CR_SPACE + l2] == SPACE_SHOOT:
+        arrive_nb(T, W, seat, r2, l2)
+
+
+@inline
+def arrive_nb(T, W, seat, r2, l2):
+    st = W.st
+    nt = T.rl[R_TARGETS]
+    st[seat, S_SHOTS] = 0
+    st[seat, S_DONE] = 0
+    st[seat, S_LAPS] = 0
+    st[seat, S_LAPMV] = 0
+    st[seat, S_INLANE] = 0
+    for c in range(nt):
+        st[seat, S_TG + c] = TARGET_OPEN
+        st[seat, S_TD + c] = -1
+    st[seat, S_VISIT] += 1
+    st[seat, V_TURNS] = 0
+    st[seat, V_PAID] = 0
+    st[seat, V_RESHOTS] = 0
+    st[seat, V_LEAVE] = 0
+    row = W.ct[CT_VISITS]
+    W.ct[CT_VISITS] = row + 1
+    st[seat, S_VROW] = row
+    v = W.visits[row]
+    v.race = 0
+    v.seat = seat
+    v.visit = st[seat, S_VISIT]
+    v.shots = 0
+    v.hits = 0
+    v.misses = 0
+    v.penalties = 0
+    v.arrive_round = W.tv[TV_ROUND]
+    v.shoot_turns = 0
+    v.range_paid = 0
+    v.reshots = 0
+    v.leave_round = -1
+    ev4_nb(T, W, seat, EV_ARRIVE, T.crs[r2, CR_RANGE], r2, l2, 0)
+
+
+@inline
+def trail_add_nb(W, seat, r, l):
+    st = W.st
+    i = st[seat, S_TLEN]
+    if i >= MAX_TRAIL:
+        raise ValueError("trail longer than MAX_TRAIL")
+    W.trail[seat, i, 0] = r
+    W.trail[seat, i, 1] = l
+    st[seat, S_TLEN] = i + 1
+
+
+@inline
+def end_score_nb(T, W, seat, r2, l2):
+    """Heuristic value of ending a move on (r2, l2): green behind a racer, red."""
+    sp = space_nb(T, r2, l2)
+    v = 0.0
+    if sp == SPACE_GREEN and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
+        v += 10.0 * wt_nb(T, W, seat, P_GREEN)
+    if sp == SPACE_RED:
+        v -= 10.0 * wt_nb(T, W, seat, P_RED)
+    return v
+
+
+@inline
+def move_nb(T, W, seat, k):
+    """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
+    1 ended at a shooting space or the finish / 2 collapsed)."""
+    st = W.st
+    out = W.fb[24:31]
+    opt = W.opt
+    sc = W.sc
+    r = st[seat, S_ROW]
+    l = st[seat, S_LANE]
+    so = 1
+    if k > MAX_K:
+        raise ValueError("a move longer than MAX_K steps")
+    sa = new_stamp_nb(W)
+    scl = new_stamp_nb(W)
+    if not feasible_nb(T, W, seat, r, l, so, k, False, sa):
+        while k > 0 and not feasible_nb(T, W, seat, r, l, so, k, False, sa):
+            k -= 1
+    steps = 0
+    heur = not is_random_nb(T, W, seat)
+    while steps < k:
+        rem = k - steps
+        clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl)
+        n = 0
+        for o in range(5):
+            if not step_nb(T, W, seat, r, l, so, o, out):
+                continue
+            if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
+                                                           rem - 1, False, sa):
+                continue
+            pay = pays_nb(T, out[0], out[1], out[6])
+            if pay and clear and not can_pay_nb(T, W, seat, 1, False):
+                continue
+            opt[n, 0] = o
+            opt[n, 1] = 1 if pay else 0
+            opt[n, 2] = 0 if clear else 1
+            s = 10.0 * (out[0] - r)
+            if pay:
+                s -= 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+            if heur:
+                if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
+                                                               rem - 1, True, scl):
+                    s -= 5.0 * wt_nb(T, W, seat, P_OCCUPIED)
+                if rem == 1 or out[4] == 1:
+                    s += end_score_nb(T, W, seat, out[0], out[1])
+                if out[3] == STEP_SIDE:
+                    s -= 0.01 * o
+            sc[n] = s
+            n += 1
+        if n == 0:
+            raise ValueError("move: no step keeps the move possible")
+        j = pick_nb(T, W, seat, n)
+        o = opt[j, 0]
+        pay = opt[j, 1] == 1
+        forced = opt[j, 2] == 1
+        step_nb(T, W, seat, r, l, so, o, out)
+        r2 = out[0]
+        l2 = out[1]
+        so = out[2]
+        kind = out[3]
+        ends = out[4]
+        ev_nb(T, W, seat, EV_STEP, PHASE_MOVE, kind, r2, l2, out[6], 1 if pay else 0, out[5],
+              0, 0, 0, 0, 0, 0)
+        steps += 1
+        st[seat, C_MOVES] += 1
+        trail_add_nb(W, seat, r2, l2)
+        if pay:
+            c = pay_nb(T, W, seat, PAY_MOVE, forced, False)
+            if c == PAY_COLLAPSE:
+                st[seat, S_ROW] = r2
+                st[seat, S_LANE] = l2
+                collapse_nb(T, W, seat, PAY_MOVE)
+                return steps, so, 2
+            if c < 0:
+                raise ValueError("move: a voluntary payment was refused after being offered")
+            st[seat, C_OCC] += 1
+        last = T.su[SU_LAST_RANGE_ROW]
+        if r == last and r2 > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
+            W.tv[TV_LAST_RANGE_SEAT] = seat
+        enter_nb(T, W, seat, r2, l2)
+        r = r2
+        l = l2
+        if ends:
+            return steps, so, 1
+    return steps, so, 0
+
+
+@inline
+def bonus_nb(T, W, seat, so, record):
+    """The downhill bonus (§5.1) if earned where the racer stands: up to downhill_moves steps,
+    passing at most downhill_passes racers, the first entry into a space held by exactly one
+    racer free. Returns the steps taken, or -1 if no bonus was earned."""
+    st = W.st
+    if st[seat, S_STATUS] != RACING:
+        return -1
+    r = st[seat, S_ROW]
+    l = st[seat, S_LANE]
+    if space_nb(T, r, l) != SPACE_GREEN or occupants_nb(st, seat, r + 1, l) == 0:
+        return -1
+    st[seat, C_BONUSES] += 1
+    out = W.fb[24:31]
+    opt = W.opt
+    sc = W.sc
+    passes_left = T.rl[R_DOWNHILL_PASSES]
+    free_used = 0
+    steps = 0
+    take = wt_nb(T, W, seat, P_BONUS) > 0.5
+    while steps < T.rl[R_DOWNHILL_MOVES]:
+        opt[0, 0] = -1
+        sc[0] = 0.0
+        n = 1
+        for o in range(5):
+            if not step_nb(T, W, seat, r, l, so, o, out):
+                continue
+            if out[5] > passes_left:
+                continue
+            free = free_used == 0 and out[6] == 1
+            pay = pays_nb(T, out[0], out[1], out[6]) and not free
+            if pay and not can_pay_nb(T, W, seat, 1, False):
+                continue
+            opt[n, 0] = o
+            opt[n, 1] = 1 if pay else 0
+            s = 10.0 * (out[0] - r) - 1.0
+            if pay:
+                s -= 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+            if not take:
+                s = -1.0
+            sc[n] = s
+            n += 1
+        j = pick_nb(T, W, seat, n)
+        o = opt[j, 0]
+        if o < 0:
+            break
+        pay = opt[j, 1] == 1
+        step_nb(T, W, seat, r, l, so, o, out)
+        if out[6] == 1 and free_used == 0 and pays_nb(T, out[0], out[1], out[6]):
+            free_used = 1
+        passes_left -= out[5]
+        r2 = out[0]
+        l2 = out[1]
+        so = out[2]
+        ev_nb(T, W, seat, EV_STEP, PHASE_BONUS, out[3], r2, l2, out[6], 1 if pay else 0, out[5],
+              0, 0, 0, 0, 0, 0)
+        steps += 1
+        st[seat, C_BONUS_STEPS] += 1
+        if record:
+            trail_add_nb(W, seat, r2, l2)
+        if pay:
+            c = pay_nb(T, W, seat, PAY_BONUS, False, False)
+            if c < 0:
+                raise ValueError("bonus: a voluntary payment was refused after being offered")
+            st[seat, C_OCC] += 1
+        last = T.su[SU_LAST_RANGE_ROW]
+        if r == last and r2 > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
+            W.tv[TV_LAST_RANGE_SEAT] = seat
+        enter_nb(T, W, seat, r2, l2)
+        r = r2
+        l = l2
+        if out[4] == 1:
+            break
+    ev4_nb(T, W, seat, EV_BONUS, steps, 0, 0, 0)
+    return steps
+
+
+@inline
+def draftable_nb(T, W, s):
+    """May racer s be drafted on, having moved in this chain? (§4.4)"""
+    st = W.st
+    if st[s, S_STATUS] == COLLAPSED or st[s, S_MOVED] == 0 or st[s, S_TLEN] == 0:
+        return False
+    r = st[s, S_SROW]
+    if r <= 0:
+        return False
+    return space_nb(T, r, st[s, S_SLANE]) != SPACE_SHOOT
+
+
+@inline
+def drafting_nb(T, W, leader, first_seat):
+    """Drafters follow the leader's trail, then drafters of drafters, front to back (§4.4)."""
+    st = W.st
+    n = st.shape[0]
+    q = W.q
+    out = W.fb[24:31]
+    q[0] = leader
+    qn = 1
+    head = 0
+    follows_bonus = T.rl[R_DRAFT_FOLLOWS_BONUS] != 0
+    while head < qn:
+        L = q[head]
+        head += 1
+        if not draftable_nb(T, W, L):
+            continue
+        if L == leader and W.tv[TV_SPRINT] != 0:
+            continue
+        br = st[L, S_SROW] - 1
+        bl = st[L, S_SLANE]
+        tl = st[L, S_TLEN]
+        for j in range(n):
+            c = (first_seat + j) % n
+            if c == L or st[c, S_MOVED] != 0 or not on_course_nb(st, c):
+                continue
+            if st[c, S_ROW] != br or st[c, S_LANE] != bl:
+                continue
+            if space_nb(T, br, bl) == SPACE_SHOOT:
+                continue
+            if W.tv[TV_OVER] != 0:
+                return
+            # the path: the leader's start, then its trail but the last space
+            need = 0
+            for i in range(tl):
+                if i == 0:
+                    pr = st[L, S_SROW]
+                    pl = bl
+                else:
+                    pr = W.trail[L, i - 1, 0]
+                    pl = W.trail[L, i - 1, 1]
+                if pays_nb(T, pr, pl, occupants_nb(st, c, pr, pl)):
+                    need += 1
+            offered = can_pay_nb(T, W, c, need, False)
+            follow = 0
+            if offered:
+                W.opt[0, 0] = 0
+                W.sc[0] = 0.0
+                W.opt[1, 0] = 1
+                W.sc[1] = 1.0 if need <= wt_nb(T, W, c, P_DRAFT_PAY) else -1.0
+                follow = W.opt[pick_nb(T, W, c, 2), 0]
+            ev_nb(T, W, c, EV_DRAFT, L, follow, tl, need, 1 if offered else 0, 0, 0, 0, 0, 0, 0,
+                  0, 0)
+            if follow == 0:
+                continue
+            st[c, S_MOVED] = 1
+            st[c, S_SROW] = st[c, S_ROW]
+            st[c, S_SLANE] = st[c, S_LANE]
+            st[c, S_TLEN] = 0
+            st[c, C_DRAFTS] += 1
+            for i in range(tl):
+                if i == 0:
+                    pr = st[L, S_SROW]
+                    pl = bl
+                else:
+                    pr = W.trail[L, i - 1, 0]
+                    pl = W.trail[L, i - 1, 1]
+                r0 = st[c, S_ROW]
+                l0 = st[c, S_LANE]
+                kind = STEP_FORWARD
+                if pr == r0:
+                    kind = STEP_SIDE
+                elif pl != l0:
+                    kind = STEP_DIAG
+                occ = occupants_nb(st, c, pr, pl)
+                pay = pays_nb(T, pr, pl, occ)
+                ev_nb(T, W, c, EV_STEP, PHASE_DRAFT, kind, pr, pl, occ, 1 if pay else 0,
+                      on_row_nb(st, c, r0) if pr > r0 else 0, 0, 0, 0, 0, 0, 0)
+                st[c, C_DRAFT_STEPS] += 1
+                trail_add_nb(W, c, pr, pl)
+                if pay:
+                    if pay_nb(T, W, c, PAY_DRAFT, False, False) < 0:
+                        raise ValueError("drafting: a payment was refused after being checked")
+                    st[c, C_OCC] += 1
+                last = T.su[SU_LAST_RANGE_ROW]
+                if r0 == last and pr > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
+                    W.tv[TV_LAST_RANGE_SEAT] = c
+                st[c, S_ROW] = pr
+                st[c, S_LANE] = pl
+            if T.rl[R_DRAFTER_BONUS] != 0:
+                bonus_nb(T, W, c, 1, follows_bonus)
+            if qn < q.shape[0]:
+                q[qn] = c
+                qn += 1
+
+
+# =================================================================================================
+# wax tokens (§4.6, §10)
+# =================================================================================================
+@inline
+def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now):
+    """Heuristic value (in dice) of one icon used now."""
+    st = W.st
+    b = st[seat]
+    if bit == WAX_PLUS_ONE:
+        return 1.0 if moment != MOMENT_C else 0.0
+    if bit == WAX_MINUS_ONE:
+        return -1.0 if moment != MOMENT_C else 0.0
+    if bit == WAX_SPRINT:
+        if moment == MOMENT_C or shooting or W.tv[TV_SPRINT] != 0:
+            return 0.0
+        if b[B_SPRINT] >= wt_nb(T, W, seat, P_SPRINT_MIN):
+            return 1.0 * b[B_SPRINT]
+        return 0.0
+    if bit == WAX_FREE_COLUMN:
+        if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
+            return 0.0
+        best = 0
+        second = 0
+        for c in range(N_COLUMNS):
+            v = b[B_COL + c]
+            if v > best:
+                second = best
+                best = v
+            elif v > second:
+                second = v
+        return 1.0 * second - 0.5
+    if bit == WAX_REROLL_SHOT:
+        return 2.0 if miss_now else 0.0
+    if bit == WAX_REROLL_ONE:
+        return 0.2
+    if bit == WAX_REROLL_ALL:
+        tot = 0
+        for c in range(N_COLUMNS):
+            tot += b[B_COL + c]
+        return 1.0 if (moment == MOMENT_B and tot <= 2 and b[B_AVAILABLE] >= 6) else -0.5
+    if bit == WAX_STAMINA:
+        return -2.0
+    return 0.0
+
+
+@inline
+def token_options_nb(T, W, seat, moment, n, pos, icons, mode, shooting, miss_now):
+    """Add the options of one token (a row position, or -1 for the printed token)."""
+    st = W.st
+    if icons == NO_WAX:
+        return n
+    if (icons & WAX_STAMINA) != 0 and not can_pay_nb(T, W, seat, 1, shooting):
+        return n
+    base = 0.0
+    if (icons & WAX_STAMINA) != 0:
+        base = icon_value_nb(T, W, seat, WAX_STAMINA, moment, shooting, miss_now)
+    price = wt_nb(T, W, seat, P_WAX_PRICE)
+    if mode == WAX_ONE_OF:
+        for i in range(7):
+            bit = 1 << i
+            if (icons & bit) != 0:
+                W.opt[n, 0] = pos
+                W.opt[n, 1] = bit
+                W.sc[n] = base + icon_value_nb(T, W, seat, bit, moment, shooting, miss_now) - price
+                n += 1
+    else:
+        v = base
+        for i in range(7):
+            bit = 1 << i
+            if (icons & bit) != 0:
+                v += icon_value_nb(T, W, seat, bit, moment, shooting, miss_now)
+        W.opt[n, 0] = pos
+        W.opt[n, 1] = 0
+        W.sc[n] = v - price
+        n += 1
+    return n
+
+
+@inline
+def do_icon_nb(T, W, seat, bit, shooting):
+    st = W.st
+    tv = W.tv
+    nat = st[seat, S_NAT]
+    st[seat, C_WAX + ilog2_nb(bit)] += 1
+    if bit == WAX_PLUS_ONE:
+        tv[TV_PLUS] += 1
+    elif bit == WAX_MINUS_ONE:
+        tv[TV_MINUS] += 1
+    elif bit == WAX_FREE_COLUMN:
+        tv[TV_FREE] += 1
+    elif bit == WAX_SPRINT:
+        if tv[TV_SPRINT] == 0:
+            st[seat, C_SPRINT_USES] += 1
+        tv[TV_SPRINT] = 1
+        tv[TV_SPRINTMV] += st[seat, S_BOARD + B_SPRINT]
+    elif bit == WAX_REROLL_ONE:
+        n = 0
+        for cell in range(B_AVAILABLE):
+            if st[seat, S_BOARD + cell] > 0:
+                W.opt[n, 0] = cell
+                v = 0.0
+                if cell < N_COLUMNS:
+                    v = 10.0 - st[seat, S_BOARD + cell]
+                W.sc[n] = v
+                n += 1
+        if n > 0:
+            cell = W.opt[pick_nb(T, W, seat, n), 0]
+            ev4_nb(T, W, seat, EV_LIFT, cell, 0, 0, 0)
+            lift_one_nb(st[seat, S_BOARD:S_BOARD + 10], cell)
+            roll_place_nb(T, W, seat, 1, ROLL_ONE, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+    elif bit == WAX_REROLL_ALL:
+        m = lift_all_nb(st[seat, S_BOARD:S_BOARD + 10])
+        roll_place_nb(T, W, seat, m, ROLL_ALL, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+    elif bit == WAX_REROLL_SHOT:
+        first = tv[TV_FIRST_SHOT]
+        if first >= 0 and st[seat, S_SHOTS] > first:
+            n = 0
+            for t in range(first, st[seat, S_SHOTS]):
+                W.opt[n, 0] = t
+                W.sc[n] = 1.0 if st[seat, S_TG + t] == TARGET_MISS else 0.0
+                n += 1
+            t = W.opt[pick_nb(T, W, seat, n), 0]
+            die = st[seat, S_TD + t]
+            face = draw_nb(W, T.dien[die])
+            hit = T.dief[die, face] == FACE_HIT
+            old = st[seat, S_TG + t]
+            st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
+            if old == TARGET_HIT and not hit:
+                st[seat, C_HITS] -= 1
+            elif old == TARGET_MISS and hit:
+                st[seat, C_HITS] += 1
+            st[seat, V_RESHOTS] += 1
+            ev4_nb(T, W, seat, EV_RESHOT, t, die, face, 1 if hit else 0)
+            v = W.visits[st[seat, S_VROW]]
+            v.hits = visit_hits_nb(T, W, seat)
+            v.misses = v.shots - v.hits
+            v.reshots = st[seat, V_RESHOTS]
+
+
+@inline
+def ilog2_nb(bit):
+    i = 0
+    while (1 << (i + 1)) <= bit:
+        i += 1
+    return i
+
+
+@inline
+def visit_hits_nb(T, W, seat):
+    h = 0
+    for t in range(T.rl[R_TARGETS]):
+        if W.st[seat, S_TG + t] == TARGET_HIT:
+            h += 1
+    return h
+
+
+@inline
+def wax_moment_nb(T, W, seat, moment):
+    """Offer the racer its tokens at a moment (§4.6): an outermost face-up row token if none was
+    used this turn, and Finland's printed token on a shooting turn if not used this turn."""
+    st = W.st
+    tv = W.tv
+    nat = st[seat, S_NAT]
+    shooting = tv[TV_SHOOTING] != 0
+    miss_now = False
+    if moment == MOMENT_C:
+        s = st[seat, S_SHOTS]
+        miss_now = s > 0 and st[seat, S_TG + s - 1] == TARGET_MISS
+    W.opt[0, 0] = -2
+    W.opt[0, 1] = 0
+    W.sc[0] = 0.0
+    n = 1
+    lo = st[seat, S_WLO]
+    hi = st[seat, S_WHI]
+    if tv[TV_ROWUSED] == 0 and lo <= hi:
+        tid = st[seat, S_WR + lo]
+        n = token_options_nb(T, W, seat, moment, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting,
+                             miss_now)
+        if hi != lo:
+            tid = st[seat, S_WR + hi]
+            n = token_options_nb(T, W, seat, moment, n, hi, T.wi[nat, tid], T.wm[nat, tid],
+                                 shooting, miss_now)
+    if shooting and tv[TV_PRINTUSED] == 0 and T.pi[nat] != NO_WAX:
+        n = token_options_nb(T, W, seat, moment, n, -1, T.pi[nat], T.pm[nat], shooting, miss_now)
+    if n == 1:
+        return
+    j = pick_nb(T, W, seat, n)
+    pos = W.opt[j, 0]
+    if pos == -2:
+        return
+    action = W.opt[j, 1]
+    if pos >= 0:
+        tid = st[seat, S_WR + pos]
+        icons = T.wi[nat, tid]
+        mode = T.wm[nat, tid]
+        tv[TV_ROWUSED] = 1
+        st[seat, C_WAX_TOKENS] += 1
+        if pos == lo:
+            st[seat, S_WLO] = lo + 1
+        else:
+            st[seat, S_WHI] = hi - 1
+    else:
+        tid = -1
+        icons = T.pi[nat]
+        mode = T.pm[nat]
+        tv[TV_PRINTUSED] = 1
+        st[seat, C_PRINTED] += 1
+    ev_nb(T, W, seat, EV_WAX, moment, pos, tid, icons, action, 0, 0, 0, 0, 0, 0, 0, 0)
+    if (icons & WAX_STAMINA) != 0:
+        st[seat, C_WAX + 7] += 1
+        if pay_nb(T, W, seat, PAY_TOKEN, False, shooting) < 0:
+            raise ValueError("wax: a stamina icon could not be paid after being checked")
+    if mode == WAX_ONE_OF:
+        do_icon_nb(T, W, seat, action, shooting)
+    else:
+        for i in range(7):
+            bit = 1 << i
+            if (icons & bit) != 0:
+                do_icon_nb(T, W, seat, bit, shooting)
+
+
+# =================================================================================================
+# the column step (§4.1)
+# =================================================================================================
+@inline
+def col_dice_nb(T, b, nat, c):
+    """Dice a column would count if taken now (its box's six when full)."""
+    if c == PICK_SPRINT:
+        return b[B_SPRINT]
+    v = b[B_COL + c]
+    if b[B_STAR + c] != 0 and v >= T.fat[nat, c]:
+        v += 1
+    return v
+
+
+@inline
+def dist_to_stop_nb(T, W, seat):
+    """Rows from the racer to the next shooting row or the finish line."""
+    st = W.st
+    r = st[seat, S_ROW]
+    nrows = T.crs.shape[0]
+    for rr in range(max(r + 1, 0), nrows):
+        if T.crs[rr, CR_RANGE] >= 0:
+            return rr - r
+    return nrows - r
+
+
+@inline
+def column_step_nb(T, W, seat):
+    """Take the columns (§4.1): mandatory column, additional ones, flip choices; log; return the
+    dice taken."""
+    st = W.st
+    tv = W.tv
+    nat = st[seat, S_NAT]
+    b = st[seat, S_BOARD:S_BOARD + 10]
+    shooting = tv[TV_SHOOTING] != 0
+    heur = not is_random_nb(T, W, seat)
+    nt = T.rl[R_TARGETS]
+    if shooting:
+        useful = nt - st[seat, S_SHOTS]
+    else:
+        useful = dist_to_stop_nb(T, W, seat) + 1
+        if st[seat, S_INLANE] != 0:
+            useful = 99
+    # the mandatory column
+    n = 0
+    for c in range(N_COLUMNS):
+        if first_column_legal_nb(b, c):
+            W.opt[n, 0] = c
+            W.sc[n] = 1.0 * min(col_dice_nb(T, b, nat, c), useful) + 0.01 * c
+            n += 1
+    first = W.opt[pick_nb(T, W, seat, n), 0]
+    total = col_dice_nb(T, b, nat, first)
+    # additional columns, one decision at a time
+    extras = W.fb[0:0]
+    ne = 0
+    mask = 0
+    free = tv[TV_FREE]
+    tmp_ex = W.q[32:40]
+    while True:
+        W.opt[0, 0] = -1
+        top = 0
+        for c in range(nt):
+            v = T.sv[nat, c, st[seat, S_MK + c]]
+            if v > top:
+                top = v
+        W.sc[0] = 0.0
+        n = 1
+        paying = max(ne + 1 - free, 0)
+        for c in range(N_COLUMNS + 1):
+            if c == first or (mask >> c) & 1:
+                continue
+            held = b[B_SPRINT] if c == PICK_SPRINT else b[B_COL + c]
+            if held == 0:
+                continue
+            if paying > 0 and not can_pay_nb(T, W, seat, paying, shooting):
+                continue
+            W.opt[n, 0] = c
+            if heur:
+                d = col_dice_nb(T, b, nat, c)
+                gain = min(total + d, useful) - min(total, useful)
+                s = gain - wt_nb(T, W, seat, P_EXTRA_MIN) + 0.5
+                if ne + 1 > free:
+                    if top <= wt_nb(T, W, seat, P_RESERVE):
+                        s = -1.0
+                    if shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5:
+                        s = -1.0
+                else:
+                    s = gain - 0.5
+                W.sc[n] = s
+            else:
+                W.sc[n] = 0.0
+            n += 1
+        if n == 1:
+            break
+        c = W.opt[pick_nb(T, W, seat, n), 0]
+        if c < 0:
+            break
+        tmp_ex[ne] = c
+        ne += 1
+        mask |= 1 << c
+        total += col_dice_nb(T, b, nat, c)
+    # flip boxes: a full column's six traded for a used token turned face up again
+    flips = W.tmp[16:20]
+    flips[:] = 0
+    flipmask = 0
+    wrow = T.rl[R_WAX_ROW]
+    for c in range(N_COLUMNS):
+        if c != first and ((mask >> c) & 1) == 0:
+            continue
+        if T.bx[nat, c] != BOX_FLIP or b[B_STAR + c] == 0 or b[B_COL + c] < T.fat[nat, c]:
+            continue
+        lo = st[seat, S_WLO]
+        hi = st[seat, S_WHI]
+        if lo == 0 and hi == wrow - 1:
+            continue          # no used token to turn back
+        W.opt[0, 0] = 0
+        W.sc[0] = 0.0
+        W.opt[1, 0] = 1
+        W.sc[1] = 1.0 if wt_nb(T, W, seat, P_FLIP) > 0.5 else -1.0
+        if pick_nb(T, W, seat, 2) == 1:
+            flips[c] = 1
+            flipmask |= 1 << c
+    # sort the extras (column order, sprint last) and pay
+    for i in range(1, ne):
+        x = tmp_ex[i]
+        j = i - 1
+        while j >= 0 and tmp_ex[j] > x:
+            tmp_ex[j + 1] = tmp_ex[j]
+            j -= 1
+        tmp_ex[j + 1] = x
+    ex = W.fb[0:ne]
+    for i in range(ne):
+        ex[i] = tmp_ex[i]
+    used_free = 1 if (free > 0 and ne > 0) else 0
+    paying = max(ne - free, 0)
+    expect = total - popcount_nb(flipmask)
+    ev_nb(T, W, seat, EV_TAKE, first, mask, flipmask, used_free, expect, paying, 0, 0, 0, 0, 0, 0,
+          0)
+    for i in range(paying):
+        if pay_nb(T, W, seat, PAY_EXTRA, False, shooting) < 0:
+            raise ValueError("column step: a payment was refused after being checked")
+    pc = W.fb[16:16 + ne]
+    pc[:] = -1
+    status, dice, sprint, traded, paid = take_dice_nb(
+        b, st[seat, S_MK:S_MK + nt], first, ex, ne, flips, T.fat[nat], T.bx[nat], T.sv[nat],
+        T.ns[nat], shooting, st[seat, S_SHOTS], T.rl[R_RANGE_PAYMENT], pc)
+    if status != TAKE_OK or dice != expect:
+        raise ValueError("column step: take_dice_nb refused a checked choice")
+    st[seat, C_EXTRA] += ne
+    if sprint:
+        st[seat, C_SPRINT_TAKEN] += 1
+        if tv[TV_SPRINT] == 0:
+            st[seat, C_SPRINT_USES] += 1
+        tv[TV_SPRINT] = 1
+    # the flip trades: each turns an innermost used token face up
+    for c in range(N_COLUMNS):
+        if flips[c] == 0:
+            continue
+        st[seat, C_FLIPS] += 1
+        lo = st[seat, S_WLO]
+        hi = st[seat, S_WHI]
+        n = 0
+        if lo > hi:
+            for p in range(wrow):
+                W.opt[n, 0] = p
+                W.sc[n] = 0.0
+                n += 1
+        else:
+            if lo > 0:
+                W.opt[n, 0] = lo - 1
+                W.sc[n] = 0.0
+                n += 1
+            if hi < wrow - 1:
+                W.opt[n, 0] = hi + 1
+                W.sc[n] = 0.0
+                n += 1
+        p = W.opt[pick_nb(T, W, seat, n), 0]
+        if lo > hi:
+            st[seat, S_WLO] = p
+            st[seat, S_WHI] = p
+        elif p < lo:
+            st[seat, S_WLO] = p
+        else:
+            st[seat, S_WHI] = p
+        ev4_nb(T, W, seat, EV_FLIPBACK, p, 0, 0, 0)
+    return dice
+
+
+@inline
+def popcount_nb(x):
+    n = 0
+    while x:
+        n += x & 1
+        x >>= 1
+    return n
+
+
+# =================================================================================================
+# a turn (§4.8)
+# =================================================================================================
+@inline
+def shoot_nb(T, W, seat, shots):
+    st = W.st
+    tv = W.tv
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    tv[TV_FIRST_SHOT] = st[seat, S_SHOTS]
+    k = min(shots, nt - st[seat, S_SHOTS])
+    for _ in range(k):
+        t = st[seat, S_SHOTS]
+        die = T.sd[nat, t, st[seat, S_MK + t]]
+        face = draw_nb(W, T.dien[die])
+        hit = T.dief[die, face] == FACE_HIT
+        st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
+        st[seat, S_TD + t] = die
+        st[seat, S_SHOTS] = t + 1
+        st[seat, C_SHOTS] += 1
+        if hit:
+            st[seat, C_HITS] += 1
+        ev4_nb(T, W, seat, EV_SHOT, t, die, face, 1 if hit else 0)
+        v = W.visits[st[seat, S_VROW]]
+        v.shots = t + 1
+        v.hits = visit_hits_nb(T, W, seat)
+        v.misses = v.shots - v.hits
+        wax_moment_nb(T, W, seat, MOMENT_C)
+    if st[seat, S_SHOTS] >= nt and st[seat, S_DONE] == 0:
+        hits = visit_hits_nb(T, W, seat)
+        misses = nt - hits
+        laps = T.pen[min(misses, T.pen.shape[0] - 1)]
+        st[seat, S_DONE] = 1
+        st[seat, S_LAPS] = laps
+        st[seat, S_LAPMV] = 0
+        st[seat, S_INLANE] = 1 if laps > 0 else 0
+        st[seat, C_LAPS] += laps
+        vi = st[seat, S_VISIT] - 1
+        if vi < 4:
+            st[seat, C_LAPS_R + vi] = laps
+        ev4_nb(T, W, seat, EV_LAPS, misses, laps, 0, 0)
+        v = W.visits[st[seat, S_VROW]]
+        v.penalties = laps
+
+
+@inline
+def turn_nb(T, W, seat):
+    st = W.st
+    tv = W.tv
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    for i in range(TV_SHOOTING + 2):
+        tv[i] = 0
+    tv[TV_FIRST_SHOT] = -1
+    r = st[seat, S_ROW]
+    l = st[seat, S_LANE]
+    shooting = (r >= 0 and space_nb(T, r, l) == SPACE_SHOOT and st[seat, S_DONE] == 0
+                and st[seat, S_SHOTS] < nt)
+    tv[TV_SHOOTING] = 1 if shooting else 0
+    st[seat, C_TURNS] += 1
+    if shooting:
+        st[seat, V_TURNS] += 1
+        W.visits[st[seat, S_VROW]].shoot_turns = st[seat, V_TURNS]
+    elif (r >= 0 and space_nb(T, r, l) == SPACE_SHOOT and st[seat, S_INLANE] == 0
+          and st[seat, V_LEAVE] == 0):
+        st[seat, V_LEAVE] = 1
+        W.visits[st[seat, S_VROW]].leave_round = tv[TV_ROUND]
+    ev_nb(T, W, seat, EV_TURN, 1 if shooting else 0, r, l, st[seat, S_INLANE], st[seat, S_LAPS],
+          st[seat, S_LAPMV], st[seat, S_SHOTS], 0, 0, 0, 0, 0, 0)
+    wax_moment_nb(T, W, seat, MOMENT_A)
+    dice = column_step_nb(T, W, seat)
+    wax_moment_nb(T, W, seat, MOMENT_B)
+    if shooting:
+        shots = max(dice + tv[TV_PLUS] - tv[TV_MINUS], 0)
+        ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 0, shots,
+              tv[TV_SPRINT], 0, 0, 0, 0, 0, 0)
+        shoot_nb(T, W, seat, shots)
+        if shots > 0:
+            W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]
+        return
+    # a moving turn
+    red = (r >= 0 and st[seat, S_INLANE] == 0 and space_nb(T, r, l) == SPACE_RED)
+    moves = move_count_nb(dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], red,
+                          T.rl[R_UPHILL_PENALTY])
+    ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 1 if red else 0,
+          moves, tv[TV_SPRINT], 0, 0, 0, 0, 0, 0)
+    if st[seat, S_INLANE] != 0:
+        per = T.crs[r, CR_PEN]
+        spent = 0
+        while moves > 0 and st[seat, S_LAPS] > 0:
+            moves -= 1
+            spent += 1
+            st[seat, S_LAPMV] += 1
+            if st[seat, S_LAPMV] >= per:
+                st[seat, S_LAPS] -= 1
+                st[seat, S_LAPMV] = 0
+        if st[seat, S_LAPS] == 0:
+            st[seat, S_INLANE] = 0
+            st[seat, V_LEAVE] = 1
+            W.visits[st[seat, S_VROW]].leave_round = tv[TV_ROUND]
+        ev4_nb(T, W, seat, EV_LAP, spent, st[seat, S_LAPS], st[seat, S_LAPMV], 0)
+        if st[seat, S_INLANE] != 0 or moves == 0:
+            return
+    # drafters are those in place now; the leader's start and trail
+    for s in range(st.shape[0]):
+        st[s, S_MOVED] = 0
+        st[s, S_TLEN] = 0
+    st[seat, S_MOVED] = 1
+    st[seat, S_SROW] = st[seat, S_ROW]
+    st[seat, S_SLANE] = st[seat, S_LANE]
+    steps, so, res = move_nb(T, W, seat, moves)
+    if res == 2:
+        return
+    if res == 0 and steps > 0:
+        bonus_nb(T, W, seat, so, T.rl[R_DRAFT_FOLLOWS_BONUS] != 0)
+    if steps > 0:
+        drafting_nb(T, W, seat, seat)
+
+
+# =================================================================================================
+# set-up: the wax row (§2.3 item 6)
+# =================================================================================================
+@inline
+def wax_row_nb(T, W, seat, fixed):
+    """The racer's six tokens and their order: `fixed` (ids, -1 = let the player choose) or the
+    player's choice: random (a random ordered choice) or by persona values, best at the ends."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nw = T.rl[R_WAX_TOKENS]
+    wrow = T.rl[R_WAX_ROW]
+    if fixed[0] >= 0:
+        for p in range(wrow):
+            st[seat, S_WR + p] = fixed[p]
+    elif is_random_nb(T, W, seat):
+        ids = W.tmp[0:nw]
+        for i in range(nw):
+            ids[i] = i
+        for i in range(nw - 1, 0, -1):
+            j = below_nb(W.prng, i + 1)
+            x = ids[i]
+            ids[i] = ids[j]
+            ids[j] = x
+        for p in range(wrow):
+            st[seat, S_WR + p] = ids[p]
+    else:
+        val = W.sc[0:nw]
+        for i in range(nw):
+            icons = T.wi[nat, i]
+            v = 0.0
+            best = -99.0
+            for k in range(8):
+                if (icons & (1 << k)) != 0:
+                    x = wt_nb(T, W, seat, P_TOKEN + k)
+                    if k == 7:
+                        v += x
+                    elif T.wm[nat, i] == WAX_ONE_OF:
+                        best = max(best, x)
+                    else:
+                        v += x
+            if best > -99.0:
+                v += best
+            val[i] = v
+        taken = W.tmp[0:nw]
+        taken[:] = 0
+        for p in range(wrow):
+            bi = -1
+            for i in range(nw):
+                if taken[i] == 0 and (bi < 0 or val[i] > val[bi]):
+                    bi = i
+            taken[bi] = 1
+            pos = p // 2 if p % 2 == 0 else wrow - 1 - p // 2
+            st[seat, S_WR + pos] = bi
+    st[seat, S_WLO] = 0
+    st[seat, S_WHI] = wrow - 1
+
+
+# =================================================================================================
+# the block entry point
+# =================================================================================================
+@inline
+def progress_nb(T, W, s):
+    st = W.st
+    if st[s, S_STATUS] == FINISHED:
+        return (T.crs.shape[0] + 2) * 16 + (16 - st[s, S_PLACE])
+    if st[s, S_STATUS] == COLLAPSED:
+        return -1000
+    return (st[s, S_ROW] + 1) * 16
+
+
+@entry
+def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
+                  pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
+                  visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
+                  prng):
+    """Play `races` (int64 indices) of one set-up; fill the records.
+
+    Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
+    set-up (SU_*), pk/pw the players' kinds and weights. nations/players int16[len(races), n]:
+    nation id and player index per seat. waxfix int16[len(races), n, MAX_ROW]: a fixed wax row
+    (-1 = the player chooses). init int32[n, S_N]: with su[SU_INIT], the state every race starts
+    from (tests). script: die faces drawn before the streams; dsc int64[n, m]: scripted decisions.
+    seats_out: kernel seat dtype [len(races) * n]; visits_out: visit dtype, ct[CT_VISITS] rows
+    written. log int16[rows, LOG_COLS], written when su[SU_LOG]. The rest is work space.
+    """
+    T = Tab(borrow_nb(rl), borrow_nb(pen), borrow_nb(dief), borrow_nb(dien), borrow_nb(sv),
+            borrow_nb(sd), borrow_nb(ns), borrow_nb(cap), borrow_nb(fat), borrow_nb(bx),
+            borrow_nb(spc), borrow_nb(wi), borrow_nb(wm), borrow_nb(pi), borrow_nb(pm),
+            borrow_nb(crs), borrow_nb(su), borrow_nb(pk), borrow_nb(pw))
+    W = Work(borrow_nb(st), borrow_nb(tv), borrow_nb(ct), borrow_nb(rng), borrow_nb(prng),
+             borrow_nb(script), borrow_nb(dsc), borrow_nb(dsi), borrow_nb(log), borrow_nb(memo),
+             borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
+             borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out))
+    races = borrow_nb(races)
+    nations = borrow_nb(nations)
+    players = borrow_nb(players)
+    waxfix = borrow_nb(waxfix)
+    init = borrow_nb(init)
+    seats_out = borrow_nb(seats_out)
+    st = W.st
+    tv = W.tv
+    n = su[SU_N]
+    nt = rl[R_TARGETS]
+    nrows = crs.shape[0]
+    two = su[SU_VARIANT] == VARIANT_TWO_PLAYER
+    cap_rounds = rl[R_ROUND_CAP]
+    for slot in range(races.shape[0]):
+        race = races[slot]
+        seed_stream_nb(W.rng, seed, race, STREAM_CHANCE)
+        seed_stream_nb(W.prng, seed, race, STREAM_PLAYER)
+        st[:, :] = 0
+        tv[:] = 0
+        dsi[:] = 0
+        vstart = ct[CT_VISITS]
+        tv[TV_NEXT_PLACE] = 1
+        tv[TV_WINNER] = -1
+        tv[TV_LAST_RANGE_SEAT] = -1
+        for s in range(n):
+            nat = nations[slot, s]
+            st[s, S_NAT] = nat
+            st[s, S_SIDE] = s % 2 if two else s
+            st[s, S_PLAYER] = players[slot, s]
+            st[s, S_STATUS] = RACING
+            st[s, S_ROW] = -1
+            st[s, S_LANE] = 0
+            st[s, S_BOARD + B_AVAILABLE] = rl[R_RACE_DICE]
+            for c in range(nt):
+                st[s, S_MK + c] = su[SU_START_SLOT]
+                st[s, S_TD + c] = -1
+            st[s, C_COLLAPSE_ROUND] = -1
+            st[s, C_FINISH_ROUND] = -1
+            for k in range(4):
+                st[s, C_LAPS_R + k] = -1
+            wax_row_nb(T, W, s, waxfix[slot, s])
+        if su[SU_INIT] != 0:
+            for s in range(n):
+                for k in range(S_N):
+                    if init[s, k] != -9999:
+                        st[s, k] = init[s, k]
+        ev_nb(T, W, -1, EV_RACE, su[SU_COURSE], n, su[SU_VARIANT], su[SU_START_SLOT], cap_rounds,
+              nrows, su[SU_RANGES], 0, 0, 0, 0, 0, 0)
+        for s in range(n):
+            ev4_nb(T, W, s, EV_SEAT, st[s, S_NAT], st[s, S_SIDE], st[s, S_PLAYER], 0)
+        for s in range(n):
+            w = st[s]
+            ev_nb(T, W, s, EV_WAXROW, w[S_WR], w[S_WR + 1], w[S_WR + 2], w[S_WR + 3], w[S_WR + 4],
+                  w[S_WR + 5], 0, 0, 0, 0, 0, 0, 0)
+        rnd = 0
+        leader = -1
+        lead_changes = 0
+        stalled = 0
+        while True:
+            running = 0
+            for s in range(n):
+                if st[s, S_STATUS] == RACING:
+                    running += 1
+            if running == 0 or tv[TV_OVER] != 0:
+                break
+            if rnd >= cap_rounds:
+                stalled = 1
+                break
+            rnd += 1
+            tv[TV_ROUND] = rnd
+            first = (rnd - 1) % n
+            ev4_nb(T, W, -1, EV_ROUND, rnd, first, 0, 0)
+            for s in range(n):
+                if st[s, S_STATUS] == RACING:
+                    prepare_nb(T, W, s)
+            for j in range(n):
+                s = (first + j) % n
+                if st[s, S_STATUS] != RACING:
+                    continue
+                turn_nb(T, W, s)
+                # the leader
+                best = leader
+                for x in range(n):
+                    if best < 0 or progress_nb(T, W, x) > progress_nb(T, W, best):
+                        best = x
+                if best != leader:
+                    if leader >= 0:
+                        lead_changes += 1
+                    leader = best
+                if tv[TV_OVER] != 0:
+                    break
+        ev4_nb(T, W, -1, EV_END, rnd, stalled, tv[TV_WINNER] if two else first_place_nb(st),
+               0)
+        # places
+        if two:
+            win_side = st[tv[TV_WINNER], S_SIDE] if tv[TV_WINNER] >= 0 else -1
+            for s in range(n):
+                if win_side < 0:
+                    st[s, S_PLACE] = 0
+                else:
+                    st[s, S_PLACE] = 1 if st[s, S_SIDE] == win_side else 2
+            if win_side < 0:
+                # stalled: the side furthest along in total leads
+                d0 = 0
+                d1 = 0
+                for s in range(n):
+                    if st[s, S_SIDE] == 0:
+                        d0 += progress_nb(T, W, s)
+                    else:
+                        d1 += progress_nb(T, W, s)
+                for s in range(n):
+                    st[s, S_PLACE] = 1 if (st[s, S_SIDE] == 0) == (d0 >= d1) else 2
+        else:
+            nxt = tv[TV_NEXT_PLACE]
+            for _ in range(n):
+                bs = -1
+                for s in range(n):
+                    if st[s, S_STATUS] == FINISHED or st[s, S_PLACE] > 0:
+                        continue
+                    if bs < 0 or dist_left_nb(T, st, s) < dist_left_nb(T, st, bs):
+                        bs = s
+                if bs < 0:
+                    break
+                st[bs, S_PLACE] = nxt
+                nxt += 1
+        base = slot * n
+        for s in range(n):
+            r = seats_out[base + s]
+            r.race = race
+            r.scenario = su[SU_COURSE]
+            r.n_racers = n
+            r.seat = s
+            r.team = st[s, S_SIDE]
+            r.leg = s // 2 if two else 0
+            r.player = st[s, S_PLAYER]
+            r.place = st[s, S_PLACE]
+            r.won = 1 if (st[s, S_PLACE] == 1 and (stalled == 0 or two)) else 0
+            if stalled and not two:
+                r.won = 1 if (st[s, S_PLACE] == 1 and st[s, S_STATUS] == FINISHED) else 0
+            if two and stalled:
+                r.won = 0
+            r.finished = 1 if st[s, S_STATUS] == FINISHED else 0
+            r.eliminated = 1 if st[s, S_STATUS] == COLLAPSED else 0
+            r.elim_cause = 1 if st[s, S_STATUS] == COLLAPSED else 0
+            r.rounds = rnd
+            r.stalled = stalled
+            r.distance_left = dist_left_nb(T, st, s)
+            r.penalty_laps = st[s, C_LAPS]
+            r.lead_changes = lead_changes
+            r.leader_after_range = 1 if s == tv[TV_LAST_RANGE_SEAT] else 0
+            r.nation = st[s, S_NAT]
+            r.stamina_used = st[s, C_STAMINA]
+            left = 0
+            for c in range(nt):
+                left += ns[st[s, S_NAT], c] - 1 - st[s, S_MK + c]
+            r.stamina_left = left
+            r.collapse_round = st[s, C_COLLAPSE_ROUND]
+            r.finish_round = st[s, C_FINISH_ROUND]
+            r.turns = st[s, C_TURNS]
+            r.moves = st[s, C_MOVES]
+            r.extra_columns = st[s, C_EXTRA]
+            r.sprint_taken = st[s, C_SPRINT_TAKEN]
+            r.sprint_uses = st[s, C_SPRINT_USES]
+            r.occupied_paid = st[s, C_OCC]
+            r.drafts = st[s, C_DRAFTS]
+            r.draft_steps = st[s, C_DRAFT_STEPS]
+            r.bonuses = st[s, C_BONUSES]
+            r.bonus_steps = st[s, C_BONUS_STEPS]
+            r.wax_reroll_shot = st[s, C_WAX]
+            r.wax_sprint = st[s, C_WAX + 1]
+            r.wax_free_column = st[s, C_WAX + 2]
+            r.wax_reroll_one = st[s, C_WAX + 3]
+            r.wax_reroll_all = st[s, C_WAX + 4]
+            r.wax_plus_one = st[s, C_WAX + 5]
+            r.wax_minus_one = st[s, C_WAX + 6]
+            r.wax_stamina = st[s, C_WAX + 7]
+            r.wax_tokens = st[s, C_WAX_TOKENS]
+            r.printed_uses = st[s, C_PRINTED]
+            r.flip_trades = st[s, C_FLIPS]
+            r.shots = st[s, C_SHOTS]
+            r.hits = st[s, C_HITS]
+            r.laps_r1 = st[s, C_LAPS_R]
+            r.laps_r2 = st[s, C_LAPS_R + 1]
+            r.laps_r3 = st[s, C_LAPS_R + 2]
+            r.laps_r4 = st[s, C_LAPS_R + 3]
+        for v in range(vstart, ct[CT_VISITS]):
+            vr = visits_out[v]
+            vr.race = race
+            vr.team = st[vr.seat, S_SIDE]
+            vr.leg = vr.seat // 2 if two else 0
+
+
+@inline
+def dist_left_nb(T, st, s):
+    if st[s, S_STATUS] == FINISHED:
+        return 0
+    nrows = T.crs.shape[0]
+    if st[s, S_ROW] < 0:
+        return nrows + 1
+    return nrows - st[s, S_ROW]
+
+
+@inline
+def first_place_nb(st):
+    for s in range(st.shape[0]):
+        if st[s, S_STATUS] == FINISHED and st[s, S_PLACE] == 1:
+            return s
+    return -1

@@ -1,0 +1,71 @@
+"""Ski Tour players: every decision of a racer goes through `choose_nb`.
+
+The engine lists the legal options of a decision (docs/skitour/event-log.md says which decisions
+there are) and scores each with the seat's weight vector (`P_*` below; personas in
+sim/data/players/skitour/*.toml are named weight vectors). `choose_nb` then picks:
+
+- a scripted entry for the seat, when a test gave one (an option index; -1 = the player decides);
+- RANDOM: uniformly among the legal options, from the player stream (never the dice stream);
+- HEURISTIC: the option with the highest score (the first on ties).
+
+So the random player and every persona see exactly the same legal options.
+"""
+import numpy as np
+
+from ..jit import inline
+from ..rng import below_nb
+from .consts import PLAYER_RANDOM
+
+# heuristic weights: params[player, P_*]; DEFAULT_PARAMS is the `balanced` persona
+P_EXTRA_MIN = 0       # dice an additional column must bring to be worth a stamina
+P_RESERVE = 1         # voluntary stamina only while the highest marker value is above this
+P_RANGE_EXTRA = 2     # 1: additional columns on shooting turns too; 0: never
+P_SIX_SPRINT = 3      # value of a six in the sprint column
+P_SIX_BOX = 4         # value of a six in a box, times the column's share of full
+P_OCCUPIED = 5        # cost, in rows of progress, of paying a stamina for an occupied space
+P_DRAFT_PAY = 6       # most stamina a draft may cost
+P_BONUS = 7           # 1: take downhill bonus steps; 0: never
+P_WAX_PRICE = 8       # gain (in dice) a token must bring before it is spent
+P_SPRINT_MIN = 9      # sprint-column dice that make a sprint icon worth using
+P_FLIP = 10           # 1: trade a flip-box six for a token turned face up again
+P_GREEN = 11          # value (rows) of ending a move behind a racer on green
+P_RED = 12            # cost (rows) of ending a move on red
+P_TOKEN = 13          # 13..20: set-up value of each wax icon (WAX_ICON_NAMES order)
+N_PARAMS = 21
+PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
+               "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
+               "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
+               "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina")
+DEFAULT_PARAMS = np.array([3.0, 2.0, 0.0, 1.0, 1.5, 1.5, 1.0, 1.0, 0.5, 2.0, 1.0, 0.5, 0.5,
+                           2.0, 2.0, 2.5, 0.8, 1.0, 2.0, -0.5, -1.0], np.float64)
+assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
+
+MAX_OPTIONS = 40
+
+
+@inline
+def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
+    """The decision interface: index of the chosen option among `n` (sc[:n] their scores).
+
+    dsc[seat, i]: scripted decisions of the seat (tests), used in order while dsi[seat] < width;
+    -1 hands the decision to the player; an index out of range raises ValueError.
+    """
+    if n <= 0:
+        raise ValueError("a decision with no legal option")
+    i = dsi[seat]
+    if i < dsc.shape[1]:
+        dsi[seat] = i + 1
+        d = dsc[seat, i]
+        if d >= 0:
+            if d >= n:
+                raise ValueError("scripted decision out of range of the legal options")
+            return d
+    if n == 1:
+        return 0
+    if kind == PLAYER_RANDOM:
+        return below_nb(prng, n)
+    best = 0
+    for k in range(1, n):
+        if sc[k] > sc[best]:
+            best = k
+    return best

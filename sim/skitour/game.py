@@ -1,0 +1,224 @@
+"""Ski Tour: Biathlon as a registered game (sim.games): what the shared runner, store, commands and
+conformance suite call.
+
+A seat's entrant is its nation. A balanced design races the nations of one board side (the five
+basic or the five advanced nations, so the two sides of one board never meet) and rotates them
+through the seats: in blocks of 5 races, race r of a block seats nation p[(r + j) % 5] at seat j
+for a permutation p drawn per block from the seed, so every nation sits in every seat equally
+often. Options: `variant` ("standard", or "two_player": 4 racers, two nations per player, the
+race ends at the first finisher) and `side` ("basic" or "advanced").
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kernels import records as REC
+from kernels.skitour import consts as C
+
+from . import play as P
+from .compile import SkiTourBundle, load_bundle as _load_bundle
+from .load import default_data_dir as _default_data_dir
+
+#: the kernel's records with the core scenario field named in Ski Tour's word (same layout)
+SEAT_DTYPE = REC.seat_dtype(C.SKITOUR_SEAT_EXTRA, scenario="course")
+VISIT_DTYPE = P.VISIT_DTYPE
+assert SEAT_DTYPE.itemsize == P.SEAT_DTYPE.itemsize
+
+LABELS = {"elim_cause": list(C.ELIM_NAMES), "variant": list(C.VARIANT_NAMES)}
+OPTIONS = {"variant": C.VARIANT_NAMES, "side": C.NATION_SIDES}
+
+
+def default_data_dir() -> Path:
+    return _default_data_dir()
+
+
+def load_bundle(data=None, patches=()) -> SkiTourBundle:
+    return _load_bundle(data, patches)
+
+
+def scenarios(bundle: SkiTourBundle) -> tuple[str, ...]:
+    return tuple(bundle.course_names)
+
+
+def summary(bundle: SkiTourBundle) -> str:
+    from .summary import summary as _summary
+
+    return _summary(bundle)
+
+
+@dataclass(frozen=True)
+class Design:
+    """Who races how: course name, racers, variant, nation side, nations fixed per seat or None
+    (rotated, balanced), players (one for every seat, or one per seat; two players: one or two)."""
+
+    course: str
+    racers: int = 4
+    variant: str = "standard"
+    side: str = "basic"
+    nations: tuple[str, ...] | None = None
+    players: tuple[str, ...] = ("balanced",)
+
+    @property
+    def two_player(self) -> bool:
+        return self.variant == "two_player"
+
+    def player_names(self) -> list[str]:
+        return list(dict.fromkeys(self.players))
+
+    def seat_players(self) -> list[int]:
+        """Index into player_names() of each seat's player."""
+        names = self.player_names()
+        if len(self.players) == 1:
+            return [0] * self.racers
+        if self.two_player:
+            return [names.index(self.players[s % 2]) for s in range(self.racers)]
+        return [names.index(p) for p in self.players]
+
+
+def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=("balanced",),
+                options: dict | None = None) -> Design:
+    from .. import games
+
+    opts = games.game("skitour").check_options(options) if "skitour" in games.names() else \
+        {k: (options or {}).get(k, v[0]) for k, v in OPTIONS.items()}
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {"nation"}
+    if unknown:
+        raise ValueError(f"Ski Tour designs fix only nation (in seat order), not {sorted(unknown)}")
+    nations = fixed.get("nation")
+    return Design(scenario, int(racers), opts["variant"], opts["side"],
+                  tuple(nations) if nations else None,
+                  tuple(p if isinstance(p, str) else p.name for p in players))
+
+
+def describe(design: Design) -> str:
+    who = (f"{design.racers} racers" if not design.two_player else "two players with two nations each")
+    nat = ",".join(design.nations) if design.nations else f"{design.side} nations rotated"
+    return f"{design.course}, {who}, {nat}, players {','.join(design.players)}"
+
+
+def check_design(bundle: SkiTourBundle, design: Design) -> None:
+    from .players import get_player
+
+    if design.course.lower() not in [c.lower() for c in bundle.course_names]:
+        raise ValueError(f"no course named {design.course!r}; known: {', '.join(bundle.course_names)}")
+    if not C.MIN_RACERS <= design.racers <= C.MAX_RACERS:
+        raise ValueError(f"Ski Tour races have {C.MIN_RACERS} to {C.MAX_RACERS} nations, got {design.racers}")
+    if design.variant not in C.VARIANT_NAMES:
+        raise ValueError(f"variant must be one of {', '.join(C.VARIANT_NAMES)}, got {design.variant!r}")
+    if design.side not in C.NATION_SIDES:
+        raise ValueError(f"side must be one of {', '.join(C.NATION_SIDES)}, got {design.side!r}")
+    if design.two_player and design.racers != 4:
+        raise ValueError("the two-player variant races exactly 4 nations (two per player)")
+    if design.two_player and len(design.players) not in (1, 2):
+        raise ValueError("the two-player variant takes one player for both sides or one per side")
+    if not design.two_player and len(design.players) not in (1, design.racers):
+        raise ValueError(f"give one player for all seats or one per seat, got {len(design.players)}")
+    for p in design.players:
+        try:
+            get_player(p)
+        except (ValueError, OSError) as exc:
+            raise ValueError(str(exc)) from None
+    if design.nations is not None:
+        if len(design.nations) != design.racers:
+            raise ValueError(f"{design.racers} seats need {design.racers} nations, got {len(design.nations)}")
+        try:
+            ids = [bundle.nation_id(n) for n in design.nations]
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        boards = [int(bundle.tables.nation_board[i]) for i in ids]
+        if len(set(boards)) != len(boards):
+            raise ValueError("two nations of one board (its two sides, or the same nation twice) cannot race together")
+    else:
+        pool = side_pool(bundle, design.side)
+        if design.racers > len(pool):
+            raise ValueError(f"{design.racers} racers but only {len(pool)} {design.side} nations")
+
+
+def side_pool(bundle: SkiTourBundle, side: str) -> list[int]:
+    code = C.NATION_SIDES.index(side)
+    return [i for i, s in enumerate(bundle.tables.nation_side) if int(s) == code]
+
+
+def seats_per_race(design: Design) -> int:
+    return design.racers
+
+
+def design_dict(design: Design) -> dict:
+    d = asdict(design)
+    d["players"] = list(design.players)
+    d["nations"] = list(design.nations) if design.nations else None
+    return d
+
+
+def design_from_dict(d: dict, players: dict | None = None) -> Design:
+    d = dict(d)
+    d["nations"] = tuple(d["nations"]) if d.get("nations") else None
+    d["players"] = tuple(d.get("players") or ("balanced",))
+    return Design(**d)
+
+
+def player_records(design: Design) -> dict:
+    from kernels.skitour.players import PARAM_NAMES
+    from .players import get_player
+
+    out = {}
+    for name in design.player_names():
+        p = get_player(name)
+        out[name] = {"kind": C.PLAYER_KINDS[p.kind], "weights": list(p.weights),
+                     "weight_names": list(PARAM_NAMES)}
+    return out
+
+
+def names(bundle: SkiTourBundle, design: Design) -> dict[str, list[str]]:
+    return {"course": list(bundle.course_names), "nation": list(bundle.nation_names),
+            "player": design.player_names()}
+
+
+def nations(bundle: SkiTourBundle, design: Design, seed: int, races) -> np.ndarray:
+    """Nation ids [len(races), racers]: fixed, or balanced rotation of the side's nations."""
+    races = np.asarray(races, np.int64)
+    n = design.racers
+    if design.nations is not None:
+        ids = np.array([bundle.nation_id(x) for x in design.nations], np.int16)
+        return np.broadcast_to(ids, (len(races), n)).copy()
+    pool = np.array(side_pool(bundle, design.side), np.int16)
+    k = len(pool)
+    out = np.zeros((len(races), n), np.int16)
+    perms: dict[int, np.ndarray] = {}
+    for i, race in enumerate(races):
+        b, r = divmod(int(race), k)
+        if b not in perms:
+            perms[b] = np.random.default_rng([seed, b, 0x5C1]).permutation(k)
+        out[i] = pool[perms[b][(r + np.arange(n)) % k]]
+    return out
+
+
+def _kw(design: Design) -> dict:
+    return dict(players=design.player_names(), seat_players=design.seat_players(),
+                variant=design.variant)
+
+
+def play_chunk(bundle: SkiTourBundle, design: Design, seed: int, start: int, stop: int):
+    races = np.arange(start, stop, dtype=np.int64)
+    seats, visits = P.play_block(bundle, design.course, nations(bundle, design, seed, races), seed,
+                                 races, **_kw(design))
+    return seats.view(SEAT_DTYPE), visits
+
+
+def play_logged(bundle: SkiTourBundle, design: Design, seed: int, race: int):
+    """(seats, visits, event log) of one race of a design."""
+    nat = nations(bundle, design, seed, np.array([race]))[0]
+    seats, visits, log = P.play_one(bundle, design.course, nat, seed, race, **_kw(design))
+    return seats.view(SEAT_DTYPE), visits, log
+
+
+def replay(bundle: SkiTourBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
+    """One race of a design as text: every roll, decision, step, shot and place."""
+    from .eventlog import render
+
+    _, _, log = play_logged(bundle, design, seed, race)
+    return render(log, bundle)
