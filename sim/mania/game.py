@@ -182,15 +182,12 @@ def colours(design: Design, seed: int, races: np.ndarray) -> np.ndarray:
         ids = np.array([FIGURE_COLOURS.index(c) for c in design.colours], np.int16)
         return np.broadcast_to(ids, (len(races), design.seats)).copy()
     n_col = len(FIGURE_COLOURS)
-    out = np.zeros((len(races), design.seats), np.int16)
-    perms: dict[int, np.ndarray] = {}
-    for i, race in enumerate(races):
-        b, r = divmod(int(race), n_col)
-        if b not in perms:
-            perms[b] = np.random.default_rng([seed, b, 0x3A41A]).permutation(n_col)
-        team = np.arange(design.seats) // per_team
-        out[i] = perms[b][(r + team) % n_col]
-    return out
+    blocks, r = np.divmod(races, n_col)
+    perms = {int(b): np.random.default_rng([seed, int(b), 0x3A41A]).permutation(n_col) for b in np.unique(blocks)}
+    p = np.stack([perms[int(b)] for b in blocks]) if len(races) else np.zeros((0, n_col), np.int64)
+    team = np.arange(design.seats) // per_team
+    index = (r[:, None] + team[None, :]) % n_col                  # [race, seat] into the block's permutation
+    return np.take_along_axis(p, index, axis=1).astype(np.int16)
 
 
 def play_chunk(bundle: ManiaBundle, design: Design, seed: int, start: int, stop: int):
