@@ -6,9 +6,10 @@ The rules (docs/rules.md, "World Cup", with the interpretations this module play
   race 2 on they choose in the previous race's finishing order, winner first, and each takes the
   earliest free colour in ski colour order (the winner red, second black, ...): red picks a
   biathlete first and wins every tie.
-- Biathletes are drafted in ski colour order: before race 1 only (default; each player keeps its
-  biathlete for the whole cup, so a title belongs to a biathlete), or before every race
-  (`redraft`, the book's set-up repeated race by race). The draft rule: `"rated"`, each picks the
+- Biathletes are drafted in ski colour order: before every race (`redraft`, default: the book's
+  set-up repeated race by race, so red skis, the last winner's, pick first), or before race 1 only
+  (`redraft=False`; each player keeps its biathlete for the whole cup, so a title belongs to a
+  biathlete). The draft rule: `"rated"`, each picks the
   highest-rated biathlete still free (rating: win rate in a calibration run of balanced line-ups,
   `calibrate`); `"random"`, each takes a free biathlete at random; or a preference list of names,
   each takes the first free one in that order.
@@ -56,14 +57,15 @@ class CupRules:
 
     trails: the races in order. racers: players per cup (2..6). draft: "rated", "random" or a
     tuple of biathlete names (a preference list, best first; names left out come after, in data
-    order). redraft: draft again before every race instead of once before race 1. players: one
+    order). redraft: draft again before every race (default, the book's set-up); False drafts once
+    before race 1. players: one
     player (persona name) for every seat or one per seat.
     """
 
     trails: tuple[str, ...] = TRAILS
     racers: int = 4
     draft: str | tuple[str, ...] = "rated"
-    redraft: bool = False
+    redraft: bool = True
     players: tuple[str, ...] = ("balanced",)
 
     def check(self, bundle: CompiledBundle) -> None:

@@ -18,7 +18,9 @@ def bundle():
 
 @pytest.fixture(scope="module")
 def random_cups(bundle):
-    return play_world_cups(bundle, CupRules(draft="random"), 30, seed=5, chunk_size=30, keep_races=True)
+    """Drafted once, before race 1 (redraft=False, no longer the default)."""
+    return play_world_cups(bundle, CupRules(draft="random", redraft=False), 30, seed=5, chunk_size=30,
+                           keep_races=True)
 
 
 def test_points_and_standings_of_the_books_example():
@@ -89,10 +91,11 @@ def test_title_odds_sum_to_one(random_cups):
 
 
 def test_cups_are_the_same_whatever_the_chunks_and_workers(bundle, random_cups):
-    other = play_world_cups(bundle, CupRules(draft="random"), 30, seed=5, chunk_size=7, n_jobs=2, keep_races=True)
+    other = play_world_cups(bundle, CupRules(draft="random", redraft=False), 30, seed=5, chunk_size=7, n_jobs=2,
+                            keep_races=True)
     pd.testing.assert_frame_equal(other.cups, random_cups.cups)
     pd.testing.assert_frame_equal(other.races, random_cups.races)
-    head = play_world_cups(bundle, CupRules(draft="random"), 12, seed=5, chunk_size=5)
+    head = play_world_cups(bundle, CupRules(draft="random", redraft=False), 12, seed=5, chunk_size=5)
     pd.testing.assert_frame_equal(head.cups, random_cups.cups[random_cups.cups.cup < 12])
 
 
@@ -109,8 +112,13 @@ def test_preference_draft_again_before_every_race(bundle):
     assert w.title_odds().loc[list(prefs[:3])].titles.sum() == 20
 
 
+def test_redrafting_every_race_is_the_default():
+    """The book's set-up happens every race, so red skis (the last winner) choose first again."""
+    assert CupRules().redraft is True
+
+
 def test_rated_draft_picks_by_the_calibrated_rating(bundle):
-    rules = CupRules(trails=("Kurz", "Short"), racers=2)
+    rules = CupRules(trails=("Kurz", "Short"), racers=2, redraft=False)
     ratings = calibrate(bundle, rules, 96, seed=3)
     assert list(ratings.columns) == ["Kurz", "Short", "cup"] and len(ratings) == len(bundle.biathlete_names)
     assert ratings.cup.to_numpy() == pytest.approx(ratings[["Kurz", "Short"]].mean(axis=1).to_numpy())
@@ -118,6 +126,12 @@ def test_rated_draft_picks_by_the_calibrated_rating(bundle):
     best = list(ratings.sort_values("cup", ascending=False, kind="stable").index[:2])
     assert w.cups.groupby("pick").biathlete.first().astype(str).tolist() == best
     assert (w.cups.groupby("pick").biathlete.nunique() == 1).all()
+    # redrafting (the default): race k's draft follows race k's trail rating, in its ski colour order
+    again = play_world_cups(bundle, CupRules(trails=("Kurz", "Short"), racers=2), 10, seed=3, ratings=ratings,
+                            keep_races=True)
+    for k, trail in ((1, "Kurz"), (2, "Short")):
+        best = list(ratings.sort_values(trail, ascending=False, kind="stable").index[:2])
+        assert set(again.races[again.races.race_no == k].biathlete_name.astype(str)) == set(best)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -132,6 +146,16 @@ def test_cli_errors_are_lines_and_status_2(args, message, capsys):
     assert main(["worldcup", "--quiet", "--cups", "2", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_drafts_every_race_unless_told_once(tmp_path, capsys):
+    for flag, once in ((), False), (("--no-redraft",), True):
+        out = tmp_path / ("once" if once else "every")
+        assert main(["worldcup", "--cups", "12", "--draft", "random", "--quiet", "--out", str(out), *flag]) == 0
+        cups = pd.read_csv(out / "cups.csv")
+        kept = all((cups[f"biathlete_{k}"] == cups.biathlete_1).all() for k in (2, 3, 4))
+        assert kept == once
+    capsys.readouterr()
 
 
 def test_cli_plays_and_writes_tables(tmp_path, capsys):
