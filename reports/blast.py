@@ -31,6 +31,8 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
              "share)")
     s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),
             "Win rate per seat (0 = first) and number of racers")
+    seats = M.with_overall(rows, "trail_name", ["seat"], confidence=o.confidence)
+    ctx.judge(seats.assign(who=seats.seat.map(lambda k: f"seat {int(k)}")), "seat", "who", "trail_name")
     pooled = t[t.trail_name == "all"].set_index("colour_name", drop=False)
     off = pooled[pooled.verdict.isin(["over", "under"])]
     s.findings.append(f"Ski colours outside the band ({ctx.band_text}): " + (", ".join(

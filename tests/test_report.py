@@ -209,9 +209,78 @@ def test_bad_results_folder_is_one_line_and_status_2(tmp_path, capsys, make):
 
 
 def test_report_help_has_examples(capsys):
-    with pytest.raises(SystemExit):
-        main(["report", "--help"])
-    assert "examples:" in capsys.readouterr().out
+    try:                                    # the CLI returns 0 after --help (it used to exit)
+        assert main(["report", "--help"]) == 0
+    except SystemExit as exc:
+        assert exc.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out and "--band" in out
 
 
 # --- the page in a browser: tests/test_pages.py opens every kind of page in headless Chromium -------
+
+
+# --- the verdict, the band, the caveats ---------------------------------------------------------------
+
+def test_band_verdict_holds_the_whole_interval_against_the_band():
+    t = pd.DataFrame({"ratio": [1.00, 1.06, 1.30, 0.70, 1.09, 1.10], "ratio_low": [0.95, 1.04, 1.2, 0.6, 1.0, 1.0],
+                      "ratio_high": [1.05, 1.08, 1.4, 0.8, 1.18, 1.2], "races": [100] * 6})
+    v = M.band_verdict(t, 0.1)
+    # 1.06 on a tight interval is in band (significant, but it does not matter for play)
+    assert list(v.verdict) == ["in band", "in band", "over", "under", "not enough races", "not enough races"]
+    # 1.09 [1.00, 1.18]: half-width 0.09 must shrink to 0.01 (the distance to 1.1): (0.09 / 0.01)^2 x 100
+    assert v.races_to_decide[4] == pytest.approx(8100) and np.isinf(v.races_to_decide[5])
+    assert v.races_to_decide[:4].isna().all()
+    # a narrower band: 1.06 [1.04, 1.08] straddles 1.05, 1.30 [1.2, 1.4] stays over
+    assert list(M.band_verdict(t, 0.05).verdict)[1:3] == ["not enough races", "over"]
+
+
+def test_report_opens_with_the_verdict_and_the_health_panel(report):
+    first = report.sections[0]
+    assert first.key == "verdict" and report.sections[1].key == "health"
+    verdicts = pd.read_csv(report.out / "tables" / "verdicts.csv")
+    assert set(verdicts.dimension) == {"biathlete", "ski colour", "seat"}
+    assert set(verdicts.verdict) <= {"in band", "over", "under", "not enough races"}
+    off = (verdicts.ratio_low > 1.1) | (verdicts.ratio_high < 0.9)
+    assert (verdicts.verdict[off] != "in band").all() and (verdicts.verdict[off] != "not enough races").all()
+    health = pd.read_csv(report.out / "tables" / "health.csv").set_index("measure").value
+    assert health["cells missing"] == "none" and "balanced" in health["personas used"]
+    assert health["tolerance band"].startswith("0.90 to 1.10")
+    assert any(f.startswith("At a glance") for f in first.findings)
+
+
+def test_band_from_the_command_line_and_from_the_study_file(study_dir, tmp_path, capsys):
+    assert main(["report", str(study_dir), "--out", str(tmp_path / "b"), "--band", "0.05", "--quiet"]) == 0
+    health = pd.read_csv(tmp_path / "b" / "tables" / "health.csv").set_index("measure").value
+    assert health["tolerance band"].startswith("0.95 to 1.05")
+    assert main(["report", str(study_dir), "--out", str(tmp_path / "c"), "--band", "1.5", "--quiet"]) == 2
+    assert "--band must lie strictly between 0 and 1" in capsys.readouterr().err
+    source = open_results(study_dir)
+    ctx = Context(replace(source, settings={"band": 0.2}), ReportOptions())
+    assert ctx.band == 0.2 and Context(replace(source, settings={"band": 0.2}), ReportOptions(band=0.05)).band == 0.05
+
+
+def test_a_token_never_used_is_not_measurable():
+    from reports.blast import _token_value, token_usage
+    from reports.source import ResultsSource, VariantInfo
+
+    rows = pd.DataFrame({"colour_name": ["white"] * 4 + ["green"] * 4, "variant": ["v"] * 8,
+                         "wax_white": [2, 2, 1, 2, 0, 0, 0, 0], "wax_green": [0, 0, 0, 0, 5, 4, 5, 3],
+                         "bullets_left": [1] * 8})
+    variants = {"v": VariantInfo("v", "", ({"path": "gear.white.wax.white", "value": 3},)),
+                "g": VariantInfo("g", "", ({"path": "gear.green.wax.green", "value": 5},))}
+    src = ResultsSource("t", "", ".", (), lambda *a: None, variants)
+    usage = token_usage(rows.assign(variant=np.where(rows.colour_name == "green", "g", "v")), src,
+                        {"v": "white", "g": "green"}).set_index("variant")
+    assert usage.loc["v", "used"] == 0 and usage.loc["v", "measurable"] == "no"
+    assert usage.loc["g", "used"] == 2 and usage.loc["g", "used_share"] == 0.5
+    zero = pd.Series({"change": 0.0, "low": 0.0, "high": 0.0})
+    assert "not measurable with these players" in _token_value(zero, usage.loc["v"])
+
+
+def test_red_question_never_reads_not_enough_races_as_equal(report):
+    red = [f for f in report.findings if f.startswith("Red question")]
+    assert len(red) == 1
+    assert "makes up for its missing wax within the band" in red[0] or "cannot tell" in red[0] \
+        or "does not make up" in red[0] or "more than makes up" in red[0]
+    assert "significant" not in red[0]
