@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 from . import figures as F
@@ -187,7 +188,9 @@ def gear_section(ctx: Context) -> Section:
                       "that colour per variant): " + "; ".join(
                           f"{v} {_token_value(r, used.loc[v])}" for v, r in all_value.iterrows()) + ".")
     if rates is not None and len(rates):
-        s.findings.append(_exchange_finding(rates, targets))
+        never = set(used.index[used.measurable == "no"])
+        rates["measurable"] = np.where(rates.token.isin(never) | rates.currency.isin(never), "no", "yes")
+        s.findings.append(_exchange_finding(rates, targets, never))
     red = [v for v, c in targets.items() if c == "red"]
     if red:
         s.findings.append("For Red: " + "; ".join(
@@ -268,10 +271,15 @@ def _exchange_rates(wide, base, targets, o: ReportOptions) -> pd.DataFrame | Non
     return pd.DataFrame(out)
 
 
-def _exchange_finding(rates: pd.DataFrame, targets: dict[str, str]) -> str:
-    """Each token in the currency of the same colour where there is one, else the first."""
+def _exchange_finding(rates: pd.DataFrame, targets: dict[str, str], never: set[str] = frozenset()) -> str:
+    """Each token in the currency of the same colour where there is one, else the first; a token
+    or currency never used by the players is not measurable."""
     parts = []
     for v, rows in rates.groupby("token", sort=False):
+        rows = rows[~rows.currency.isin(never)]
+        if v in never or not len(rows):
+            parts.append(f"{v} not measurable with these players (never used)")
+            continue
         same = rows[rows.currency.map(targets) == targets[v]]
         r = (same if len(same) else rows).iloc[0]
         sure = "" if r.currency_p < 0.05 else " (the currency's own gain is not clearly non-zero: treat as rough)"

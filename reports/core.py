@@ -354,10 +354,16 @@ def robustness_section(ctx: Context) -> Section:
 
 def _verdict(r, alpha: float) -> str:
     """holds: a strong rank correlation, clearly not chance; in part: clearly not chance but
-    weaker; does not hold: what chance alone could give."""
+    weaker; not shown: what chance alone could give with this few competitors, which is not the
+    same as no agreement: the competitors a test of that correlation would need are named."""
     if r.spearman_p <= alpha:
         return "holds" if r.spearman >= 0.7 else "holds in part"
-    return "does not hold"
+    if r.spearman > 0:
+        # the normal approximation rho * sqrt(n - 1) >= z: the competitors that would tell rho from chance
+        need = int(np.ceil((z_value(1 - alpha) / r.spearman) ** 2 + 1))
+        return (f"is not shown to hold (with {int(r.competitors)} competitors a rank correlation of "
+                f"{r.spearman:+.2f} cannot be told from chance; it would take about {need})")
+    return "is not shown to hold (no agreement in the ranking)"
 
 
 def _ratio_se(t: pd.DataFrame) -> pd.Series:
