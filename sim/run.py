@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import games
+from .precision import Target, default_pilot, races_needed
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import ChunkStore, add_names, frame
 
@@ -107,6 +108,7 @@ class RunInfo:
     chunks_played: int
     chunks_reused: int
     summary: pd.DataFrame | None = None     # summarise() over every chunk, played or reused
+    planned: int = 0                         # races the run has (with a target: the sized count)
 
     @property
     def races_per_second(self) -> float:
@@ -141,7 +143,8 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
               n_jobs: int = 1, out: str | Path | None = None, progress: bool = True,
               command: str = "", stop_after: int | None = None, collect: bool = True,
               scheduler: str | None = None, store: ChunkStore | None = None,
-              extra_manifest: dict | None = None, label: str = "") -> tuple[pd.DataFrame | None, RunInfo]:
+              extra_manifest: dict | None = None, label: str = "",
+              target: Target | None = None) -> tuple[pd.DataFrame | None, RunInfo]:
     """Play races 0 .. races-1 of `design` with `seed`; one row per race and racer (the game's
     seat record, names added).
 
@@ -151,16 +154,22 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     finished chunk is written at once (sim.store) with a manifest; races an earlier call with the
     same manifest finished are reused. `collect=False` keeps no rows in memory (the returned table
     is None): the RunInfo's summary still counts every race. `stop_after` stops after that many
-    new chunks (tests interrupt runs with it).
+    new chunks (tests interrupt runs with it). `target` (sim.precision): play a pilot, size the
+    run from it so that every win rate meets the target, and play that many races (`races` is
+    then the cap; RunInfo.planned says how many were needed).
     """
     info = games.game(game)
     mod = info.load()
     mod.check_design(bundle, design)
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk_size must be at least 1")
-    chunk = adaptive_chunk(races, n_jobs, chunk_size)
     names = mod.names(bundle, design)
     keys = summary_keys(info)
+    block = mod.block(bundle, design)
+    pilot = races
+    if target is not None:
+        pilot = min(races, -(-(target.pilot or default_pilot(races, block)) // block) * block)
+    chunk = adaptive_chunk(pilot, n_jobs, chunk_size)
     if out is not None:
         store = ChunkStore.of_run(out)
     frames: dict[int, pd.DataFrame] = {}
@@ -169,6 +178,9 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     if store is not None:
         m = manifest(game, bundle, design, races, seed, command)
         m.update(extra_manifest or {})
+        if target is not None:
+            m["target"] = {"half_width": target.half_width, "confidence": target.confidence, "cap": races,
+                           "pilot": pilot}
         store.open(m, IDENTITY, same_play)
         for a, b, path in store.finished():
             # a finished chunk of an earlier call: only the columns its summary needs, unless collected
@@ -177,32 +189,58 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
             reused += 1
             if collect:
                 frames[a] = df
-        bounds = store.missing(races, chunk)
-    else:
-        bounds = [(s, min(s + chunk, races)) for s in range(0, races, chunk)]
-    if stop_after is not None:
-        bounds = bounds[:stop_after]
-    if bounds and (n_jobs != 1 or scheduler):
-        warm_up(game, bundle, design)        # compile (or load) the kernels here, once, before workers start
-    tasks = [Task((a, b), play_chunk, (game, bundle, design, seed, a, b), b - a) for a, b in bounds]
-    t0 = time.perf_counter()
-    played = sum(t.races for t in tasks)
-    bar = progress_bar(races, races - played if store is None else sum(b - a for a, b, _ in store.finished()),
-                       progress, label)
-    try:
+
+    def todo(limit: int, start: int = 0) -> list[tuple[int, int]]:
+        if store is not None:
+            return store.missing(limit, chunk)
+        return [(s, min(s + chunk, limit)) for s in range(start, limit, chunk)]
+
+    bar = progress_bar(races, 0, progress, label)
+    played = {"races": 0, "tasks": 0, "seconds": 0.0}
+    pilot_rows: list[pd.DataFrame] = []
+
+    def play(bounds: list[tuple[int, int]]) -> None:
+        if stop_after is not None:
+            bounds = bounds[:max(0, stop_after - played["tasks"])]
+        if bounds and (n_jobs != 1 or scheduler):
+            warm_up(game, bundle, design)        # compile (or load) the kernels here, once, before workers start
+        tasks = [Task((a, b), play_chunk, (game, bundle, design, seed, a, b), b - a) for a, b in bounds]
+        if bar is not None:
+            done = sum(b - a for a, b, _ in store.finished()) if store is not None else played["races"]
+            bar.n = done
+            bar.refresh()
+        t0 = time.perf_counter()
         for task, (seats, visits) in run_tasks(tasks, n_jobs, scheduler):
             a, b = task.key
             df = store.write(a, b, seats, visits) if store is not None else frame(seats)
             summaries.append(summarise(df, keys))
             if collect:
                 frames[a] = df
+            if target is not None and store is None and a < pilot:
+                pilot_rows.append(df[["race", "won", "leg", *info.axes]])
             if bar is not None:
                 bar.update(b - a)
+        played["seconds"] += time.perf_counter() - t0
+        played["races"] += sum(t.races for t in tasks)
+        played["tasks"] += len(tasks)
+
+    try:
+        play(todo(pilot))
+        planned = pilot
+        if target is not None and (stop_after is None or played["tasks"] < stop_after):
+            rows = (store.read("seats", ["race", "won", "leg", *info.axes]) if store is not None
+                    else pd.concat(pilot_rows, ignore_index=True))
+            rows = rows[(rows.race < pilot) & (rows.leg == 0)]
+            planned = races_needed(rows, list(info.axes), block, target, pilot)
+            if bar is not None:
+                bar.total = planned
+            chunk = adaptive_chunk(planned, n_jobs, chunk_size)
+            play(todo(planned, pilot))
     finally:
         if bar is not None:
             bar.close()
-    seconds = time.perf_counter() - t0
-    run_info = RunInfo(played, seconds, len(tasks), reused, add_summaries(summaries, keys))
+    run_info = RunInfo(played["races"], played["seconds"], played["tasks"], reused, add_summaries(summaries, keys),
+                       planned)
     if not collect:
         return None, run_info
     if frames:

@@ -28,12 +28,13 @@ from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, sa
     summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import add_names
+from .precision import Target, default_pilot, races_needed
 from .validation import DataError, Patch, Problems, Table
 
 BASE = "base"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 CELL_KEYS = ("name", "trail", "track", "course", "scenario", "racers", "biathletes", "colours", "players",
-             "races", "variants", "seed", "options")
+             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot")
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,10 @@ class Variant:
 class Cell:
     name: str
     design: object           # the game's design (sim.games: make_design)
-    races: int
+    races: int               # races to play; with a target: the most it may play (the cap)
     variants: tuple[str, ...]
     seed: int
+    target: Target | None = None     # a precision to reach instead of a fixed count (sim.precision)
 
 
 @dataclass
@@ -154,6 +156,9 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     colours = ct.list("colours", []) or None
     players = ct.raw("players", ["balanced"])
     races = ct.int("races", None, 1, 10**10)
+    precision = ct.number("precision_pp", 0.0, 0.0, 50.0)
+    confidence = ct.number("confidence", 0.95, 0.5, 0.9999)
+    pilot = ct.int("pilot", 0, 0, 10**10)
     wanted = ct.list("variants", [BASE])
     seed = ct.int("seed", -1, -1, 2**63 - 1)
     ct.done(hint=CELL_KEYS)
@@ -198,8 +203,9 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
             except ValueError as exc:
                 ct.problem("options" if options else "name", str(exc))
                 continue
+            target = Target(precision / 100, races, pilot, confidence) if precision > 0 else None
             out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants),
-                            seed if seed >= 0 else cell_seed(study_seed, name)))
+                            seed if seed >= 0 else cell_seed(study_seed, name), target))
     return out
 
 
@@ -250,7 +256,9 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk.
 
     The chunks of every cell and variant go into one task queue, so with many workers no worker
-    waits for the last chunk of one cell before the next cell starts."""
+    waits for the last chunk of one cell before the next cell starts. A cell with a precision
+    target plays its pilot in that queue, is sized from it (sim.precision), and plays the rest in
+    a second queue with every other sized cell."""
     out = Path(out)
     bundles = check_study(study)
     for note in whole_blocks(study, bundles):
@@ -258,39 +266,60 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     info = games.game(study.game)
     mod = info.load()
     keys = summary_keys(info)
+    base_bundle = bundles[BASE] if BASE in bundles else next(iter(bundles.values()))
     cells = [c for c in study.cells if only is None or c.name in only]
     out.mkdir(parents=True, exist_ok=True)
     _write_study_json(study, out, command)
-    stores, summaries, left, tasks = {}, {}, {}, []
+    stores, summaries, planned = {}, {}, {}
     for cell in cells:
-        chunk = adaptive_chunk(cell.races, n_jobs, study.chunk_size)
+        first = cell.races
+        if cell.target is not None:
+            block = mod.block(base_bundle, cell.design)
+            pilot = cell.target.pilot or default_pilot(cell.races, block)
+            first = min(-(-pilot // block) * block, cell.races)
+        planned[cell.name] = first
         for vname in cell.variants:
             store = study_store(out, cell.name, vname)
             m = manifest(study.game, bundles[vname], cell.design, cell.races, cell.seed, command)
             m.update({"study": study.title, "cell": cell.name, "variant": vname,
-                      "patches": [vars(p) for p in study.variants[vname].patches]})
+                      "patches": [vars(p) for p in study.variants[vname].patches],
+                      "target": None if cell.target is None else
+                      {"half_width": cell.target.half_width, "confidence": cell.target.confidence,
+                       "cap": cell.races, "pilot": first}})
             store.open(m, IDENTITY, same_play)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [
                 summarise(store.read_part(path, [*keys, "won", "place", "eliminated", "stalled"]), keys)
                 for _, _, path in store.finished()]
-            bounds = store.missing(cell.races, chunk)
-            left[cell.name, vname] = len(bounds)
-            tasks.extend(Task((cell.name, vname, a, b), play_chunk,
-                              (study.game, bundles[vname], cell.design, cell.seed, a, b), b - a)
-                         for a, b in bounds)
-            if not bounds:
-                log(f"{cell.name} / {vname}: already played")
-    if tasks and (n_jobs != 1 or scheduler):
+    if n_jobs != 1 or scheduler:
         for cell in cells:                 # compile (or load) every kernel the cells need, here, once
-            if any(t.key[0] == cell.name for t in tasks):
-                warm_up(study.game, bundles[BASE] if BASE in bundles else next(iter(bundles.values())),
-                        cell.design)
+            warm_up(study.game, base_bundle, cell.design)
     total = sum(c.races * len(c.variants) for c in cells)
-    bar = progress_bar(total, total - sum(t.races for t in tasks), progress, study.title)
+    bar = progress_bar(total, 0, progress, study.title)
     started = time.perf_counter()
-    played = {k: 0 for k in left}
-    try:
+
+    def play(limits: dict[str, int], last: bool) -> None:
+        """Every cell of `limits` up to its race count, all in one queue; `last`: no cell will be
+        sized after this (the bar's total is then exact, before it an upper bound)."""
+        tasks, left, played = [], {}, {}
+        for cell in cells:
+            if cell.name not in limits:
+                continue
+            chunk = adaptive_chunk(limits[cell.name], n_jobs, study.chunk_size)
+            for vname in cell.variants:
+                bounds = stores[cell.name, vname].missing(limits[cell.name], chunk)
+                left[cell.name, vname], played[cell.name, vname] = len(bounds), 0
+                tasks.extend(Task((cell.name, vname, a, b), play_chunk,
+                                  (study.game, bundles[vname], cell.design, cell.seed, a, b), b - a)
+                             for a, b in bounds)
+                if not bounds and (last or cell.target is None):
+                    log(f"{cell.name} / {vname}: already played")
+        if bar is not None:
+            done = sum(b - a for st in stores.values() for a, b, _ in st.finished())
+            later = 0 if last else sum((c.races - limits[c.name]) * len(c.variants)
+                                       for c in cells if c.target is not None)
+            bar.n, bar.total = done, done + sum(t.races for t in tasks) + later
+            bar.refresh()
         for task, (seats, visits) in run_tasks(tasks, n_jobs, scheduler):
             cname, vname, a, b = task.key
             df = stores[cname, vname].write(a, b, seats, visits)
@@ -302,6 +331,18 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
             if left[cname, vname] == 0:
                 log(f"{cname} / {vname}: {played[cname, vname]:,} races played "
                     f"({time.perf_counter() - started:.1f} s into the study)")
+
+    try:
+        play(planned, last=not any(c.target is not None for c in cells))
+        sized = {}
+        for cell in cells:
+            if cell.target is None:
+                continue
+            sized[cell.name] = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
+            log(f"{cell.name}: {sized[cell.name]:,} races for {cell.target.describe()} "
+                f"(pilot {planned[cell.name]:,})")
+        if sized:
+            play(sized, last=True)
     finally:
         if bar is not None:
             bar.close()
@@ -316,6 +357,15 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     summary = pd.concat(parts, ignore_index=True)
     summary.to_csv(out / "summary.csv", index=False)
     return summary
+
+
+def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> int:
+    """A target cell's race count, from the pilot races of its first variant (base where played):
+    every variant plays the same races, so they share the count."""
+    vname = BASE if BASE in cell.variants else cell.variants[0]
+    rows = stores[cell.name, vname].read("seats", ["race", "won", "leg", *info.axes])
+    rows = rows[(rows.race < pilot) & (rows.leg == 0)]              # a relay team counts once
+    return races_needed(rows, list(info.axes), mod.block(bundle, cell.design), cell.target, pilot)
 
 
 def _write_study_json(study: Study, out: Path, command: str) -> None:

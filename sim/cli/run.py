@@ -37,7 +37,11 @@ def add_parser(sub, info) -> None:
                    help="one player for all seats or one per seat, comma-separated: persona names "
                         "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
                         "files (.toml); default: balanced")
-    u.add_argument("--races", type=races_count, default=10000)
+    u.add_argument("--races", type=races_count, default=10000,
+                   help="races to play (default 10000); with --precision-pp, the most it may play")
+    u.add_argument("--precision-pp", type=float, default=None, metavar="PP",
+                   help="play until every win rate is known to +-PP percentage points at 95%%: a pilot, "
+                        "then as many races as it shows are needed (at most --races)")
     u.add_argument("--seed", type=seed_value, default=1)
     u.add_argument("--chunk", type=races_count, default=10000, help="races per chunk (default 10000)")
     jobs_option(u)
@@ -90,6 +94,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         return fail("run", str(exc.args[0]) if exc.args else str(exc))
     races = whole_blocks(info.name, bundle, design, args.races)
+    target = None
+    if args.precision_pp is not None:
+        from ..precision import Target
+
+        if not 0 < args.precision_pp <= 50:
+            return fail("run", f"--precision-pp must lie above 0 and at most 50, got {args.precision_pp}")
+        target = Target(args.precision_pp / 100, races, 0)
     if races != args.races:
         print(f"note: {args.races:,} races rounded up to {races:,}, a whole number of balanced blocks of "
               f"{info.load().block(bundle, design):,} (every {' and '.join(info.axes)} equally often in every seat)")
@@ -98,9 +109,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         _, run = run_races(bundle, design, races, args.seed, game=info.name, chunk_size=args.chunk,
                            n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
-                           collect=False, scheduler=args.scheduler)
+                           collect=False, scheduler=args.scheduler, target=target)
     except (KeyError, ValueError, OSError) as exc:
         return fail("run", str(exc.args[0]) if exc.args else str(exc))
+    if target is not None:
+        print(f"sized to {run.planned:,} races for {target.describe()}")
+        races = run.planned
     if run.chunks_played:
         print(f"{run.races:,} races played in {run.seconds:.1f} s ({run.races_per_second:,.0f} races/s)"
               + (f"; {run.chunks_reused} finished chunk(s) of an earlier run reused" if run.chunks_reused else ""))

@@ -1,0 +1,88 @@
+"""Ask for a precision, get it: how many races a cell needs so that every win rate in it is known
+to ±h at a stated confidence, from a pilot of its own races (a two-stage design).
+
+Why two stages and not "play until the interval is narrow enough": stopping when an interval first
+looks narrow enough is a sequential test, and its intervals are too narrow unless they are widened
+for the repeated looks (a confidence sequence). Stein's two-stage procedure (Stein 1945, Ann. Math.
+Statist. 16, 243-258) avoids the repeated look: a pilot of fixed size estimates the variance only,
+the total is sized from that estimate once, and the final interval uses every race. The total does
+not depend on where the win rates lie, only on their spread, so the final Wald/Wilson interval
+keeps its coverage (tests/test_precision.py checks it on balanced data). Races are replayed by
+index, so the pilot is the first races of the cell and the total is a function of the seed: the
+same study gives the same race count and the same table on any machine and worker count.
+
+The variance is estimated as the design played it: balanced line-ups repeat within blocks, so an
+entrant's wins are clustered by block, and the variance of a win rate is the cluster-robust
+(sandwich) variance over blocks; a design effect above 1 asks for more races than the binomial
+formula would.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from reports.stats import z_value
+
+
+@dataclass(frozen=True)
+class Target:
+    """Every win rate of a cell (per value of each seat axis) to within ±half_width (a share,
+    0.005 = half a percentage point) at `confidence`, playing at most `cap` races, after a pilot
+    of `pilot` races."""
+
+    half_width: float
+    cap: int
+    pilot: int
+    confidence: float = 0.95
+
+    def describe(self) -> str:
+        return f"±{100 * self.half_width:.2g} pp at {self.confidence:.0%} (at most {self.cap:,} races)"
+
+
+def default_pilot(cap: int, block: int) -> int:
+    """A pilot of 30 balanced blocks or a tenth of the cap, whichever is larger, in whole blocks
+    and never above the cap: 30 clusters give a usable variance estimate."""
+    pilot = max(30 * block, cap // 10)
+    pilot = -(-pilot // block) * block
+    return min(pilot, cap)
+
+
+def half_widths(rows: pd.DataFrame, axes: list[str], block: int, confidence: float = 0.95) -> pd.DataFrame:
+    """The half-width of every win rate in `rows` (one row per race and racer, or per team: race,
+    won and the axes): per axis and value, races, win rate, design effect and half-width with the
+    cluster-robust variance over balanced blocks (race // block)."""
+    z = z_value(confidence)
+    rows = rows.assign(_block=rows.race.to_numpy() // max(block, 1))
+    out = []
+    for axis in axes:
+        for value, g in rows.groupby(axis, observed=True):
+            won = g.won.to_numpy(np.float64)
+            n = len(won)
+            p = won.mean()
+            resid = pd.Series(won - p).groupby(g._block.to_numpy()).sum().to_numpy()
+            var_cluster = float((resid ** 2).sum()) / n ** 2
+            var_iid = p * (1 - p) / n
+            # a rate of 0 or 1 in the pilot: the binomial variance of one more event, not zero
+            var_floor = (1 / n) * (1 - 1 / n) / n
+            var = max(var_cluster, var_iid, var_floor)
+            out.append({"axis": axis, "value": value, "races": n, "win_rate": p,
+                        "design_effect": var_cluster / var_iid if var_iid > 0 else float("nan"),
+                        "half_width": z * math.sqrt(var)})
+    return pd.DataFrame(out)
+
+
+def races_needed(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: Target, pilot_races: int) -> int:
+    """The cell's total race count: sized from the pilot so that the widest half-width meets the
+    target (the variance falls as 1/races), rounded up to whole blocks, between the pilot and the
+    cap."""
+    widths = half_widths(pilot_rows, axes, block, target.confidence)
+    widest = float(widths.half_width.max()) if len(widths) else 0.0
+    need = pilot_races * (widest / target.half_width) ** 2 if widest > 0 else pilot_races
+    need = -(-math.ceil(need) // block) * block
+    return int(min(max(need, pilot_races), target.cap))
+
+
+__all__ = ["Target", "default_pilot", "half_widths", "races_needed"]

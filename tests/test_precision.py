@@ -1,0 +1,90 @@
+"""Precision by design (sim.precision): a cell asks for a half-width instead of a race count, is
+sized from a pilot of its own races, and its intervals cover the truth as often as they claim.
+
+Biathlon Mania's figure colours are cosmetic and rotate through the seats, so every colour's true
+win rate is exactly 1/racers: a data set whose truth is known without simulation."""
+import numpy as np
+import pytest
+
+from sim import games
+from sim.precision import Target, half_widths, races_needed
+from sim.run import play_chunk, read_results
+from sim.study import load_study, run_study
+
+
+@pytest.fixture(scope="module")
+def mania():
+    mod = games.game("mania").load()
+    return mod, mod.load_bundle(None)
+
+
+def test_cluster_robust_intervals_cover_at_the_stated_rate(mania):
+    """200 replicate runs of 2-racer races (blocks of 8 repeat line-ups, so races within a block
+    are not independent): the 95% interval of every colour's win rate covers 1/2 about 95% of
+    the time (a binomial 99.9% band around 0.95 for 1,600 intervals: 0.93 to 0.97)."""
+    mod, bundle = mania
+    design = mod.make_design("red", 2)
+    seats, _ = play_chunk("mania", bundle, design, 11, 0, 200 * 160)
+    import pandas as pd
+
+    rows = pd.DataFrame({k: seats[k] for k in ("race", "won", "colour")})
+    covered = []
+    for rep in range(200):
+        part = rows[(rows.race >= rep * 160) & (rows.race < (rep + 1) * 160)]
+        w = half_widths(part, ["colour"], mod.block(bundle, design))
+        covered += list((w.win_rate - 0.5).abs() <= w.half_width)
+    coverage = float(np.mean(covered))
+    assert 0.93 <= coverage <= 0.97, coverage
+
+
+def test_a_target_cell_is_sized_from_its_pilot_and_meets_the_target(mania, tmp_path):
+    path = tmp_path / "p.toml"
+    path.write_text('title = "p"\ngame = "mania"\nseed = 4\n'
+                    '[[cell]]\nname = "t"\ntrack = "red"\nracers = 4\nraces = 40000\nprecision_pp = 2.0\n'
+                    '[[cell]]\nname = "fixed"\ntrack = "red"\nracers = 3\nraces = 240\n')
+    lines = []
+    summary = run_study(load_study(path), tmp_path / "out", progress=False, log=lines.append)
+    played = int(summary[summary.cell == "t"].races.sum()) // 4
+    assert 800 <= played < 40000, played                         # sized: more than the pilot, under the cap
+    assert any(f"t: {played:,} races for ±2 pp at 95%" in ln for ln in lines), lines
+    mod, bundle = mania
+    seats = read_results(tmp_path / "out" / "results" / "cell=t" / "variant=base")
+    widest = half_widths(seats, ["colour"], 8).half_width.max()
+    assert widest <= 0.02 * 1.15, widest                         # the target, within the pilot's error
+    again = run_study(load_study(path), tmp_path / "again", n_jobs=2, progress=False, log=lambda *_: None)
+    assert again.equals(summary)                                  # the same count and table on 2 workers
+
+
+def test_races_needed_scales_with_the_square_of_the_precision(mania):
+    mod, bundle = mania
+    design = mod.make_design("red", 4)
+    seats, _ = play_chunk("mania", bundle, design, 2, 0, 2400)
+    import pandas as pd
+
+    rows = pd.DataFrame({k: seats[k] for k in ("race", "won", "colour")})
+    coarse = races_needed(rows, ["colour"], 8, Target(0.02, 10**7, 2400), 2400)
+    fine = races_needed(rows, ["colour"], 8, Target(0.01, 10**7, 2400), 2400)
+    assert 3.8 <= fine / coarse <= 4.2
+    assert races_needed(rows, ["colour"], 8, Target(0.01, 5000, 2400), 2400) == 5000     # the cap holds
+
+
+def test_a_run_with_a_target_is_sized_alike_in_memory_and_on_disk(mania, tmp_path):
+    from sim.run import run_races
+
+    mod, bundle = mania
+    design = mod.make_design("yellow", 3)
+    target = Target(0.02, 40000, 0)
+    a, info_a = run_races(bundle, design, 40000, 6, game="mania", target=target, progress=False)
+    b, info_b = run_races(bundle, design, 40000, 6, game="mania", target=target, progress=False, n_jobs=2,
+                          chunk_size=300, out=tmp_path / "r")
+    assert info_a.planned == info_b.planned and 0 < info_a.planned < 40000
+    assert a.equals(b) and len(a) == info_a.planned * 3
+
+
+def test_run_command_takes_a_precision(tmp_path):
+    from sim.cli import main
+
+    assert main(["--game", "mania", "run", "--track", "red", "--racers", "2", "--races", "50000",
+                 "--precision-pp", "2", "--quiet", "--out", str(tmp_path / "r")]) == 0
+    assert main(["--game", "mania", "run", "--track", "red", "--racers", "2", "--races", "50000",
+                 "--precision-pp", "0", "--quiet"]) == 2
