@@ -284,3 +284,19 @@ def test_red_question_never_reads_not_enough_races_as_equal(report):
     assert "makes up for its missing wax within the band" in red[0] or "cannot tell" in red[0] \
         or "does not make up" in red[0] or "more than makes up" in red[0]
     assert "significant" not in red[0]
+
+
+def test_health_warns_of_stalled_races_missing_cells_and_partial_results():
+    from reports.core import health_section
+    from reports.source import CellInfo, ResultsSource
+
+    rows = pd.DataFrame({"seat": [0, 1] * 100, "stalled": [1, 1] * 3 + [0, 0] * 97, "eliminated": [0, 1] * 100})
+    cells = (CellInfo("a", "Kurz", 2, True, ("balanced",), 100, ("base",)),)
+    src = ResultsSource("t", "", ".", cells, lambda cols, c=None, v=None: rows[list(cols)], planned=150,
+                        planned_cells=("a", "b"))
+    s, warnings = health_section(Context(src, ReportOptions()))
+    text = " ".join(warnings)
+    assert "Partial results: 100 of the 150 races" in text and "Cells missing: b" in text
+    assert "3.0% of races stalled" in text          # 3 of 100 races: above 1%
+    health = s.tables[0][1].set_index("measure").value
+    assert health["racers eliminated"] == "100 (50.0%)" and health["personas used"] == "balanced"
