@@ -11,8 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 #: Okabe & Ito (2008), "Color universal design": distinguishable with every common colour-vision
-#: deficiency (black left out: it is the reference line's)
-OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
+#: deficiency (yellow left out: too pale on white; black lines are solid, the reference line dashed)
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#999999"]
 #: a diverging scale for heatmaps around a centre (blue under, orange over: colour-blind safe)
 DIVERGING = [[0.0, "#0072B2"], [0.5, "#f7f7f7"], [1.0, "#D55E00"]]
 
