@@ -1562,7 +1562,9 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
         seed_stream_nb(W.rng, seed, race, STREAM_CHANCE)
         seed_stream_nb(W.prng, seed, race, STREAM_PLAYER)
         st[:, :] = 0
+        stamp = tv[TV_STAMP]       # memo marks stay valid only under fresh stamps: keep counting
         tv[:] = 0
+        tv[TV_STAMP] = stamp
         dsi[:] = 0
         vstart = ct[CT_VISITS]
         tv[TV_NEXT_PLACE] = 1

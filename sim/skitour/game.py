@@ -143,6 +143,11 @@ def side_pool(bundle: SkiTourBundle, side: str) -> list[int]:
     return [i for i, s in enumerate(bundle.tables.nation_side) if int(s) == code]
 
 
+def block(bundle: SkiTourBundle, design: Design) -> int:
+    """Races per balanced block: every nation of the side in every seat once (1 when fixed)."""
+    return 1 if design.nations is not None else len(side_pool(bundle, design.side))
+
+
 def seats_per_race(design: Design) -> int:
     return design.racers
 
