@@ -183,10 +183,9 @@ def gear_section(ctx: Context) -> Section:
     if rates is not None:
         s.table("exchange_rates", rates, "Exchange rates: one token's gain in units of another's", percent=False)
     all_value = value[value.trail_name == "all"].set_index("variant")
-    units = " to ".join(dict.fromkeys(f"{int(n):,}" for n in (all_value.units.min(), all_value.units.max())))
-    s.findings.append(f"Value of one token for the colour that gets it (trails pooled; {units} races with "
-                      "that colour per variant): " + "; ".join(
-                          f"{v} {_token_value(r, used.loc[v])}" for v, r in all_value.iterrows()) + ".")
+    for v, r in all_value.iterrows():
+        s.findings.append(f"Value of {v} to {r.colour} (trails pooled, {int(r.units):,} races with {r.colour}): "
+                          f"{_token_value(r, used.loc[v])}.")
     if rates is not None and len(rates):
         never = set(used.index[used.measurable == "no"])
         rates["measurable"] = np.where(rates.token.isin(never) | rates.currency.isin(never), "no", "yes")
@@ -253,8 +252,7 @@ def token_usage(rows: pd.DataFrame, source: ResultsSource, targets: dict[str, st
 def _token_value(r, use) -> str:
     """A token's value with its caveat: 'not measurable with these players' where never used."""
     if use.measurable == "no" or (r.low == r.high == 0):
-        return (f"not measurable with these players (the token was never used in {int(use.seats):,} "
-                f"racers' races)")
+        return f"not measurable with these players (they never used the token in {int(use.seats):,} races)"
     note = f"; used in {pct(use.used_share)} of races"
     if use.measurable == "rarely":
         note += ", so this rests on few races"

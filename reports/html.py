@@ -143,6 +143,8 @@ def _number(v, kind: str) -> str:
     if kind == "int":
         return f"{int(v):,}"
     a = abs(v)
+    if a < 5e-4:
+        return "0.000"                  # no "-0.000"
     return f"{v:.3f}" if a < 100 else f"{v:,.1f}"
 
 
