@@ -34,7 +34,7 @@ CASES = [
     ("study experiments/smoke.toml --out DIR/s --jobs 0", "--jobs"),
     ("ladder --trail Kurz --races 0", "--races"),
     ("ladder --trail Kurz --races 48 --jobs 0", "--jobs"),
-    ("tune --start balanced --trails Kurz --generations 0 --out DIR/t.toml", "--generations"),
+    ("tune --start balanced --trails Kurz --generations 0 --out DIR/t.toml", "generations"),
     ("compare --set game.toml:gear.red.bullets=5 --races 0", "--races"),
     ("worldcup --cups 0", "--cups"),
     ("worldcup --cups 10 --racers 9", "racers"),

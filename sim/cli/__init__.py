@@ -36,10 +36,23 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse with its errors on one line (what was wrong and where to look), exit status 2."""
+    """argparse with its errors on one line (what was wrong and where to look), exit status 2, and
+    every option's default in its help (where the help does not say it already)."""
 
     def error(self, message: str):
+        import re
+
+        # "argument --races: must be at least 1" reads better as "--races must be at least 1"
+        message = re.sub(r"^argument (--[\w-]+)(?:/--[\w-]+)*: (must|takes|is) ", r"\1 \2 ", message)
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+    def add_argument(self, *args, **kwargs):
+        default, text = kwargs.get("default"), kwargs.get("help")
+        flag = kwargs.get("action") in ("store_true", "store_false", "help", "version")
+        if args and str(args[0]).startswith("-") and not flag and default is not None \
+                and default is not argparse.SUPPRESS and "default" not in (text or ""):
+            kwargs["help"] = f"{text} (default: {default})" if text else f"default: {default}"
+        return super().add_argument(*args, **kwargs)
 
 
 def _version() -> str:

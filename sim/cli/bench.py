@@ -25,7 +25,8 @@ def add_parser(sub, info) -> None:
                        choices=[str(v) for v in values], help=f"default {values[0]}")
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=races_count, default=20000, help="races per cell (default: 20000)")
-    b.add_argument("--player", default="heuristic", help="player for every seat (default: heuristic)")
+    b.add_argument("--players", "--player", dest="player", default="heuristic",
+                   help="player for every seat (default: heuristic)")
     b.add_argument("--seed", type=seed_value, default=1)
     b.add_argument("--scaling", default=None, metavar="JOBS",
                    help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
