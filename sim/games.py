@@ -23,6 +23,7 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
     design_dict(design) -> dict, design_from_dict(d) -> design     the manifest's form and back
     names(bundle, design) -> dict[column, list[str]]             labels of the id columns of a table
     play_chunk(bundle, design, seed, start, stop) -> (seats, visits)     structured arrays
+    warm_designs(bundle) -> [(label, design)]    a design for each kernel entry point (biathlon-sim compile)
     replay(bundle, design, seed, race) -> str    one race as a readable log
     referee(bundle, design, seed, race) -> None  replays the race's event log through the game's
                                                  independent referee; raises on any disagreement

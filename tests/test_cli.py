@@ -148,3 +148,11 @@ def test_mania_exact_command(tmp_path):
     for (track, fmt), g in turns.groupby(["track", "format"]):
         assert fmt == "sprint" and abs(g.probability.sum() - 1) < 1e-9
     assert run("exact").returncode == 2                   # Blast: not this command's game
+
+
+def test_compile_command_names_every_game():
+    r = run("compile")
+    assert r.returncode == 0, r.stderr
+    for title in ("Biathlon Blast", "Biathlon Mania"):
+        assert f"{title}: race kernel:" in r.stdout
+    assert "look-ahead player's race kernel" in r.stdout

@@ -196,3 +196,12 @@ def referee(bundle: CompiledBundle, design, seed: int, race: int) -> None:
     report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), log.events)
     if not report.ok:
         raise AssertionError(f"race {race} (seed {seed}): {report.message}")
+
+
+def warm_designs(bundle: CompiledBundle):
+    """(label, design) for each kernel entry point a command may call: the plain race loop and
+    the look-ahead player's."""
+    from .design import Design
+
+    trail = bundle.trail_names[0]
+    return [("race kernel", Design(trail, 2)), ("look-ahead player's race kernel", Design(trail, 2, players=("lookahead",)))]

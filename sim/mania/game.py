@@ -235,3 +235,8 @@ def referee(bundle: ManiaBundle, design: Design, seed: int, race: int) -> None:
     report = referee_race(load_game(bundle.data.source), setup, log)
     if not report.ok:
         raise AssertionError(f"race {race} (seed {seed}, {describe(design)}): {report.message}")
+
+
+def warm_designs(bundle: ManiaBundle):
+    """(label, design) for each kernel entry point a command may call (Mania has one)."""
+    return [("race kernel", make_design(bundle.track_names[0], 2))]
