@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, racer_counts, races_count, seed_value, split_list
+from .common import (
+    EXIT_BAD_DATA, data_option, fail, load_or_report, racer_counts, races_count, seed_value,
+    split_list, worker_counts,
+)
 
 
 def add_parser(sub, info) -> None:
@@ -28,7 +31,7 @@ def add_parser(sub, info) -> None:
     b.add_argument("--players", "--player", dest="player", default="heuristic",
                    help="player for every seat (default: heuristic)")
     b.add_argument("--seed", type=seed_value, default=1)
-    b.add_argument("--scaling", default=None, metavar="JOBS",
+    b.add_argument("--scaling", default=None, metavar="JOBS", type=worker_counts,
                    help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
     b.add_argument("--scaling-races", type=races_count, default=200_000, help="races per scaling run (default 200000)")
     b.add_argument("--chunk", type=races_count, default=20_000, help="races per chunk in scaling runs (default 20000)")
@@ -66,12 +69,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.scaling:
         from ..bench import scaling
 
-        try:
-            jobs = [int(j) for j in split_list(args.scaling)]
-        except ValueError:
-            return bad(f"--scaling takes worker counts such as 1,2,4; got {args.scaling!r}")
-        if not jobs or min(jobs) < 1:
-            return bad("--scaling worker counts must be at least 1")
+        jobs = args.scaling
         t, n = bundle.trail_names[trails[0]], racers[0]
         print(f"\nscaling: whole runs of {args.scaling_races:,} races ({t}, {n} racers, balanced line-ups, "
               f"chunks of {args.chunk:,}) by number of worker processes")
@@ -108,12 +106,7 @@ def bench_other(args: argparse.Namespace, bad) -> int:
           + "".join(f"; {k} {v}" for k, v in options.items()))
     print(df.to_string(index=False))
     if args.scaling:
-        try:
-            jobs = [int(j) for j in split_list(args.scaling)]
-        except ValueError:
-            return bad(f"--scaling takes worker counts such as 1,2,4; got {args.scaling!r}")
-        if not jobs or min(jobs) < 1:
-            return bad("--scaling worker counts must be at least 1")
+        jobs = args.scaling
         print(f"\nscaling: whole runs of {args.scaling_races:,} races ({scenarios[0]}, {racers[0]} racers, "
               f"chunks of {args.chunk:,}) by number of worker processes")
         print(scaling(bundle, scenarios[0], racers[0], args.scaling_races, jobs, args.chunk, args.seed,

@@ -169,3 +169,14 @@ def racer_counts(text: str) -> list[int]:
         return [int(n) for n in split_list(text)]
     except ValueError:
         raise ValueError(f"--racers takes whole numbers such as 2,4,6; got {text!r}") from None
+
+
+def worker_counts(text: str) -> list[int]:
+    """An argparse type: '1,2,4' -> [1, 2, 4], each at least 1."""
+    try:
+        jobs = [int(j) for j in split_list(text)]
+    except ValueError:
+        jobs = []
+    if not jobs or min(jobs) < 1:
+        raise argparse.ArgumentTypeError(f"takes worker counts of at least 1 such as 1,2,4; got {text!r}")
+    return jobs
