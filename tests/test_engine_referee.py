@@ -19,6 +19,9 @@ N_FLIPPED = 500
 
 def referee_many(bundle, n, seed):
     setups = random_setups(bundle, n, np.random.default_rng(seed))
+    t = bundle.tables
+    range_positions = {k: set(t.range_pos[k].tolist()) for k in range(len(bundle.trail_names))}
+    range_zone_trails = {k for k, ps in range_positions.items() if any(t.coach_colour[k, p] >= 0 for p in ps)}
     seen = Counter()
     trails = Counter()
     sizes = Counter()
@@ -47,6 +50,19 @@ def referee_many(bundle, n, seed):
                 seen["coach bullets for hits"] += 1
         for row in ev[kinds == E.BOOST]:
             seen[f"boost colour {row[3]}"] += 1
+        for row in ev[kinds == E.WAX]:
+            if row[3:8].any():
+                seen["wax after the hits"] += 1
+        moves = np.flatnonzero(kinds == E.MOVE)
+        for i in moves:
+            j = i + 1
+            while j < len(ev) and kinds[j] in (E.MOTIVATION, E.FACE_UP):
+                j += 1
+            if j < len(ev) and kinds[j] == E.BOOST:
+                zero = ev[i, 3] == ev[i, 4]
+                seen["boost after zero steps" if zero else "boost after a move"] += 1
+                if setup.trail in range_zone_trails and ev[i, 4] in range_positions[setup.trail]:
+                    seen["boost at the range"] += 1
         trails[setup.trail] += 1
         sizes[setup.n] += 1
     return seen, trails, sizes
@@ -59,7 +75,7 @@ def assert_covered(seen, trails, sizes, bundle):
             "pickup 0", "pickup 1", "pickup 2", "eliminated 2", "wax 1", "wax 2", "wax 3", "wax 4", "wax 5",
             "motivation 0", "motivation 1", "motivation 2", "bullets for hits",
             "boost colour 0", "boost colour 1", "boost colour 2", "boost colour 3", "boost colour 4",
-            "boost colour 5"]
+            "boost colour 5", "WAX", "wax after the hits", "boost after zero steps", "boost at the range"]
     missing = [m for m in must if seen[m] == 0]
     assert not missing, f"not exercised: {missing}"
 
@@ -74,6 +90,7 @@ def test_referee_accepts_every_race_flipped_switches(tmp_path):
     bundle = flipped_bundle(tmp_path)
     seen, trails, sizes = referee_many(bundle, N_FLIPPED, seed=11)
     assert seen["ROLL"] > 0 and seen["MOTIVATION"] > 0 and seen["BOOST"] > 0
+    assert seen["boost after zero steps"] == 0          # zero_step_boost = false
 
 
 def test_referee_rejects_a_tampered_race():

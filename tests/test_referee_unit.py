@@ -687,3 +687,48 @@ def test_pulse_elimination(harsh_bundle):
     i = find(bad, E.PLACE, 1, 2)
     bad[i], bad[i + 1] = bad[i + 1], bad[i]
     rejected(run_loop(b, bad), "place 1 belongs to seat 1 (Bo")
+
+
+# --------------------------------------------------------------------------- rule audit (issue 12)
+
+def test_shoot_wax_comes_after_the_hits(bundle):
+    rows = quick_race(bundle)
+    i = find(rows, E.ACTION, 0, 2)
+    bad = [r[:] for r in rows]
+    bad[i][5] = 1                                            # the black wax spent with the action
+    rejected(run_quick(bundle, bad), "ACTION spends wax on a Shoot", "after the hits")
+    bad = [r for k, r in enumerate(rows) if k != find(rows, E.WAX, 0, 2)]
+    rejected(run_quick(bundle, bad), "WAX for seat 0 (Ann) was expected", "once the hits are known")
+    bad = [r[:] for r in rows]
+    bad[find(bad, E.WAX, 0, 2)][3] = 3                       # Ann holds 2 black wax
+    rejected(run_quick(bundle, bad), "WAX spends 3 black wax", "holds 2")
+    bad = [r[:] for r in rows]
+    j = find(bad, E.ACTION, 2, 2)                            # Cy's Wait: its wax is in ACTION
+    bad.insert(j + 1, [2, 2, E.WAX] + [0] * E.N_ARGS)
+    rejected(run_quick(bundle, bad), "only a Shoot chooses its wax after rolling")
+
+
+def zero_step_loop(minidir, zero_step_boost):
+    """The Loop race with a green zone (1) on loop 2, where Bo ends round 1 and stays in round 2."""
+    edit(minidir / "game.toml", "round_cap = 40", "round_cap = 2")
+    edit(minidir / "game.toml", "mixed_lane_drafting = true",
+         f"mixed_lane_drafting = true\nzero_step_boost = {str(zero_step_boost).lower()}")
+    edit(minidir / "venues" / "testhausen.toml", '{ space = 3, colour = "black"',
+         '{ space = 2, colour = "green", strength = 1 }, { space = 3, colour = "black"')
+    b = load_bundle(minidir)
+    rows = loop_race(b)
+    rows.insert(find(rows, E.PULSE, 1, 1), [1, 1, E.BOOST, 3, 1] + [0] * 11)      # Bo's move ends on loop 2
+    rows[find(rows, E.STEPS, 1, 2)][3:6] = [0, 2, 1]                              # + the green boost
+    rows.insert(find(rows, E.PULSE, 1, 2), [2, 1, E.BOOST, 3, 1] + [0] * 11)      # stays there: again
+    return b, rows
+
+
+def test_a_zero_step_move_on_a_zone_boosts_by_default(minidir):
+    b, rows = zero_step_loop(minidir, True)
+    rep = run_loop(b, rows)
+    assert rep.ok, rep.message
+
+
+def test_a_zero_step_move_gives_no_boost_when_switched_off(minidir):
+    b, rows = zero_step_loop(minidir, False)
+    rejected(run_loop(b, rows), "BOOST but a move of zero steps gives no boost", "zero_step_boost = false")
