@@ -27,7 +27,7 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
         ["colour_name"], kind="stable")
     s.figure("ski_colours", F.bars(t, "colour_name", "ratio", "Wins per fair share by ski colour",
                                    "wins / fair share", hue="trail_name", reference=1.0,
-                                   low="ratio_low", high="ratio_high"),
+                                   low="ratio_low", high="ratio_high", band=ctx.band),
              "Wins per fair share of each ski colour, per trail and pooled, with intervals (bars grow from a fair "
              "share)")
     s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),

@@ -56,7 +56,7 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
     cols = [t for t in [*ctx.trails, "all"] if t in piv.columns]
     s.figure("win_rate_heatmap", F.heatmap(piv.loc[order, cols], 1.0, f"Wins per fair share, by {T}",
                                            "wins / fair share", marks.loc[order, cols], low=lo.loc[order, cols],
-                                           high=hi.loc[order, cols]),
+                                           high=hi.loc[order, cols], min_span=2 * ctx.band),
              f"Wins per fair share of each {E} on each {T}, all racer counts pooled (✓ in band, ▲ over, ▼ under, "
              "? not enough races)")
     by_racers = s.table("win_rates_by_racers", ctx.judge(M.flag(M.win_rates(
@@ -64,8 +64,9 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
         f"Win rate per {E} and number of racers ({T}s pooled)")
     s.figure("win_rate_by_racers", F.lines(by_racers, "n_racers", "ratio", en,
                                            "Wins per fair share by number of racers", "racers",
-                                           "wins / fair share", 1.0, "ratio_low", "ratio_high"),
-             "Wins per fair share by number of racers, with intervals (click a name to hide its line)")
+                                           "wins / fair share", 1.0, "ratio_low", "ratio_high", band=ctx.band),
+             "Wins per fair share by number of racers, with intervals and the tolerance band shaded (click a name "
+             "to hide its line)")
     for trail in [*ctx.trails, "all"]:
         t = by_trail[by_trail[sc] == trail]
         if len(t) < 2:
@@ -109,8 +110,8 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     ctx.judge(by_trail.assign(who=by_trail.seat.map(lambda k: f"seat {int(k)}")), "seat", "who", sc)
     s.table("seats_by_scenario", by_trail, f"Win rate per seat and {ctx.scenario}, racer counts pooled")
     s.figure("seats", F.lines(per, "seat", "ratio", "n_racers", "Wins per fair share by seat", "seat (0 = first)",
-                              "wins / fair share", 1.0, "ratio_low", "ratio_high"),
-             "Wins per fair share of each seat, one line per number of racers, with intervals")
+                              "wins / fair share", 1.0, "ratio_low", "ratio_high", band=ctx.band),
+             "Wins per fair share of each seat, one line per number of racers, with intervals and the tolerance band")
     first = by_trail[(by_trail[sc] == "all") & (by_trail.seat == 0)]
     if len(first):
         r = first.iloc[0]
@@ -331,7 +332,8 @@ def robustness_section(ctx: Context) -> Section:
               for v in ("ratio_low", "ratio_high"))
     order = piv[ctx.reference].sort_values(ascending=False).index
     s.figure("persona_heatmap", F.heatmap(piv.loc[order], 1.0, "Wins per fair share by persona in every seat",
-                                          "wins / fair share", marks.loc[order], low=lo.loc[order], high=hi.loc[order]),
+                                          "wins / fair share", marks.loc[order], low=lo.loc[order], high=hi.loc[order],
+                                          min_span=2 * ctx.band),
              f"Wins per fair share of each {E} when every seat plays one persona (✓ in band, ▲ over, ▼ under, "
              "? not enough races)")
     pooled = agreement[agreement[sc] == "all"]

@@ -38,21 +38,29 @@ def _twin(fig: Figure, interactive) -> Figure:
     return fig
 
 
+def _band(ax, reference: float, band: float) -> None:
+    """The tolerance band around the reference, shaded (what counts as fair enough)."""
+    ax.axhspan(reference - band, reference + band, color="#009E73", alpha=0.08, linewidth=0,
+               label="_tolerance band")
+
+
 def _mark(mark) -> str:
     """A heatmap cell's mark: a band verdict's symbol (a string), nothing otherwise."""
     return f" {mark}" if isinstance(mark, str) and mark else ""
 
 
 def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: pd.DataFrame | None = None,
-            fmt: str = "{:.2f}", low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> Figure:
+            fmt: str = "{:.2f}", low: pd.DataFrame | None = None, high: pd.DataFrame | None = None,
+            min_span: float = 0.0) -> Figure:
     """Values of a rows x columns table as colours diverging from `centre`, each cell annotated
     with its value and its mark (`marks`: strings such as a band verdict's symbol); low, high:
-    the intervals, shown on hover in the page."""
+    the intervals, shown on hover in the page. min_span: the colour scale reaches at least
+    centre +- min_span, so differences inside a tolerance band stay pale."""
     fig, (ax,) = _figure(0.9 + 0.38 * len(pivot.index))
     values = pivot.to_numpy(dtype=float)
     finite = values[np.isfinite(values)]
     lo, hi = (finite.min(), finite.max()) if finite.size else (centre, centre)
-    eps = 1e-6 + 1e-3 * max(abs(centre), hi - lo)
+    eps = max(1e-6 + 1e-3 * max(abs(centre), hi - lo), min_span)
     norm = TwoSlopeNorm(centre, min(lo, centre - eps), max(hi, centre + eps))
     im = ax.imshow(values, cmap=DIVERGING, aspect="auto", norm=norm)
     ax.set_xticks(range(len(pivot.columns)), [str(c) for c in pivot.columns])
@@ -65,11 +73,12 @@ def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: p
                     color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label=label, shrink=0.9)
     ax.set_title(title, fontsize=10)
-    return _twin(fig, I.heatmap(pivot, centre, title, label, marks, fmt, low, high))
+    return _twin(fig, I.heatmap(pivot, centre, title, label, marks, fmt, low, high, min_span))
 
 
 def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, hue: str | None = None,
-         reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> Figure:
+         reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False,
+         band: float | None = None) -> Figure:
     """Bars of `value` per `group` (side by side per `hue`), with the interval [low, high] as error
     bars and an optional reference line (a fair share, no change); percent: values are shares."""
     fig, (ax,) = _figure(3.8)
@@ -87,6 +96,9 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
         ends = [table[c].to_numpy(float) for c in (low, high, value) if c in table.columns]
+        if band:
+            _band(ax, reference, band)
+            ends.append(np.array([reference - band, reference + band]))
         ends = np.concatenate(ends + [np.array([reference])])
         ends = ends[np.isfinite(ends)]
         pad = 0.08 * (ends.max() - ends.min()) or 0.05
@@ -100,11 +112,12 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
     if hue:
         ax.legend(fontsize=7, title=hue.replace("_name", "").replace("_", " "), title_fontsize=7,
                   loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _twin(fig, I.bars(table, group, value, title, ylabel, hue, reference, low, high, percent))
+    return _twin(fig, I.bars(table, group, value, title, ylabel, hue, reference, low, high, percent, band))
 
 
 def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel: str, ylabel: str,
-          reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> Figure:
+          reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False,
+          band: float | None = None) -> Figure:
     """One line of `value` against `x` per `line`, with its interval as a shaded band; percent:
     values are shares."""
     fig, (ax,) = _figure(4.2)
@@ -124,6 +137,8 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
             ax.plot(xs, v, marker="o", markersize=3, linewidth=1.2, label=str(name))
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
+        if band:
+            _band(ax, reference, band)
     if percent:
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     xs = np.unique(table[x].to_numpy(float))
@@ -134,7 +149,7 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     ax.set_title(title, fontsize=10)
     if groups:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _twin(fig, I.lines(table, x, value, line, title, xlabel, ylabel, reference, low, high, percent))
+    return _twin(fig, I.lines(table, x, value, line, title, xlabel, ylabel, reference, low, high, percent, band))
 
 
 def stacked_shares(shares: pd.DataFrame, title: str, xlabel: str, legend: str) -> Figure:

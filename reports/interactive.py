@@ -29,6 +29,13 @@ def _layout(fig: go.Figure, title: str, xlabel: str = "", ylabel: str = "", heig
     return fig
 
 
+def _band(fig: go.Figure, reference: float, band: float) -> None:
+    """The tolerance band around the reference, shaded, with a hover-free label."""
+    fig.add_hrect(y0=reference - band, y1=reference + band, fillcolor="#009E73", opacity=0.08, line_width=0,
+                  layer="below", annotation_text=f"band ±{band:.0%}", annotation_position="top left",
+                  annotation_font_size=10, annotation_font_color="#2a7a5f")
+
+
 def _fmt(percent: bool) -> str:
     return ".1%" if percent else ".3f"
 
@@ -45,7 +52,8 @@ def _pad_range(lo: np.ndarray, hi: np.ndarray, reference: float | None) -> list[
 
 
 def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: pd.DataFrame | None = None,
-            fmt: str = "{:.2f}", low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> go.Figure:
+            fmt: str = "{:.2f}", low: pd.DataFrame | None = None, high: pd.DataFrame | None = None,
+            min_span: float = 0.0) -> go.Figure:
     """Values of a rows x columns table as colours diverging from `centre`; each cell shows its
     value and mark, the hover adds the interval [low, high] where given."""
     z = pivot.to_numpy(dtype=float)
@@ -60,7 +68,7 @@ def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: p
         custom, hover = None, "%{y} · %{x}<br>" + label + ": %{z:.3f}<extra></extra>"
     finite = z[np.isfinite(z)]
     span = float(np.max(np.abs(finite - centre))) if finite.size else 1.0
-    span = span or 1e-3
+    span = max(span, min_span) or 1e-3
     fig = go.Figure(go.Heatmap(z=z, x=[str(c) for c in pivot.columns], y=[str(i) for i in pivot.index],
                                text=text, texttemplate="%{text}", customdata=custom, hovertemplate=hover,
                                colorscale=DIVERGING, zmin=centre - span, zmax=centre + span,
@@ -72,7 +80,8 @@ def heatmap(pivot: pd.DataFrame, centre: float, title: str, label: str, marks: p
 
 
 def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, hue: str | None = None,
-         reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> go.Figure:
+         reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False,
+         band: float | None = None) -> go.Figure:
     """Bars of `value` per `group` (side by side per `hue`) with error bars [low, high], growing
     from `reference` where given (a fair share, no change)."""
     fig = go.Figure()
@@ -99,6 +108,9 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
         fig.add_hline(y=reference, line={"color": "black", "width": 1, "dash": "dash"})
         lo = table[low].to_numpy(float) if has_ci else table[value].to_numpy(float)
         hi = table[high].to_numpy(float) if has_ci else table[value].to_numpy(float)
+        if band:
+            _band(fig, reference, band)
+            lo, hi = np.r_[lo, reference - band], np.r_[hi, reference + band]
         rng = _pad_range(lo, hi, reference)
         if rng:
             fig.update_yaxes(range=rng)
@@ -107,7 +119,8 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
 
 
 def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel: str, ylabel: str,
-          reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False) -> go.Figure:
+          reference: float | None = None, low: str = "low", high: str = "high", percent: bool = False,
+          band: float | None = None) -> go.Figure:
     """One line of `value` against `x` per `line` with error bars [low, high]; the series are
     nudged apart along x so their intervals do not hide each other."""
     fig = go.Figure()
@@ -135,6 +148,14 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     _layout(fig, title, xlabel, ylabel, percent=percent, legend=line.replace("_name", "").replace("_", " "))
     if reference is not None:
         fig.add_hline(y=reference, line={"color": "black", "width": 1, "dash": "dash"})
+        if band:
+            _band(fig, reference, band)
+            if has_ci:
+                lo = np.r_[table[low].to_numpy(float), reference - band]
+                hi = np.r_[table[high].to_numpy(float), reference + band]
+                rng = _pad_range(lo, hi, reference)
+                if rng:
+                    fig.update_yaxes(range=rng)
     if xs_all.size <= 12 and np.all(xs_all == np.round(xs_all)):
         fig.update_xaxes(tickmode="array", tickvals=xs_all, ticktext=[f"{v:g}" for v in xs_all])
     return fig
