@@ -468,7 +468,7 @@ def verdict_section(ctx: Context) -> Section:
     band, what to change first (the out-of-band results by size, with the study's variants that
     move them), and the verdict grids. Reads the verdicts the other sections left in ctx."""
     s = Section("verdict", "Verdict")
-    E, T = ctx.entrant, ctx.scenario
+    T = ctx.scenario
     if not ctx.verdicts:
         s.skipped = ("No balanced line-ups with one persona in every seat: nothing can be held against a fair "
                      "share (see the win-rate section).")
@@ -511,7 +511,7 @@ def verdict_section(ctx: Context) -> Section:
             s.blocks.append("<p class='meta'>The study holds no paired variants that change these, so no lever is "
                             "measured: add variants (docs/studies.md) and the report shows what each step does.</p>")
     else:
-        s.blocks.append(f"<h3>What to change first</h3><p>Nothing: no result lies outside the band.</p>")
+        s.blocks.append("<h3>What to change first</h3><p>Nothing: no result lies outside the band.</p>")
     unsure = v[v.verdict == "not enough races"]
     if len(unsure):
         need = unsure.races_to_decide.replace(np.inf, np.nan)

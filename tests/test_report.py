@@ -1,9 +1,7 @@
 """The balance report: its statistics against exact values, its tables against counts from the raw
 table, its files, the command's handling of bad input, and the page in a headless browser."""
-import shutil
 import textwrap
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
