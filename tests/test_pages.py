@@ -210,3 +210,21 @@ def test_page_in_headless_chromium(browser, pages, kind):
     finally:
         page.close()
     assert errors == []
+
+
+def test_a_legend_click_hides_a_series(browser, pages):
+    page, errors = _open(browser, pages["blast report"])
+    try:
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0", timeout=20_000)
+        plot = page.locator(".js-plotly-plot", has=page.locator(".legend .traces")).first
+        plot.scroll_into_view_if_needed()
+        item = plot.locator(".legend .traces").first
+        item.locator(".legendtoggle").click(force=True)
+        # plotly waits out its double-click delay before it toggles
+        page.wait_for_function("gd => gd.data.some(t => t.visible === 'legendonly')", arg=plot.element_handle(),
+                               timeout=5_000)
+        hidden = plot.evaluate("gd => gd.data.filter(t => t.visible === 'legendonly').length")
+        assert hidden == 1
+    finally:
+        page.close()
+    assert errors == []
