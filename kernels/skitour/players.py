@@ -4,7 +4,8 @@ The engine lists the legal options of a decision (docs/skitour/event-log.md says
 there are) and scores each with the seat's weight vector (`P_*` below; personas in
 sim/data/players/skitour/*.toml are named weight vectors). `choose_nb` then picks:
 
-- a scripted entry for the seat, when a test gave one (an option index; -1 = the player decides);
+- a scripted entry for the seat, when a test gave one (an option index; -1 = the player decides;
+  a decision with one legal option is taken without reading the script);
 - RANDOM: uniformly among the legal options, from the player stream (never the dice stream);
 - HEURISTIC: the option with the highest score (the first on ties).
 
@@ -52,6 +53,8 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
     """
     if n <= 0:
         raise ValueError("a decision with no legal option")
+    if n == 1:
+        return 0                  # one legal option is no decision: it takes no scripted entry
     i = dsi[seat]
     if i < dsc.shape[1]:
         dsi[seat] = i + 1
@@ -60,8 +63,6 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
             if d >= n:
                 raise ValueError("scripted decision out of range of the legal options")
             return d
-    if n == 1:
-        return 0
     if kind == PLAYER_RANDOM:
         return below_nb(prng, n)
     best = 0

@@ -1,0 +1,49 @@
+"""Ski Tour players: persona files, the default persona, and what each persona does differently."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.skitour import players as K
+from sim.skitour import players as P
+
+
+def test_balanced_file_is_the_kernel_default():
+    assert P.get_player("balanced").weights == tuple(float(w) for w in K.DEFAULT_PARAMS)
+    assert P.get_player("default") == P.get_player("heuristic") == P.get_player("balanced")
+
+
+def test_at_least_three_clearly_different_personas():
+    names = P.names()
+    for name in ("random", "balanced", "steady", "sprinter", "sharpshooter"):
+        assert name in names
+    w = {n: np.array(P.get_player(n).weights) for n in ("steady", "sprinter", "sharpshooter")}
+    i = K.PARAM_NAMES.index
+    assert w["sprinter"][i("extra_min")] < w["steady"][i("extra_min")]
+    assert w["sprinter"][i("six_sprint")] > w["steady"][i("six_sprint")]
+    assert w["sharpshooter"][i("reserve")] > w["sprinter"][i("reserve")]
+    assert w["sharpshooter"][i("token_reroll_shot")] > w["sprinter"][i("token_reroll_shot")]
+
+
+def test_unknown_player_and_weight_are_errors(tmp_path):
+    with pytest.raises(ValueError, match="no Ski Tour player"):
+        P.get_player("nobody")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nkind = "heuristic"\n[weights]\nextra_mni = 2.0\n')
+    with pytest.raises(ValueError, match="unknown weight"):
+        P.get_player(str(bad))
+
+
+def test_personas_play_differently():
+    from sim.skitour.compile import load_bundle
+    from sim.skitour.play import play_block
+
+    b = load_bundle()
+    nat = [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
+    out = {}
+    for name in ("steady", "sprinter", "sharpshooter"):
+        s, v = play_block(b, "Long", nat, 5, np.arange(200), players=(name,))
+        out[name] = s
+    assert out["sprinter"]["extra_columns"].mean() > out["steady"]["extra_columns"].mean()
+    assert out["sprinter"]["sprint_taken"].mean() > out["steady"]["sprint_taken"].mean()
+    assert out["sharpshooter"]["stamina_used"].mean() < out["sprinter"]["stamina_used"].mean()
