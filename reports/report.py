@@ -16,6 +16,7 @@ band, what to change first) and the health of the results open the report for ev
 """
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Callable
@@ -137,6 +138,21 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
     links = []
     if not root.is_dir():
         return links
+    # the results' own folders hold thousands of chunk files and no page: not walked
+    folders = [d for d in sorted(root.iterdir()) if d.is_dir() and d.name not in ("results", "visits")]
+    for path in (p for d in folders for p in sorted(d.rglob("*.html"))):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                head = f.read(8000)
+        except OSError:
+            continue
+        kind = re.search(r"<meta name='biathlon-sim-page' content='([^']*)'>", head)
+        title = re.search(r"<title>([^<]*)</title>", head)
+        if kind and kind.group(1) != "report":
+            href = os.path.relpath(path.resolve(), out.resolve())
+            name = html.unescape(title.group(1)) if title else path.name
+            links.append((Path(href).as_posix(), f"{html.unescape(kind.group(1))}: {name}"))
+    return links
     for path in sorted(root.rglob("*.html")):
         if "results" in path.relative_to(root).parts[:1]:
             continue
@@ -148,7 +164,8 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
         title = re.search(r"<title>([^<]*)</title>", path.read_text(encoding="utf-8", errors="replace")[:6000])
         if kind and kind.group(1) != "report":
             href = os.path.relpath(path.resolve(), out.resolve())
-            links.append((Path(href).as_posix(), f"{kind.group(1)}: {title.group(1) if title else path.name}"))
+            name = html.unescape(title.group(1)) if title else path.name
+            links.append((Path(href).as_posix(), f"{html.unescape(kind.group(1))}: {name}"))
     return links
 
 
