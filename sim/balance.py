@@ -1,0 +1,1203 @@
+"""Auto-balance (issue 17): search a game's data for the smallest changes that make it fair.
+
+A balance file (TOML, docs/balance.md) names, for any registered game, the designs to play
+(scenarios, racer counts, personas, options), the targets (win rates per value of a seat axis or
+per seat within ±N points of the fair share; mean race length within a range) and the knobs a
+designer allows to move (a path in a data file, bounds and a step or a list of choices, a cost per
+step, optionally a group of paths moved together).
+
+The search is greedy coordinate descent over knob steps, on common random numbers:
+
+* an *evaluation* plays a candidate data set (the base data plus the candidate's patches) on every
+  design with the same seed per design and the same race indices as every other candidate, and
+  keeps, per balanced block of races, the sums and counts of every statistic the targets read;
+* its *score* is sum over targets of weight x (excess beyond the band / the band's half-width)^2,
+  plus lambda x the change cost (sum of cost x |steps| over the knobs moved);
+* each round tries every knob one step up and one step down from the incumbent (every other
+  choice for a choice knob); a candidate is played in stages (a quarter, a half, all of the
+  races), and after each early stage it is dropped if it is significantly worse than the incumbent
+  on the same races: a one-sided paired z-test of score(candidate) - score(incumbent) > 0, with
+  its standard error from the delta method over balanced blocks, at alpha / (early looks). So a
+  candidate at least as good as the incumbent is dropped early with probability at most alpha
+  (asymptotically);
+* the best fully played candidate replaces the incumbent when its score is lower; the search ends
+  when no neighbour is better, or the budget (races, minutes, rounds) is spent.
+
+Every evaluation is logged (DIR/log.jsonl, DIR/evals/<key>.npz); a rerun replays the search from
+the log and plays only what it lacks, so an interrupted search resumes where it stopped. At the
+end the changed data folder, the list of changes, the sensitivities (change of every target
+statistic per knob step, from paired races) and a before/after table of every target on fresh
+seeds never used in the search are written to DIR.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import re
+import shutil
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from . import games
+from .study import cell_seed
+from .validation import DataError, Patch, Problems, Table
+
+FORMAT = 1
+STAGES = (0.25, 0.5, 1.0)
+METRICS = ("win_rate", "rounds")
+_SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
+
+
+# --- the balance file -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Member:
+    """One path a knob moves: file, dotted path, and optionally an element of the value found
+    there (index: of a list; token: of a whitespace-separated string, or of a list of such strings
+    counted across its strings)."""
+
+    file: str
+    path: str
+    index: int | None = None
+    token: int | None = None
+
+    def label(self) -> str:
+        where = f"{self.file}:{self.path}"
+        if self.index is not None:
+            where += f"[{self.index}]"
+        if self.token is not None:
+            where += f" token {self.token}"
+        return where
+
+
+@dataclass(frozen=True)
+class Knob:
+    """A value a designer allows to move. Numeric: base + k x step within [lo, hi]; choice: one of
+    `choices`. `members`: every path moved by it (a group gets the same change: the same number of
+    steps on each numeric member, the same choice on each choice member). cost: per step."""
+
+    name: str
+    members: tuple[Member, ...]
+    lo: float | None = None
+    hi: float | None = None
+    step: float | None = None
+    choices: tuple | None = None
+    cost: float = 1.0
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """metric win_rate: every value of `by` (a seat axis or "seat") within ±within_pp points of
+    the fair share (1 / racers); metric rounds: the mean race length (rounds) within [lo, hi]."""
+
+    name: str
+    metric: str
+    by: str = ""
+    within_pp: float = 0.0
+    lo: float = 0.0
+    hi: float = 0.0
+    weight: float = 1.0
+    scenarios: tuple[str, ...] = ()
+    personas: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DesignSpec:
+    label: str
+    scenario: str
+    racers: int
+    persona: str
+    design: Any
+    seed: int
+    check_seed: int
+
+
+@dataclass
+class BalanceFile:
+    path: Path
+    text: str
+    game: str
+    title: str
+    data: str | None
+    seed: int
+    check_seed: int
+    races: int
+    check_races: int
+    alpha: float
+    cost_weight: float
+    budget_races: int
+    budget_minutes: float
+    max_rounds: int
+    designs: list[DesignSpec]
+    targets: list[TargetSpec]
+    knobs: list[Knob]
+    base_docs: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.data) if self.data else games.game(self.game).load().default_data_dir()
+
+
+TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
+            "cost_weight", "budget_races", "budget_minutes", "max_rounds", "designs", "target", "knob")
+
+
+def load_balance(path: str | Path) -> BalanceFile:
+    """Read and check a balance file; DataError lists every problem (file, entry, field, expected)."""
+    path = Path(path)
+    problems = Problems(path.parent)
+    doc = problems.read_toml(path) if path.is_file() else None
+    if doc is None:
+        if not path.is_file():
+            problems.add(str(path), "", "", "is not a balance file (see docs/balance.md)")
+        problems.raise_if_any()
+    file = problems.rel(path)
+    t = Table(problems, file, "", doc)
+    game = t.str("game", games.DEFAULT)
+    if game not in games.names():
+        t.problem("game", f"must be one of {', '.join(games.names())}, got {game!r}")
+        problems.raise_if_any()
+    info = games.game(game)
+    mod = info.load()
+    title = t.str("title", path.stem)
+    t.str("description", "")
+    data = t.str("data", "") or None
+    if data is not None and not Path(data).is_absolute():
+        data = str((path.parent / data).resolve())
+    seed = t.int("seed", None, 0, 2**63 - 1)
+    check_seed = t.int("check_seed", seed + 1 if isinstance(seed, int) else 1, 0, 2**63 - 1)
+    if check_seed == seed:
+        t.problem("check_seed", "must differ from seed: the check plays races the search never used")
+    races = t.int("races", 2400, 1, 10**8)
+    check_races = t.int("check_races", 4 * races, 1, 10**9)
+    alpha = t.number("alpha", 0.05, 1e-6, 0.5)
+    cost_weight = t.number("cost_weight", 0.05, 0.0, 1e6)
+    budget_races = t.int("budget_races", 2_000_000, 1, 10**12)
+    budget_minutes = t.number("budget_minutes", 60.0, 0.0, 1e6)
+    max_rounds = t.int("max_rounds", 20, 1, 10_000)
+
+    # designs
+    dt = t.table("designs", {})
+    dt.entry = "designs"
+    try:
+        bundle = mod.load_bundle(data)
+    except DataError as exc:
+        problems.items.extend(exc.problems)
+        problems.raise_if_any()
+    known = list(mod.scenarios(bundle))
+    scen = dt.list("scenarios", []) or known
+    for s in scen:
+        if s not in known:
+            dt.problem("scenarios", f"names no {info.scenario} {s!r}; known: {', '.join(known)}")
+    racers = dt.list("racers", [4])
+    personas = dt.list("personas", [])
+    options = dt.raw("options", {})
+    dt.done()
+    if not isinstance(options, dict):
+        dt.problem("options", "must be a table of option = value")
+        options = {}
+    designs: list[DesignSpec] = []
+    for s in scen:
+        if s not in known:
+            continue
+        for n in racers:
+            if not isinstance(n, int) or isinstance(n, bool):
+                dt.problem("racers", f"must be whole numbers, got {n!r}")
+                continue
+            for persona in personas or [None]:
+                kwargs = {"options": options or None}
+                if persona is not None:
+                    kwargs["players"] = (persona,)
+                try:
+                    info.check_racers(n)
+                    design = mod.make_design(s, n, **kwargs)
+                    mod.check_design(bundle, design)
+                except (KeyError, ValueError) as exc:
+                    dt.problem("personas" if persona else "racers", str(exc.args[0]) if exc.args else str(exc))
+                    continue
+                who = persona or _persona(mod, design)
+                label = f"{s}-{n}-{who}"
+                designs.append(DesignSpec(label, s, n, who, design, cell_seed(seed or 0, label),
+                                          cell_seed(check_seed, "check:" + label)))
+
+    # targets
+    axes = list(info.axes)
+    targets: list[TargetSpec] = []
+    raw_targets = t.tables("target", None)
+    for i, raw in enumerate(raw_targets):
+        tt = Table(problems, file, f"target {i + 1}", raw)
+        name = tt.str("name", f"target {i + 1}")
+        tt.entry = f"target {name!r}"
+        metric = tt.choice("metric", METRICS)
+        weight = tt.number("weight", 1.0, 0.0, 1e6)
+        tscen = tuple(tt.list("scenarios", []))
+        tpers = tuple(tt.list("personas", []))
+        for s in tscen:
+            if s not in known:
+                tt.problem("scenarios", f"names no {info.scenario} {s!r}; known: {', '.join(known)}")
+        if metric == "win_rate":
+            by = tt.choice("by", [*axes, "seat"], axes[0], "one of the seat axes")
+            within = tt.number("within_pp", None, 0.01, 100.0)
+            targets.append(TargetSpec(name, metric, by, within, weight=weight, scenarios=tscen, personas=tpers))
+        else:
+            rng = tt.list("range", None)
+            if len(rng) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rng) \
+                    or (len(rng) == 2 and rng[0] >= rng[1]):
+                tt.problem("range", f"must be [low, high] with low < high, got {rng!r}")
+                rng = [0, 1]
+            targets.append(TargetSpec(name, metric, "", 0.0, float(rng[0]), float(rng[1]), weight, tscen, tpers))
+        tt.done()
+
+    # knobs
+    data_dir = Path(data) if data else mod.default_data_dir()
+    docs: dict[str, dict] = {}
+    knobs: list[Knob] = []
+    for i, raw in enumerate(t.tables("knob", None)):
+        kt = Table(problems, file, f"knob {i + 1}", raw)
+        members = [_member(kt, problems, file, data_dir, docs, raw, "")]
+        for j, extra in enumerate(kt.tables("also", [])):
+            mt = Table(problems, file, f"knob {i + 1}: also {j + 1}", extra)
+            members.append(_member(mt, problems, file, data_dir, docs, extra, ""))
+            mt.done()
+        name = kt.str("name", "") or (members[0].label() if members[0] else f"knob {i + 1}")
+        kt.entry = f"knob {name!r}"
+        cost = kt.number("cost", 1.0, 0.0, 1e6)
+        choices = kt.raw("choices", [])
+        if choices:
+            if not isinstance(choices, list) or len(choices) < 2:
+                kt.problem("choices", "must be a list of at least two values")
+                choices = []
+            for k in ("min", "max", "step"):
+                if kt.has(k):
+                    kt.problem(k, "a knob has either choices or min, max and step, not both")
+            knob = Knob(name, tuple(m for m in members if m), choices=tuple(choices), cost=cost)
+        else:
+            lo = kt.number("min", None)
+            hi = kt.number("max", None)
+            step = kt.number("step", None)
+            if step is not None and step <= 0:
+                kt.problem("step", f"must be above 0, got {step}")
+            if lo is not None and hi is not None and lo > hi:
+                kt.problem("max", f"must be at least min ({lo:g}), got {hi:g}")
+            knob = Knob(name, tuple(m for m in members if m), lo, hi, step, cost=cost)
+        kt.done(hint=("file", "path", "index", "token"))
+        if any(m is None for m in members):
+            continue
+        for m in knob.members:
+            base = _element(docs[m.file], m)
+            if isinstance(base, _Missing):
+                kt.problem("path", f"{m.label()}: {base.why}")
+            elif knob.choices:
+                if base not in knob.choices:
+                    kt.problem("choices", f"must contain the value at {m.label()} ({base!r})")
+            elif isinstance(base, bool) or not isinstance(base, (int, float)):
+                kt.problem("path", f"{m.label()} holds {base!r}, not a number; give `choices` to move it")
+            elif knob.lo is not None and knob.hi is not None and not knob.lo <= base <= knob.hi:
+                kt.problem("min", f"the value at {m.label()} ({base}) lies outside [{knob.lo:g}, {knob.hi:g}]")
+        if any(k.name == knob.name for k in knobs):
+            kt.problem("name", "is used by two knobs; give each its own name")
+        knobs.append(knob)
+    if not raw_targets:
+        t.problem("target", "a balance file needs at least one [[target]]")
+    if not knobs and not problems.items:
+        t.problem("knob", "a balance file needs at least one [[knob]]")
+    t.done()
+    if not designs and not problems.items:
+        t.problem("designs", "no design to play")
+    problems.raise_if_any()
+    return BalanceFile(path, path.read_text(encoding="utf-8"), game, title, data, seed, check_seed, races,
+                       check_races, alpha, cost_weight, budget_races, budget_minutes, max_rounds, designs,
+                       targets, knobs, docs)
+
+
+def _persona(mod, design) -> str:
+    players = getattr(design, "players", ()) or ("",)
+    p = players[0]
+    return p if isinstance(p, str) else getattr(p, "name", str(p))
+
+
+class _Missing:
+    def __init__(self, why: str):
+        self.why = why
+
+
+def _member(t: Table, problems: Problems, file: str, data_dir: Path, docs: dict, raw: dict, _) -> Member | None:
+    f = t.str("file")
+    p = t.str("path")
+    index = t.int("index", 0, 0, 10_000) if t.has("index") else -1
+    token = t.int("token", 0, 0, 100_000) if t.has("token") else -1
+    if not f or not p:
+        return None
+    if f not in docs:
+        fp = data_dir / f
+        if not fp.is_file():
+            t.problem("file", f"{f!r} is not a file of the data set in {data_dir}")
+            return None
+        try:
+            docs[f] = tomllib.loads(fp.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            t.problem("file", f"{f!r} cannot be read: {exc}")
+            return None
+    return Member(f, p, None if index < 0 else index, None if token < 0 else token)
+
+
+# --- reading and writing values at a path -----------------------------------------------------------
+
+def get_path(doc: dict, path: str) -> Any:
+    """The value at a patch path (sim.validation.Patch syntax), or _Missing saying why."""
+    node: Any = doc
+    for part in path.split("."):
+        m = _SEGMENT.match(part.strip())
+        if not m or not isinstance(node, dict):
+            return _Missing(f"cannot follow {part!r}")
+        key, pick = m.group(1), m.group(2)
+        if key not in node:
+            return _Missing(f"{key!r} is not in the file")
+        node = node[key]
+        if pick is not None:
+            if not isinstance(node, list):
+                return _Missing(f"{key!r} is not an array of tables")
+            found = [x for x in node if isinstance(x, dict) and str(x.get("name", "")).lower() == pick.lower()]
+            if not found:
+                return _Missing(f"no {key} named {pick!r}")
+            node = found[0]
+    return node
+
+
+def _tokens(value) -> list[str] | None:
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        return [tok for s in value for tok in s.split()]
+    return None
+
+
+def _element(doc: dict, m: Member) -> Any:
+    v = get_path(doc, m.path)
+    if isinstance(v, _Missing):
+        return v
+    if m.index is not None:
+        if not isinstance(v, list) or m.index >= len(v):
+            return _Missing(f"has no element {m.index} (holds {v!r})")
+        v = v[m.index]
+    if m.token is not None:
+        toks = _tokens(v)
+        if toks is None or m.token >= len(toks):
+            return _Missing(f"has no token {m.token}")
+        v = toks[m.token]
+    return v
+
+
+def _set_element(value: Any, m: Member, new: Any) -> Any:
+    """`value` (the whole value at m.path) with m's element set to `new`."""
+    if m.index is not None:
+        value = list(value)
+        value[m.index] = _set_token(value[m.index], m.token, new) if m.token is not None else new
+        return value
+    if m.token is not None:
+        return _set_token(value, m.token, new)
+    return new
+
+
+def _set_token(value: Any, token: int, new: str) -> Any:
+    if isinstance(value, str):
+        toks = value.split()
+        toks[token] = str(new)
+        return " ".join(toks)
+    out, seen = [], 0
+    for s in value:
+        toks = s.split()
+        if seen <= token < seen + len(toks):
+            toks[token - seen] = str(new)
+            s = " ".join(toks)
+        seen += len(toks)
+        out.append(s)
+    return out
+
+
+# --- knob positions and patches -----------------------------------------------------------------------
+
+def _num(x: float, like: Any, step: float) -> Any:
+    if isinstance(like, int) and float(step).is_integer() and float(x).is_integer():
+        return int(round(x))
+    return round(float(x), 9)
+
+
+def knob_value(bf: BalanceFile, knob: Knob, member: Member, k: int) -> Any:
+    """The value of `member` with `knob` moved k steps (choice knobs: to choices[k])."""
+    base = _element(bf.base_docs[member.file], member)
+    if knob.choices:
+        return knob.choices[k]
+    return _num(base + k * knob.step, base, knob.step)
+
+
+def base_position(bf: BalanceFile, knob: Knob) -> int:
+    if knob.choices:
+        return knob.choices.index(_element(bf.base_docs[knob.members[0].file], knob.members[0]))
+    return 0
+
+
+def allowed(bf: BalanceFile, knob: Knob, k: int) -> bool:
+    if knob.choices:
+        return 0 <= k < len(knob.choices)
+    for m in knob.members:
+        v = _element(bf.base_docs[m.file], m) + k * knob.step
+        if (knob.lo is not None and v < knob.lo - 1e-9) or (knob.hi is not None and v > knob.hi + 1e-9):
+            return False
+    return True
+
+
+def change_cost(bf: BalanceFile, pos: dict[str, int]) -> float:
+    cost = 0.0
+    for knob in bf.knobs:
+        k = pos.get(knob.name, base_position(bf, knob))
+        b = base_position(bf, knob)
+        cost += knob.cost * (float(k != b) if knob.choices else abs(k - b))
+    return cost
+
+
+def patches_for(bf: BalanceFile, pos: dict[str, int]) -> list[Patch]:
+    """One patch per (file, path) that a moved knob touches, every element edit merged into it."""
+    whole: dict[tuple[str, str], Any] = {}
+    for knob in bf.knobs:
+        k = pos.get(knob.name, base_position(bf, knob))
+        if k == base_position(bf, knob):
+            continue
+        for m in knob.members:
+            key = (m.file, m.path)
+            if key not in whole:
+                whole[key] = copy.deepcopy(get_path(bf.base_docs[m.file], m.path))
+            whole[key] = _set_element(whole[key], m, knob_value(bf, knob, m, k))
+    return [Patch(f, p, v, f"balance: {f}:{p}") for (f, p), v in sorted(whole.items())]
+
+
+# --- statistics ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stat:
+    """One mean a target reads, in one design: the win rate of one value of an axis (or seat), or
+    the mean race length in rounds."""
+
+    design: str
+    metric: str
+    by: str
+    value: int
+    label: str
+
+
+def design_stats(bf: BalanceFile, mod, bundle, d: DesignSpec) -> list[Stat]:
+    names = mod.names(bundle, d.design)
+    out: list[Stat] = []
+    bys = sorted({t.by for t in bf.targets if t.metric == "win_rate" and _applies(t, d)})
+    for by in bys:
+        if by == "seat":
+            values = [f"seat {i}" for i in range(mod.seats_per_race(d.design))]
+        else:
+            values = list(names[by])
+        out += [Stat(d.label, "win_rate", by, i, v) for i, v in enumerate(values)]
+    if any(t.metric == "rounds" and _applies(t, d) for t in bf.targets):
+        out.append(Stat(d.label, "rounds", "", 0, "mean rounds"))
+    return out
+
+
+def _applies(t: TargetSpec, d: DesignSpec) -> bool:
+    return (not t.scenarios or d.scenario in t.scenarios) and (not t.personas or d.persona in t.personas)
+
+
+def block_sums(seats: np.ndarray, stats: list[Stat], first_block: int, n_blocks: int, block: int) -> np.ndarray:
+    """[2, n_blocks, len(stats)]: per balanced block, the sum and the count of each statistic."""
+    out = np.zeros((2, n_blocks, len(stats)), np.float64)
+    race = seats["race"].astype(np.int64)
+    b = race // block - first_block
+    lead = seats["leg"] == 0 if "leg" in seats.dtype.names else np.ones(len(seats), bool)
+    by_cols: dict[str, np.ndarray] = {}
+    for j, s in enumerate(stats):
+        if s.metric == "win_rate":
+            col = by_cols.setdefault(s.by, seats[s.by].astype(np.int64))
+            sel = lead & (col == s.value)
+            out[0, :, j] = np.bincount(b[sel], weights=seats["won"][sel].astype(np.float64), minlength=n_blocks)
+            out[1, :, j] = np.bincount(b[sel], minlength=n_blocks)
+        else:
+            # race length: the most rounds any racer of the race has
+            races, inv = np.unique(race, return_inverse=True)
+            length = np.zeros(len(races))
+            np.maximum.at(length, inv, seats["rounds"].astype(np.float64))
+            rb = races // block - first_block
+            out[0, :, j] = np.bincount(rb, weights=length, minlength=n_blocks)
+            out[1, :, j] = np.bincount(rb, minlength=n_blocks)
+    return out
+
+
+def _play(game: str, bundle, design, seed: int, a: int, b: int, stats: list[Stat], block: int):
+    """A task: races a .. b-1 of a design, reduced to block sums (what a worker sends back)."""
+    mod = games.game(game).load()
+    seats, _ = mod.play_chunk(bundle, design, seed, a, b)
+    return block_sums(seats, stats, a // block, (b - a) // block, block)
+
+
+# --- the targets' score ------------------------------------------------------------------------------
+
+@dataclass
+class Scoring:
+    """Per design: its statistics, bands (lo, hi), scales (half-widths) and weights, aligned."""
+
+    stats: dict[str, list[Stat]]
+    lo: dict[str, np.ndarray]
+    hi: dict[str, np.ndarray]
+    scale: dict[str, np.ndarray]
+    weight: dict[str, np.ndarray]
+    target: dict[str, list[str]]
+
+
+def make_scoring(bf: BalanceFile, stats: dict[str, list[Stat]]) -> Scoring:
+    lo, hi, sc, w, tn = {}, {}, {}, {}, {}
+    designs = {d.label: d for d in bf.designs}
+    for label, ss in stats.items():
+        d = designs[label]
+        n = len(ss)
+        lo[label], hi[label] = np.full(n, -np.inf), np.full(n, np.inf)
+        sc[label], w[label] = np.ones(n), np.zeros(n)
+        tn[label] = [""] * n
+        for t in bf.targets:
+            if not _applies(t, d):
+                continue
+            for j, s in enumerate(ss):
+                if t.metric != s.metric or (t.metric == "win_rate" and t.by != s.by):
+                    continue
+                if t.metric == "win_rate":
+                    fair = 1.0 / d.racers
+                    a, b, h = fair - t.within_pp / 100, fair + t.within_pp / 100, t.within_pp / 100
+                else:
+                    a, b, h = t.lo, t.hi, (t.hi - t.lo) / 2
+                # two targets on one statistic: the narrower band holds
+                lo[label][j], hi[label][j] = max(lo[label][j], a), min(hi[label][j], b)
+                sc[label][j] = h if w[label][j] == 0 else min(sc[label][j], h)
+                w[label][j] = max(w[label][j], t.weight)
+                tn[label][j] = t.name if not tn[label][j] else tn[label][j] + ", " + t.name
+    return Scoring(stats, lo, hi, sc, w, tn)
+
+
+def score_of(scoring: Scoring, sums: dict[str, np.ndarray], blocks: int | None = None):
+    """(score, gradient per design, means per design) over the first `blocks` blocks of each
+    design (all played ones when None)."""
+    total, grads, means = 0.0, {}, {}
+    for label, arr in sums.items():
+        a = arr[:, :blocks] if blocks is not None else arr
+        s, c = a[0].sum(0), a[1].sum(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+        lo, hi, h, w = scoring.lo[label], scoring.hi[label], scoring.scale[label], scoring.weight[label]
+        below, above = np.maximum(lo - m, 0), np.maximum(m - hi, 0)
+        excess = np.nan_to_num(below + above) / h
+        total += float((w * excess ** 2).sum())
+        grads[label] = np.nan_to_num(w * 2 * excess / h * np.sign(above - below))
+        means[label] = m
+    return total, grads, means
+
+
+def influence(sums: np.ndarray, means: np.ndarray, grad: np.ndarray, blocks: int) -> np.ndarray:
+    """Per block, the delta-method influence of the block on the score: sum over statistics of
+    gradient x (block sum - mean x block count) / total count."""
+    a = sums[:, :blocks]
+    n = np.maximum(a[1].sum(0), 1)
+    resid = (a[0] - np.nan_to_num(means) * a[1]) / n
+    return resid @ grad
+
+
+def residuals(sums: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """(means, per-block residual contributions [blocks, stats]) of every statistic."""
+    a = sums[:, :blocks]
+    n = np.maximum(a[1].sum(0), 1)
+    m = a[0].sum(0) / n
+    return m, (a[0] - m * a[1]) / n
+
+
+# --- evaluations --------------------------------------------------------------------------------------
+
+@dataclass
+class Evaluation:
+    key: str
+    pos: dict[str, int]
+    sums: dict[str, np.ndarray]          # design -> [2, blocks, stats]
+    blocks: dict[str, int]               # blocks played per design
+    invalid: str = ""
+    bundle_hash: str = ""
+
+    def complete(self, need: dict[str, int]) -> bool:
+        return self.invalid != "" or all(self.blocks.get(k, 0) >= v for k, v in need.items())
+
+
+class Search:
+    """The balance search on one balance file and one output folder (module docstring)."""
+
+    def __init__(self, bf: BalanceFile, out: str | Path, *, n_jobs: int = 1, budget_races: int | None = None,
+                 budget_minutes: float | None = None, races: int | None = None, log: Callable[[str], None] = print):
+        self.bf = bf
+        self.out = Path(out)
+        self.n_jobs = n_jobs
+        self.log = log
+        self.budget_races = bf.budget_races if budget_races is None else budget_races
+        self.budget_minutes = bf.budget_minutes if budget_minutes is None else budget_minutes
+        self.info = games.game(bf.game)
+        self.mod = self.info.load()
+        self.base_bundle = self.mod.load_bundle(bf.data)
+        self.block = {d.label: self.mod.block(self.base_bundle, d.design) for d in bf.designs}
+        races = bf.races if races is None else races
+        self.n_blocks = {k: max(1, -(-races // b)) for k, b in self.block.items()}
+        self.stats = {d.label: design_stats(bf, self.mod, self.base_bundle, d) for d in bf.designs}
+        self.scoring = make_scoring(bf, self.stats)
+        self.evals: dict[str, Evaluation] = {}
+        self.races_used = 0                 # races of every evaluation the search asked for (the budget)
+        self.races_played = 0               # of which played in this call (not read from the log)
+        self.started = time.perf_counter()
+        self.stopped = ""
+        self.steps: list[dict] = []
+        self.sens_rows: list[dict] = []
+        (self.out / "evals").mkdir(parents=True, exist_ok=True)
+        self._read_log()
+
+    # -- identity and the log
+    def key(self, pos: dict[str, int]) -> str:
+        moved = {k: v for k, v in sorted(pos.items())
+                 if v != base_position(self.bf, next(x for x in self.bf.knobs if x.name == k))}
+        patches = [(p.file, p.path, p.value) for p in patches_for(self.bf, moved)]
+        ident = {"format": FORMAT, "game": self.bf.game, "base": self.base_bundle.data_hash, "patches": patches,
+                 "designs": [(d.label, self.mod.design_dict(d.design), d.seed) for d in self.bf.designs],
+                 "block": self.block,
+                 "stats": {k: [(s.metric, s.by, s.value) for s in v] for k, v in self.stats.items()}}
+        return hashlib.blake2b(json.dumps(ident, sort_keys=True, default=str).encode(), digest_size=10).hexdigest()
+
+    def _read_log(self) -> None:
+        path = self.out / "log.jsonl"
+        self.logged: dict[str, dict] = {}
+        if not path.exists():
+            return
+        for line in path.read_text().splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue                      # a line cut by an interruption
+            if entry.get("event") == "evaluation":
+                self.logged[entry["key"]] = entry
+
+    def _write_log(self, entry: dict) -> None:
+        with open(self.out / "log.jsonl", "a") as f:
+            f.write(json.dumps(entry, default=_json_default) + "\n")
+
+    def _load_eval(self, key: str, pos: dict[str, int]) -> Evaluation | None:
+        entry = self.logged.get(key)
+        if entry is None:
+            return None
+        if entry.get("invalid"):
+            return Evaluation(key, pos, {}, {}, entry["invalid"])
+        f = self.out / "evals" / f"{key}.npz"
+        if not f.exists():
+            return None
+        z = np.load(f)
+        sums = {d.label: z[f"d{i}"] for i, d in enumerate(self.bf.designs)}
+        blocks = {d.label: int(entry["blocks"][d.label]) for d in self.bf.designs}
+        return Evaluation(key, pos, sums, blocks, "", entry.get("data_hash", ""))
+
+    # -- playing
+    def evaluate(self, pos: dict[str, int], blocks: dict[str, int]) -> Evaluation:
+        """The candidate at `pos`, played (or read from the log) up to `blocks` blocks per design."""
+        key = self.key(pos)
+        ev = self.evals.get(key)
+        if ev is None:
+            ev = self._load_eval(key, pos)
+            if ev is not None:      # races a rerun finds in the log count as in the first run
+                self.races_used += sum(ev.blocks.get(k, 0) * b for k, b in self.block.items())
+        if ev is None:
+            ev = Evaluation(key, pos, {d.label: np.zeros((2, self.n_blocks[d.label], len(self.stats[d.label])))
+                                       for d in self.bf.designs}, {d.label: 0 for d in self.bf.designs})
+        self.evals[key] = ev
+        if ev.invalid:
+            return ev
+        want = {k: min(v, self.n_blocks[k]) for k, v in blocks.items()}
+        if ev.complete(want):
+            return ev
+        try:
+            bundle = self.mod.load_bundle(self.bf.data, patches_for(self.bf, pos))
+        except DataError as exc:
+            ev.invalid = "; ".join(str(p) for p in exc.problems[:3])
+            self._log_eval(ev)
+            return ev
+        ev.bundle_hash = bundle.data_hash
+        from .runner import Task, run_tasks
+
+        tasks = []
+        for d in self.bf.designs:
+            b0, b1 = ev.blocks[d.label], want[d.label]
+            if b1 <= b0:
+                continue
+            blk = self.block[d.label]
+            step = max(1, -(-(b1 - b0) // max(1, 2 * abs(self.n_jobs) if self.n_jobs != 1 else 1)))
+            for a in range(b0, b1, step):
+                e = min(a + step, b1)
+                tasks.append(Task((d.label, a, e), _play,
+                                  (self.bf.game, bundle, d.design, d.seed, a * blk, e * blk, self.stats[d.label], blk),
+                                  (e - a) * blk))
+        for task, arr in run_tasks(tasks, self.n_jobs):
+            label, a, e = task.key
+            ev.sums[label][:, a:e] = arr
+            self.races_used += task.races
+            self.races_played += task.races
+        for label in want:
+            ev.blocks[label] = max(ev.blocks[label], want[label])
+        self._log_eval(ev)
+        return ev
+
+    def _log_eval(self, ev: Evaluation) -> None:
+        if not ev.invalid:
+            tmp = self.out / "evals" / f"{ev.key}.tmp.npz"
+            np.savez_compressed(tmp, **{f"d{i}": ev.sums[d.label] for i, d in enumerate(self.bf.designs)})
+            tmp.replace(self.out / "evals" / f"{ev.key}.npz")
+        entry = {"event": "evaluation", "key": ev.key, "knobs": self.values(ev.pos), "steps": ev.pos,
+                 "blocks": ev.blocks, "invalid": ev.invalid, "data_hash": ev.bundle_hash}
+        if not ev.invalid:
+            entry["score"] = self.total(ev)
+            entry["cost"] = change_cost(self.bf, ev.pos)
+        self.logged[ev.key] = entry
+        self._write_log(entry)
+
+    def values(self, pos: dict[str, int]) -> dict[str, Any]:
+        out = {}
+        for knob in self.bf.knobs:
+            k = pos.get(knob.name, base_position(self.bf, knob))
+            out[knob.name] = knob_value(self.bf, knob, knob.members[0], k)
+        return out
+
+    # -- scores
+    def target_score(self, ev: Evaluation, blocks: dict[str, int] | None = None) -> float:
+        sums = {k: v[:, :(blocks or ev.blocks)[k]] for k, v in ev.sums.items()}
+        return score_of(self.scoring, sums)[0]
+
+    def total(self, ev: Evaluation, blocks: dict[str, int] | None = None) -> float:
+        return self.target_score(ev, blocks) + self.bf.cost_weight * change_cost(self.bf, ev.pos)
+
+    def paired(self, cand: Evaluation, inc: Evaluation, blocks: dict[str, int]) -> tuple[float, float]:
+        """(score difference candidate - incumbent, its standard error) on the same first blocks."""
+        sc = {k: v[:, :blocks[k]] for k, v in cand.sums.items()}
+        si = {k: v[:, :blocks[k]] for k, v in inc.sums.items()}
+        tc, gc, mc = score_of(self.scoring, sc)
+        ti, gi, mi = score_of(self.scoring, si)
+        diff = (tc - ti) + self.bf.cost_weight * (change_cost(self.bf, cand.pos) - change_cost(self.bf, inc.pos))
+        var = 0.0
+        for label in sc:
+            n = blocks[label]
+            d = influence(sc[label], mc[label], gc[label], n) - influence(si[label], mi[label], gi[label], n)
+            var += float((d ** 2).sum())
+        return diff, math.sqrt(var)
+
+    # -- the search
+    def out_of_budget(self) -> str:
+        if self.races_used >= self.budget_races:
+            return f"the race budget ({self.budget_races:,} races) is spent"
+        if self.budget_minutes and time.perf_counter() - self.started > 60 * self.budget_minutes:
+            return f"the time budget ({self.budget_minutes:g} minutes) is spent"
+        return ""
+
+    def neighbours(self, pos: dict[str, int]) -> list[tuple[Knob, int]]:
+        out = []
+        for knob in self.bf.knobs:
+            k = pos.get(knob.name, base_position(self.bf, knob))
+            moves = [j for j in range(len(knob.choices)) if j != k] if knob.choices else [k - 1, k + 1]
+            out += [(knob, j) for j in moves if allowed(self.bf, knob, j)]
+        return out
+
+    def run(self) -> "Outcome":
+        from reports.stats import z_value
+
+        bf = self.bf
+        early = len(STAGES) - 1
+        z_drop = z_value(1 - 2 * bf.alpha / early) if early else math.inf   # one-sided at alpha / looks
+        start = {k.name: base_position(bf, k) for k in bf.knobs}
+        inc = self.evaluate(start, self.n_blocks)
+        base = inc
+        self.log(f"base: score {self.total(inc):.3f} ({self._met_text(inc)})")
+        for rnd in range(bf.max_rounds):
+            if (why := self.out_of_budget()):
+                self.stopped = why
+                break
+            best, best_score = None, self.total(inc)
+            for knob, j in self.neighbours(inc.pos):
+                if (why := self.out_of_budget()):
+                    self.stopped = why
+                    break
+                pos = {**inc.pos, knob.name: j}
+                dropped = False
+                for s, frac in enumerate(STAGES):
+                    blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
+                    cand = self.evaluate(pos, blocks)
+                    if cand.invalid:
+                        self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: invalid data ({cand.invalid})")
+                        dropped = True
+                        break
+                    diff, se = self.paired(cand, inc, blocks)
+                    self._sensitivity(knob, inc, cand, blocks)
+                    if s < early and (diff > z_drop * se if se > 0 else diff > 0):
+                        self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: dropped after "
+                                 f"{frac:.0%} of the races (paired score difference {diff:+.3f}, se {se:.3f})")
+                        dropped = True
+                        break
+                if dropped:
+                    continue
+                score = self.total(cand)
+                self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: score {score:.3f} "
+                         f"(incumbent {self.total(inc):.3f}; paired difference {diff:+.3f}, se {se:.3f})")
+                if score < best_score - 1e-12:
+                    best, best_score = cand, score
+            if self.stopped:
+                break
+            if best is None:
+                self.stopped = "no single step improves the score (a local optimum)"
+                break
+            moved = [k.name for k in bf.knobs if best.pos.get(k.name) != inc.pos.get(k.name)]
+            self.steps.append({"round": rnd + 1, "knob": moved[0], "from": self.values(inc.pos)[moved[0]],
+                               "to": self.values(best.pos)[moved[0]], "score": best_score})
+            self.log(f"round {rnd + 1}: {moved[0]} {self.values(inc.pos)[moved[0]]!r} -> "
+                     f"{self.values(best.pos)[moved[0]]!r}, score {self.total(inc):.3f} -> {best_score:.3f} "
+                     f"({self._met_text(best)})")
+            inc = best
+        else:
+            self.stopped = f"the most rounds ({bf.max_rounds}) are played"
+        self._write_log({"event": "end", "incumbent": inc.key, "stopped": self.stopped, "races": self.races_used})
+        return Outcome(self, base, inc)
+
+    def _met_text(self, ev: Evaluation) -> str:
+        _, _, means = score_of(self.scoring, ev.sums)
+        bad = total = 0
+        for label, m in means.items():
+            w = self.scoring.weight[label] > 0
+            out = (m < self.scoring.lo[label]) | (m > self.scoring.hi[label])
+            bad += int((out & w).sum())
+            total += int(w.sum())
+        return f"{total - bad} of {total} target statistics in their band"
+
+    def _sensitivity(self, knob: Knob, inc: Evaluation, cand: Evaluation, blocks: dict[str, int]) -> None:
+        k0, k1 = inc.pos.get(knob.name), cand.pos.get(knob.name)
+        if knob.choices:
+            per = 1.0
+        else:
+            per = float(k1 - k0)
+        for label, stats in self.stats.items():
+            n = blocks[label]
+            mc, rc = residuals(cand.sums[label], n)
+            mi, ri = residuals(inc.sums[label], n)
+            se = np.sqrt(((rc - ri) ** 2).sum(0))
+            for j, s in enumerate(stats):
+                if self.scoring.weight[label][j] == 0:
+                    continue
+                self.sens_rows.append({
+                    "knob": knob.name, "from": self.values(inc.pos)[knob.name],
+                    "to": self.values(cand.pos)[knob.name], "steps": per, "design": label,
+                    "statistic": f"{s.by} {s.label}" if s.metric == "win_rate" else s.label,
+                    "target": self.scoring.target[label][j], "races": n * self.block[label],
+                    "incumbent": mi[j], "candidate": mc[j], "per_step": (mc[j] - mi[j]) / per,
+                    "se_per_step": se[j] / abs(per)})
+
+
+def _json_default(x):
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    return str(x)
+
+
+# --- the outcome: data folder, changes, sensitivities, check ------------------------------------------
+
+@dataclass
+class Outcome:
+    search: Search
+    base: Evaluation
+    final: Evaluation
+
+    def changes(self) -> pd.DataFrame:
+        """One row per changed element: file, entry, field, old, new, knob, steps."""
+        s = self.search
+        rows = []
+        for knob in s.bf.knobs:
+            k0, k = base_position(s.bf, knob), self.final.pos.get(knob.name, base_position(s.bf, knob))
+            if k == k0:
+                continue
+            for m in knob.members:
+                old = _element(s.bf.base_docs[m.file], m)
+                new = knob_value(s.bf, knob, m, k)
+                entry, fld = _entry_field(s.bf.base_docs[m.file], m)
+                rows.append({"file": m.file, "entry": entry, "field": fld, "old": old, "new": new,
+                             "knob": knob.name, "steps": (k - k0) if not knob.choices else 1,
+                             "cost": knob.cost * (abs(k - k0) if not knob.choices else 1)})
+        return pd.DataFrame(rows, columns=["file", "entry", "field", "old", "new", "knob", "steps", "cost"])
+
+    def sensitivities(self) -> pd.DataFrame:
+        cols = ["knob", "from", "to", "steps", "design", "statistic", "target", "races", "incumbent", "candidate",
+                "per_step", "se_per_step"]
+        df = pd.DataFrame(self.search.sens_rows, columns=cols)
+        # the estimate on the most races for every knob step, design and statistic
+        if len(df):
+            df["_from"], df["_to"] = df["from"].astype(str), df["to"].astype(str)
+            df = df.sort_values("races").drop_duplicates(["knob", "_from", "_to", "design", "statistic"], keep="last")
+            df = df.drop(columns=["_from", "_to"]).sort_values(["knob", "design", "statistic"], kind="stable")
+        return df.reset_index(drop=True)
+
+    def write_data(self, folder: Path) -> str:
+        """The changed data folder (a copy of the base data with the changed files rewritten);
+        returns its data hash, checked against the candidate's."""
+        s = self.search
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(s.bf.data_dir, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py", "*.pyc"))
+        patches = patches_for(s.bf, self.final.pos)
+        by_file: dict[str, list[Patch]] = {}
+        for p in patches:
+            by_file.setdefault(p.file, []).append(p)
+        changes = self.changes()
+        for f, ps in by_file.items():
+            path = folder / f
+            text = path.read_text(encoding="utf-8")
+            doc = tomllib.loads(text)
+            for p in ps:
+                why = _apply(doc, p)
+                if why:
+                    raise ValueError(f"{f}: {why}")
+            note = [f"# CHANGED by biathlon-sim balance ({s.bf.path.name}): "
+                    + "; ".join(f"{r.entry}: {r.field} {r.old!r} -> {r.new!r}"
+                                for r in changes[changes.file == f].itertuples()),
+                    "# The file was rewritten from its parsed values: comments other than the header are not kept."]
+            new = "\n".join(_header(text) + note) + "\n\n" + dump_toml(doc)
+            assert tomllib.loads(new) == doc, f"{f}: the rewritten file does not read back the same"
+            path.write_text(new, encoding="utf-8")
+        written = s.mod.load_bundle(folder)
+        return written.data_hash
+
+    def check(self, races: int | None = None) -> pd.DataFrame:
+        """Before (base) and after (the search's result) on fresh seeds (each design's check seed),
+        paired: every target statistic with its 95% interval, band and whether it is met."""
+        from reports.stats import z_value
+
+        s = self.search
+        z = z_value(0.95)
+        races = races or s.bf.check_races
+        bundles = {"before": s.base_bundle,
+                   "after": s.mod.load_bundle(s.bf.data, patches_for(s.bf, self.final.pos))}
+        from .runner import Task, run_tasks
+
+        rows = []
+        for d in s.bf.designs:
+            blk = s.block[d.label]
+            nb = max(1, -(-races // blk))
+            stats = s.stats[d.label]
+            sums = {}
+            for which, bundle in bundles.items():
+                tasks = [Task((a, e), _play, (s.bf.game, bundle, d.design, d.check_seed, a * blk, e * blk, stats, blk))
+                         for a, e in _splits(nb, s.n_jobs)]
+                arr = np.zeros((2, nb, len(stats)))
+                for task, part in run_tasks(tasks, s.n_jobs):
+                    arr[:, task.key[0]:task.key[1]] = part
+                sums[which] = arr
+            mb, rb = residuals(sums["before"], nb)
+            ma, ra = residuals(sums["after"], nb)
+            seb, sea = np.sqrt((rb ** 2).sum(0)), np.sqrt((ra ** 2).sum(0))
+            sed = np.sqrt(((ra - rb) ** 2).sum(0))
+            for j, st in enumerate(stats):
+                if s.scoring.weight[d.label][j] == 0:
+                    continue
+                lo, hi = s.scoring.lo[d.label][j], s.scoring.hi[d.label][j]
+                rows.append({"target": s.scoring.target[d.label][j], "design": d.label, "scenario": d.scenario,
+                             "racers": d.racers, "persona": d.persona,
+                             "statistic": f"{st.by} {st.label}" if st.metric == "win_rate" else st.label,
+                             "metric": st.metric, "band_low": lo, "band_high": hi, "races": nb * blk,
+                             "seed": d.check_seed, "before": mb[j], "before_low": mb[j] - z * seb[j],
+                             "before_high": mb[j] + z * seb[j], "after": ma[j], "after_low": ma[j] - z * sea[j],
+                             "after_high": ma[j] + z * sea[j], "change": ma[j] - mb[j],
+                             "change_low": ma[j] - mb[j] - z * sed[j], "change_high": ma[j] - mb[j] + z * sed[j],
+                             "met_before": bool(lo <= mb[j] <= hi), "met_after": bool(lo <= ma[j] <= hi)})
+        return pd.DataFrame(rows)
+
+    def write(self, check_races: int | None = None) -> dict:
+        """Every output into the search's folder; returns their paths."""
+        s = self.search
+        out = s.out
+        changes = self.changes()
+        changes.to_csv(out / "changes.csv", index=False)
+        data_hash = self.write_data(out / "data")
+        if self.final.bundle_hash and data_hash != self.final.bundle_hash:
+            raise RuntimeError(f"the written data folder reads as {data_hash}, the searched data as "
+                               f"{self.final.bundle_hash}")
+        sens = self.sensitivities()
+        sens.to_csv(out / "sensitivities.csv", index=False)
+        check = self.check(check_races)
+        check.to_csv(out / "targets.csv", index=False)
+        (out / "changes.md").write_text(changes_text(changes))
+        (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash))
+        return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
+                "sensitivities": out / "sensitivities.csv", "report": out / "report.md"}
+
+    def report_text(self, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str) -> str:
+        s = self.search
+        bf = s.bf
+        lines = [f"# Balance search: {bf.title}", "",
+                 f"Game {s.info.title}; balance file {bf.path.name}; base data {s.base_bundle.data_hash}, "
+                 f"result {data_hash}.",
+                 f"Search: seed {bf.seed}, {sum(s.n_blocks[d.label] * s.block[d.label] for d in bf.designs):,} "
+                 f"races per full evaluation ({len(bf.designs)} designs), {s.races_used:,} races in all; early drop "
+                 f"at alpha {bf.alpha:g} (one-sided paired z-test, alpha / {len(STAGES) - 1} per early look); "
+                 f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.", "",
+                 f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} (on the search's races).",
+                 "", "## Changes", "", changes_text(changes), "", "## Targets before and after",
+                 "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
+                 "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
+        lines.append(check_text(check))
+        lines += ["", "## Path", ""]
+        lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f})"
+                  for st in s.steps] or ["- no step taken"]
+        lines += ["", f"Sensitivities: sensitivities.csv ({len(sens)} rows: the change of every target statistic "
+                  "per knob step, from paired races)."]
+        return "\n".join(lines) + "\n"
+
+
+def _splits(nb: int, n_jobs: int) -> list[tuple[int, int]]:
+    parts = max(1, 2 * abs(n_jobs)) if n_jobs != 1 else 1
+    step = max(1, -(-nb // parts))
+    return [(a, min(a + step, nb)) for a in range(0, nb, step)]
+
+
+def _apply(doc: dict, p: Patch) -> str | None:
+    from .validation import apply_patch
+
+    return apply_patch(doc, p)
+
+
+def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
+    parts = m.path.split(".")
+    entry, rest = "", parts
+    for i, part in enumerate(parts):
+        mm = _SEGMENT.match(part)
+        if mm and mm.group(2):
+            entry, rest = f"{mm.group(1)} {mm.group(2)}", parts[i + 1:]
+    if not entry:
+        entry = str(doc.get("name", "")) or parts[0]
+    fld = ".".join(rest) or parts[-1]
+    if m.index is not None:
+        fld += f"[{m.index}]"
+    if m.token is not None:
+        fld += f" token {m.token}"
+    return entry, fld
+
+
+def changes_text(changes: pd.DataFrame) -> str:
+    if not len(changes):
+        return "No change: the base data met the targets best within the budget."
+    return "\n".join(f"- {r.file}: {r.entry}: {r.field}: {r.old!r} -> {r.new!r}  (knob {r.knob}, "
+                     f"{r.steps:+d} step{'s' if abs(r.steps) != 1 else ''})" for r in changes.itertuples())
+
+
+def _fmt(metric: str, x: float) -> str:
+    return f"{100 * x:.2f}%" if metric == "win_rate" else f"{x:.2f}"
+
+
+def check_text(check: pd.DataFrame) -> str:
+    if not len(check):
+        return "(no target statistic)"
+    head = "| design | statistic | band | before [95%] | after [95%] | change [95%] | met before / after |"
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    for r in check.itertuples():
+        f = lambda x: _fmt(r.metric, x)  # noqa: E731
+        pp = (lambda x: f"{100 * x:+.2f} pp") if r.metric == "win_rate" else (lambda x: f"{x:+.2f}")
+        lines.append(f"| {r.design} | {r.statistic} | {f(r.band_low)} .. {f(r.band_high)} | {f(r.before)} "
+                     f"[{f(r.before_low)}, {f(r.before_high)}] | {f(r.after)} [{f(r.after_low)}, {f(r.after_high)}] | "
+                     f"{pp(r.change)} [{pp(r.change_low)}, {pp(r.change_high)}] | "
+                     f"{'yes' if r.met_before else 'no'} / {'yes' if r.met_after else 'no'} |")
+    met_b, met_a = int(check.met_before.sum()), int(check.met_after.sum())
+    lines += ["", f"In band: {met_b} of {len(check)} before, {met_a} of {len(check)} after."]
+    return "\n".join(lines)
+
+
+# --- a small TOML writer (the data folder's changed files) ---------------------------------------------
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(k: str) -> str:
+    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + " }" if v else "{}"
+    raise TypeError(f"cannot write {type(v).__name__} as TOML")
+
+
+def _flat(d: dict) -> bool:
+    return all(not isinstance(x, dict) and not (isinstance(x, list) and x and all(isinstance(y, dict) for y in x))
+               for x in d.values())
+
+
+def dump_toml(doc: dict) -> str:
+    """TOML text for a parsed document: sections for tables, [[arrays of tables]], inline tables for
+    small flat tables inside entries. tomllib reads it back to the same document."""
+    out: list[str] = []
+
+    def table(d: dict, prefix: str, in_array: bool) -> None:
+        sub, arrays = [], []
+        for k, v in d.items():
+            if isinstance(v, dict) and not (in_array and _flat(v)) and not (prefix and not v):
+                sub.append((k, v))
+            elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+                arrays.append((k, v))
+            else:
+                out.append(f"{_key(k)} = {_inline(v)}")
+        for k, v in sub:
+            name = f"{prefix}.{_key(k)}" if prefix else _key(k)
+            out.append("")
+            out.append(f"[{name}]")
+            table(v, name, False)
+        for k, v in arrays:
+            name = f"{prefix}.{_key(k)}" if prefix else _key(k)
+            for item in v:
+                out.append("")
+                out.append(f"[[{name}]]")
+                table(item, name, True)
+
+    table(doc, "", False)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+def _header(text: str) -> list[str]:
+    """The comment lines at the top of a file (its note on where the values come from)."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("#") or (not line.strip() and lines):
+            lines.append(line)
+        else:
+            break
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+__all__ = ["BalanceFile", "Knob", "Member", "TargetSpec", "load_balance", "Search", "Outcome", "dump_toml",
+           "get_path", "patches_for"]
