@@ -273,7 +273,8 @@ def cases() -> list[tuple[str, dict, bool]]:
                                          "steps": {"uphill": "2x red", "flat": "2x red", "downhill": "2x red"}},
                 True))
     for key, values in (("mixed_lane_drafting", (True, False)), ("range_drafting", (True, False)),
-                        ("coach_boost", ("next_turn", "until_usable")), ("motivation_to", ("hand", "discard"))):
+                        ("coach_boost", ("next_turn", "until_usable")), ("motivation_to", ("hand", "discard")),
+                        ("zero_step_boost", (True, False))):
         for v in values:
             out.append((f"{key}={v}", {"switches": {key: v}}, True))
     return out

@@ -16,11 +16,11 @@ def add_parser(sub) -> None:
         description="Play World Cups of four races (Lang, Kurz, Short, Long by default) by the rules in "
                     "docs/rules.md, World Cup: race 1 ski colours at random; from race 2 each player, in "
                     "the previous race's finishing order, takes the earliest free ski colour; biathletes "
-                    "drafted in ski colour order once before race 1 (each player keeps its biathlete), or "
-                    "before every race with --redraft; places scored as points, lowest total wins, ties "
+                    "drafted in ski colour order before every race, as the book's set-up is repeated (or "
+                    "once before race 1 with --no-redraft, each player keeping its biathlete); places scored as points, lowest total wins, ties "
                     "to the better place in the last race. Draft rules: rated (each picks the free "
-                    "biathlete with the best win rate in a calibration run of balanced line-ups: mean over "
-                    "the cup's trails, or on the race's trail with --redraft), random, or a preference "
+                    "biathlete with the best win rate in a calibration run of balanced line-ups: on the "
+                    "race's trail, or the mean over the cup's trails with --no-redraft), random, or a preference "
                     "list of names. Prints each biathlete's title odds with 95% Wilson intervals, mean "
                     "points, title odds by draft position and the first-minus-last-pick gap paired by "
                     "cup. A cup is a function of (--seed, cup index): the same whatever --jobs and "
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
         epilog="examples:\n"
                "  biathlon-sim worldcup --cups 20000 --jobs 2\n"
                "  biathlon-sim worldcup --cups 20000 --draft random --out runs/cup-random\n"
-               "  biathlon-sim worldcup --cups 10000 --redraft --racers 5\n"
+               "  biathlon-sim worldcup --cups 10000 --no-redraft --racers 5\n"
                "  biathlon-sim worldcup --cups 5000 --draft Olsson,Owens,Wei,Pinto,Fischer,Bakken,Girard,Leitner",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     wc.add_argument("--cups", type=races_count, default=10000, help="World Cups to play (default 10000)")
