@@ -21,7 +21,7 @@ def overview(ctx: Context) -> Section:
     cells = pd.DataFrame([{"cell": c.name, ctx.scenario: c.trail, "racers": c.racers,
                            "line_ups": "balanced" if c.balanced else "fixed", "players": ", ".join(c.players),
                            "races": c.races, "variants": ", ".join(c.variants)} for c in src.cells])
-    races = sum(c.races * len(c.variants) for c in src.cells)
+    races = src.races_played
     if ctx.entrant == "biathlete":
         fair = ("every biathlete races in every ski colour equally often there, so a biathlete's fair "
                 "share of wins is 1/racers.")
@@ -385,7 +385,7 @@ def health_section(ctx: Context) -> tuple[Section, list[str]]:
     top of the page (a partial study, missing cells, stalled races above 1%)."""
     src = ctx.source
     s = Section("health", "Health of the results")
-    played = sum(c.races * len(c.variants) for c in src.cells)
+    played = src.races_played
     present = {c.name for c in src.cells}
     missing = [c for c in src.planned_cells if c not in present]
     rows = src.read(["seat", "stalled", "eliminated"], None, None)

@@ -67,7 +67,13 @@ class ResultsSource:
     read_visits: Reader | None = None
     planned: int = 0            # races the study or run planned (0: unknown)
     planned_cells: tuple[str, ...] = ()     # cells the study planned (empty: unknown)
+    played: int = 0             # races in the results, every cell and variant (0: sum of the cells' races)
     settings: dict = field(default_factory=dict)    # the study file's [report] table (band, ...)
+
+    @property
+    def races_played(self) -> int:
+        """Races in the results over every cell and variant."""
+        return self.played or sum(c.races * len(c.variants) for c in self.cells)
 
     @property
     def entrant(self) -> str:

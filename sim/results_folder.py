@@ -8,6 +8,7 @@ only the columns, cells and variants a report section asks for.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -48,11 +49,21 @@ def _stored(columns) -> list[str]:
     return [c for c in columns if c not in ("cell", "variant") and not c.endswith("_name")]
 
 
-def _cell_info(name: str, manifest: dict, variants: tuple[str, ...]) -> CellInfo:
+_PART = re.compile(r"^part-(\d+)-(\d+)\.parquet$")
+
+
+def _played(folder: Path) -> int:
+    """Races in a results folder's finished chunks (their names carry their race ranges)."""
+    return sum(int(m.group(2)) - int(m.group(1)) for m in (_PART.match(p.name) for p in chunk_files(folder)) if m)
+
+
+def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int | None = None) -> CellInfo:
+    """races: the races played (default: the manifest's, which is a cap for a cell sized to a
+    precision target)."""
     d = manifest["design"]
     scenario = manifest.get("scenario", "trail")
     return CellInfo(name, d[scenario], int(d["racers"]), not d.get("fixed", d.get("biathletes")),
-                    tuple(manifest["names"]["player"]), int(manifest["races"]), variants)
+                    tuple(manifest["names"]["player"]), int(manifest["races"] if races is None else races), variants)
 
 
 def _study_source(path: Path) -> ResultsSource:
@@ -69,7 +80,9 @@ def _study_source(path: Path) -> ResultsSource:
         raise ValueError(f"{path} holds no finished results of a study yet")
     order = [c["name"] for c in study.get("cells", [])]
     names = sorted(folders, key=lambda c: order.index(c) if c in order else len(order))
-    cells = tuple(_cell_info(c, read_manifest(next(iter(folders[c].values()))), tuple(folders[c]))
+    played = {c: {v: _played(f) for v, f in folders[c].items()} for c in names}
+    manifests = {c: read_manifest(next(iter(folders[c].values()))) for c in names}
+    cells = tuple(_cell_info(c, manifests[c], tuple(folders[c]), played[c].get(BASE, max(played[c].values())))
                   for c in names)
 
     def reader(table: str):
@@ -85,11 +98,13 @@ def _study_source(path: Path) -> ResultsSource:
     variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())))
                 for name, v in study.get("variants", {}).items()}
     first = read_manifest(next(iter(folders[names[0]].values())))
-    planned = sum(int(c.get("races", 0)) * len(c.get("variants", ())) for c in study.get("cells", []))
+    # a cell sized to a precision target plays fewer races than its cap: what it played is its plan
+    planned = sum(sum(played[c["name"]].values()) if manifests.get(c["name"], {}).get("target")
+                  else int(c.get("races", 0)) * len(c.get("variants", ())) for c in study.get("cells", []))
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
-                         read_visits=reader("visits"), planned=planned,
-                         planned_cells=tuple(order), settings=_report_settings(study))
+                         read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),
+                         played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study))
 
 
 def _report_settings(study: dict) -> dict:
@@ -111,7 +126,7 @@ def _run_source(path: Path) -> ResultsSource:
         raise ValueError(f"{path} holds no finished chunk of a run yet")
     name = path.resolve().name
     try:
-        cell = _cell_info(name, manifest, (BASE,))
+        cell = _cell_info(name, manifest, (BASE,), _played(path))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path / 'manifest.json'}: not the manifest of a run ({exc})") from None
 
@@ -126,7 +141,7 @@ def _run_source(path: Path) -> ResultsSource:
     title = f"Run of {manifest['races']:,} races on {d[manifest.get('scenario', 'trail')]}, {d['racers']} racers"
     return ResultsSource(title, "", str(path), (cell,), reader("seats"), {BASE: VariantInfo(BASE, "the data as it is")},
                          BASE, manifest.get("command", ""), **_game_fields(manifest), read_visits=reader("visits"),
-                         planned=int(manifest["races"]))
+                         planned=cell.races if manifest.get("target") else int(manifest["races"]))
 
 
 def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:

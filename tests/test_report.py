@@ -298,3 +298,19 @@ def test_health_warns_of_stalled_races_missing_cells_and_partial_results():
     assert "3.0% of races stalled" in text          # 3 of 100 races: above 1%
     health = s.tables[0][1].set_index("measure").value
     assert health["racers eliminated"] == "100 (50.0%)" and health["personas used"] == "balanced"
+
+
+def test_races_played_are_counted_from_the_finished_chunks(study_dir, tmp_path):
+    import shutil
+
+    copy = tmp_path / "partial"
+    shutil.copytree(study_dir, copy)
+    part = sorted((copy / "results" / "cell=balanced" / "variant=green-wax+1").rglob("part-*.parquet"))[-1]
+    first, end = (int(x) for x in part.stem.split("-")[1:])
+    part.unlink()
+    full, partial = open_results(study_dir), open_results(copy)
+    assert partial.played == full.played - (end - first) and partial.planned == full.planned == full.played
+    from reports.core import health_section
+
+    _, warnings = health_section(Context(partial, ReportOptions()))
+    assert warnings and warnings[0].startswith(f"Partial results: {partial.played:,} of the {full.planned:,}")
