@@ -262,9 +262,11 @@ def load_balance(path: str | Path) -> BalanceFile:
     knobs: list[Knob] = []
     for i, raw in enumerate(t.tables("knob", None)):
         kt = Table(problems, file, f"knob {i + 1}", raw)
+        if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"].strip():
+            kt.entry = f"knob {raw['name'].strip()!r}"
         members = [_member(kt, problems, file, data_dir, docs, raw, "")]
         for j, extra in enumerate(kt.tables("also", [])):
-            mt = Table(problems, file, f"knob {i + 1}: also {j + 1}", extra)
+            mt = Table(problems, file, f"{kt.entry}: also {j + 1}", extra)
             members.append(_member(mt, problems, file, data_dir, docs, extra, ""))
             mt.done()
         name = kt.str("name", "") or (members[0].label() if members[0] else f"knob {i + 1}")
@@ -508,6 +510,11 @@ def design_stats(bf: BalanceFile, mod, bundle, d: DesignSpec) -> list[Stat]:
     return out
 
 
+def _stat_label(s: Stat) -> str:
+    """'biathlete Olsson', 'colour red', 'seat 0', 'mean rounds'."""
+    return f"{s.by} {s.label}" if s.metric == "win_rate" and s.by != "seat" else s.label
+
+
 def _applies(t: TargetSpec, d: DesignSpec) -> bool:
     return (not t.scenarios or d.scenario in t.scenarios) and (not t.personas or d.persona in t.personas)
 
@@ -689,8 +696,11 @@ class Search:
                 self.logged[entry["key"]] = entry
 
     def _write_log(self, entry: dict) -> None:
-        with open(self.out / "log.jsonl", "a") as f:
-            f.write(json.dumps(entry, default=_json_default) + "\n")
+        path = self.out / "log.jsonl"
+        cut = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        with open(path, "a") as f:
+            # a line cut by an interruption stays a line of its own (it is skipped on reading)
+            f.write(("\n" if cut else "") + json.dumps(entry, default=_json_default) + "\n")
 
     def _load_eval(self, key: str, pos: dict[str, int]) -> Evaluation | None:
         entry = self.logged.get(key)
@@ -899,7 +909,7 @@ class Search:
                 self.sens_rows.append({
                     "knob": knob.name, "from": self.values(inc.pos)[knob.name],
                     "to": self.values(cand.pos)[knob.name], "steps": per, "design": label,
-                    "statistic": f"{s.by} {s.label}" if s.metric == "win_rate" else s.label,
+                    "statistic": _stat_label(s),
                     "target": self.scoring.target[label][j], "races": n * self.block[label],
                     "incumbent": mi[j], "candidate": mc[j], "per_step": (mc[j] - mi[j]) / per,
                     "se_per_step": se[j] / abs(per)})
@@ -1014,7 +1024,7 @@ class Outcome:
                 lo, hi = s.scoring.lo[d.label][j], s.scoring.hi[d.label][j]
                 rows.append({"target": s.scoring.target[d.label][j], "design": d.label, "scenario": d.scenario,
                              "racers": d.racers, "persona": d.persona,
-                             "statistic": f"{st.by} {st.label}" if st.metric == "win_rate" else st.label,
+                             "statistic": _stat_label(st),
                              "metric": st.metric, "band_low": lo, "band_high": hi, "races": nb * blk,
                              "seed": d.check_seed, "before": mb[j], "before_low": mb[j] - z * seb[j],
                              "before_high": mb[j] + z * seb[j], "after": ma[j], "after_low": ma[j] - z * sea[j],
@@ -1097,8 +1107,13 @@ def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
 def changes_text(changes: pd.DataFrame) -> str:
     if not len(changes):
         return "No change: the base data met the targets best within the budget."
-    return "\n".join(f"- {r.file}: {r.entry}: {r.field}: {r.old!r} -> {r.new!r}  (knob {r.knob}, "
-                     f"{r.steps:+d} step{'s' if abs(r.steps) != 1 else ''})" for r in changes.itertuples())
+    def how(r) -> str:
+        if isinstance(r.old, str) or isinstance(r.new, str):
+            return f"knob {r.knob}"
+        return f"knob {r.knob}, {r.steps:+d} step{'s' if abs(r.steps) != 1 else ''}"
+
+    return "\n".join(f"- {r.file}: {r.entry}: {r.field}: {r.old!r} -> {r.new!r}  ({how(r)})"
+                     for r in changes.itertuples())
 
 
 def _fmt(metric: str, x: float) -> str:
