@@ -11,10 +11,11 @@ import pandas as pd
 
 from kernels import results as R
 from kernels.blast import consts as C
+from kernels.blast.players import N_PARAMS
 
 from ..store import add_names
 from .compile import CompiledBundle
-from .play import RaceSetup, make_setup, play_block
+from .play import RaceSetup, make_setup, play_arrays
 from .players import Player, available, resolve
 
 #: balanced line-ups cycle through every biathlete offset and every ski colour offset
@@ -104,11 +105,51 @@ class Design:
         return out
 
 
+    def seat_ids(self, bundle: CompiledBundle, seed: int, races: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Biathlete and ski colour ids [race, seat] for these race indices, a whole block at a time
+        with numpy: the same line-ups `setups` gives, one permutation pair per balanced block."""
+        races = np.asarray(races, np.int64)
+        if self.biathletes is not None:
+            fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, "random")
+            return (np.broadcast_to(np.array(fixed.biathletes), (len(races), self.racers)),
+                    np.broadcast_to(np.array(fixed.colours), (len(races), self.racers)))
+        nb = len(bundle.biathlete_names)
+        blocks, r = np.divmod(races, nb * C.N_COLOURS)
+        unique, which = np.unique(blocks, return_inverse=True)
+        p = np.empty((len(unique), nb), np.int64)
+        q = np.empty((len(unique), C.N_COLOURS), np.int64)
+        for i, b in enumerate(unique):
+            rng = np.random.default_rng([seed, int(b), 0xB1A7])
+            p[i], q[i] = rng.permutation(nb), rng.permutation(C.N_COLOURS)
+        seat = np.arange(self.racers)
+        bis = np.take_along_axis(p[which], (r[:, None] + seat) % nb, axis=1)
+        cols = np.take_along_axis(q[which], (r[:, None] // nb + seat) % C.N_COLOURS, axis=1)
+        return bis, cols
+
+
 def play_rows(bundle: CompiledBundle, design: Design, seed: int, start: int, stop: int) -> np.ndarray:
+    """The kernel's rows of races start .. stop-1: the set-ups of the whole chunk built as the
+    kernel's arrays with numpy (no object per race)."""
     races = np.arange(start, stop, dtype=np.int64)
-    players = design.resolved()          # persona files read once per chunk, not once per use
-    return play_block(bundle, design.setups(bundle, seed, races, players), seed, races,
-                      design.player_names(players))
+    players = design._seats(design.resolved())      # persona files read once per chunk, not once per use
+    k, n = len(races), design.racers
+    bis, cols = design.seat_ids(bundle, seed, races)
+    pad = np.zeros((k, C.MAX_RACERS), np.int64)
+    arrays = (np.full(k, bundle.trail_id(design.trail), np.int64), np.full(k, n, np.int64),
+              _padded(pad, bis), _padded(pad, cols),
+              _padded(pad, np.broadcast_to([pl.kind for pl in players], (k, n))),
+              np.zeros((k, C.MAX_RACERS, N_PARAMS)))
+    arrays[5][:, :n] = np.array([pl.weights for pl in players])
+    index = {name: i for i, name in enumerate(design.player_names(players))}
+    ids = _padded(np.zeros((k, C.MAX_RACERS), np.int32), np.broadcast_to([index[pl.name] for pl in players], (k, n)))
+    return play_arrays(bundle, arrays, seed, races, ids)
+
+
+def _padded(like: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values` [race, seat] in a copy of `like` [race, MAX_RACERS] (zeros beyond the seats)."""
+    out = np.zeros_like(like)
+    out[:, :values.shape[1]] = values
+    return out
 
 
 #: columns of `narrow_frame` kept int32 (every other column fits int16)

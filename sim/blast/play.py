@@ -116,7 +116,7 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
              log_cap: int = DEFAULT_LOG_CAP) -> RaceLog:
     """Play race `race` of the study with `seed`, recording its event log."""
     st = new_state(N_PARAMS, log_cap)
-    out = _play(bundle, [setup], seed, np.array([race], np.int64), st, log_cap)
+    out = _play(bundle, _block_arrays([setup]), seed, np.array([race], np.int64), st, log_cap)
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
@@ -128,25 +128,35 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows.
 
     The `player` column holds each seat's index in `player_names`, or its player kind without."""
-    races = np.asarray(races, np.int64)
-    k = len(setups)
-    out = _play(bundle, setups, seed, races, new_state(N_PARAMS, 0), 0)
-    n_racers = np.array([s.n for s in setups], np.int64)
-    keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
+    ids = None
     if player_names is not None:
         index = {name: i for i, name in enumerate(player_names)}
-        ids = np.zeros((k, C.MAX_RACERS), np.int32)
+        ids = np.zeros((len(setups), C.MAX_RACERS), np.int32)
         for i, s in enumerate(setups):
             ids[i, :s.n] = [index[p.name] for p in s.players]
-        out[:, R.PLAYER] = ids.reshape(-1)
+    return play_arrays(bundle, _block_arrays(setups), seed, races, ids)
+
+
+def play_arrays(bundle: CompiledBundle, arrays, seed: int, races, player_ids: np.ndarray | None = None) -> np.ndarray:
+    """play_block for set-ups given as the kernel's arrays (trails, racer counts, then per race and
+    seat padded to MAX_RACERS: biathletes, ski colours, player kinds, player weights), as a design
+    builds them for a whole block with numpy; `player_ids` [race, seat]: the `player` column."""
+    races = np.asarray(races, np.int64)
+    n_racers = arrays[1]
+    k = len(n_racers)
+    out = _play(bundle, arrays, seed, races, new_state(N_PARAMS, 0), 0)
+    keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
+    if player_ids is not None:
+        out[:, R.PLAYER] = player_ids.reshape(-1)
     return out[keep]
 
 
-def _play(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races: np.ndarray, st, log_cap: int):
-    """The kernel's rows (6 per race) for these set-ups; races with a look-ahead seat go through
-    the look-ahead entry point, the others through the plain one (which compiles without it)."""
-    trails, n_racers, bis, cols, pls, params = _block_arrays(setups)
-    out = np.zeros((len(setups) * C.MAX_RACERS, R.N_FIELDS), np.int32)
+def _play(bundle: CompiledBundle, arrays, seed: int, races: np.ndarray, st, log_cap: int):
+    """The kernel's rows (6 per race) for these set-ups (the kernel's arrays); races with a
+    look-ahead seat go through the look-ahead entry point, the others through the plain one
+    (which compiles without it)."""
+    trails, n_racers, bis, cols, pls, params = arrays
+    out = np.zeros((len(trails) * C.MAX_RACERS, R.N_FIELDS), np.int32)
     if (pls == LOOKAHEAD).any():
         with _first_call("play_races_lookahead"):
             play_races_lookahead_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
@@ -157,4 +167,4 @@ def _play(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races: np.
     return out
 
 
-__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block"]
+__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "play_arrays"]
