@@ -25,6 +25,8 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
     play_chunk(bundle, design, seed, start, stop) -> (seats, visits)     structured arrays
     warm_designs(bundle) -> [(label, design)]    a design for each kernel entry point (biathlon-sim compile)
     replay(bundle, design, seed, race) -> str    one race as a readable log
+    log_with_rows(bundle, design, seed, race, rows) -> log    the race's event log in `rows` rows at
+                                                 most; RuntimeError naming the capacity when it needs more
     referee(bundle, design, seed, race) -> None  replays the race's event log through the game's
                                                  independent referee; raises on any disagreement
 """

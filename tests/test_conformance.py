@@ -109,6 +109,19 @@ def test_a_race_replays_alone(game):
     assert mod.replay(bundle, design, 3, 17).strip()
 
 
+def test_capacities_too_small_are_a_clear_error(game):
+    """A log too small for the race is refused with a message naming the capacity, never written
+    past; the same race with room enough logs completely."""
+    info, mod, bundle = game
+    n, _, design = designs(info, mod, bundle)[-1]
+    full = mod.log_with_rows(bundle, design, 4, 2, 100_000)
+    assert len(full) > 10
+    with pytest.raises(RuntimeError, match=r"(?i)more than 10 "):
+        mod.log_with_rows(bundle, design, 4, 2, 10)
+    again = mod.log_with_rows(bundle, design, 4, 2, len(full))
+    np.testing.assert_array_equal(again, full)
+
+
 def test_referee_accepts_the_logs(game):
     info, mod, bundle = game
     for n, _, design in designs(info, mod, bundle)[::2]:

@@ -205,3 +205,12 @@ def warm_designs(bundle: CompiledBundle):
 
     trail = bundle.trail_names[0]
     return [("race kernel", Design(trail, 2)), ("look-ahead player's race kernel", Design(trail, 2, players=("lookahead",)))]
+
+
+def log_with_rows(bundle: CompiledBundle, design, seed: int, race: int, rows: int):
+    """One race's event log in a log of `rows` rows: a clear RuntimeError when the race needs more
+    (the conformance suite checks that capacities are checked, never written past)."""
+    from .play import play_one
+
+    setup = design.setups(bundle, seed, [race])[0]
+    return play_one(bundle, setup, seed, race, log_cap=rows).events

@@ -240,3 +240,13 @@ def referee(bundle: ManiaBundle, design: Design, seed: int, race: int) -> None:
 def warm_designs(bundle: ManiaBundle):
     """(label, design) for each kernel entry point a command may call (Mania has one)."""
     return [("race kernel", make_design(bundle.track_names[0], 2))]
+
+
+def log_with_rows(bundle: ManiaBundle, design: Design, seed: int, race: int, rows: int):
+    """One race's event log in a log of `rows` rows: EventLogOverflow (a RuntimeError) when the
+    race needs more (the conformance suite checks that capacities are checked)."""
+    from .play import play_one
+
+    cols = colours(design, seed, np.array([race]))[0]
+    return play_one(bundle, design.track, design.format, design.seats, seed, race, colours=cols,
+                    log_rows=rows, **design.setup_kwargs())[2]
