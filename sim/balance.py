@@ -20,8 +20,9 @@ The search is greedy coordinate descent over knob steps, on common random number
   its standard error from the delta method over balanced blocks, at alpha / (early looks). So a
   candidate at least as good as the incumbent is dropped early with probability at most alpha
   (asymptotically);
-* the best fully played candidate replaces the incumbent when its score is lower; the search ends
-  when no neighbour is better, or the budget (races, minutes, rounds) is spent.
+* the best fully played candidate replaces the incumbent when its score is lower, then every other
+  improving step of the round is tried on top of the new incumbent and kept if it still improves;
+  the search ends when no neighbour is better, or the budget (races, minutes, rounds) is spent.
 
 Every evaluation is logged (DIR/log.jsonl, DIR/evals/<key>.npz); a rerun replays the search from
 the log and plays only what it lacks, so an interrupted search resumes where it stopped. At the
@@ -824,11 +825,15 @@ class Search:
         return out
 
     def run(self) -> "Outcome":
+        """The search (module docstring): rounds of single steps from the incumbent; the best
+        improving step is taken, then the other improving steps, each on top of the new incumbent
+        and kept only if it still improves (knobs of different entrants barely interact, so one
+        round usually takes several steps)."""
         from reports.stats import z_value
 
         bf = self.bf
         early = len(STAGES) - 1
-        z_drop = z_value(1 - 2 * bf.alpha / early) if early else math.inf   # one-sided at alpha / looks
+        self.z_drop = z_value(1 - 2 * bf.alpha / early) if early else math.inf   # one-sided at alpha / looks
         start = {k.name: base_position(bf, k) for k in bf.knobs}
         inc = self.evaluate(start, self.n_blocks)
         base = inc
@@ -837,50 +842,65 @@ class Search:
             if (why := self.out_of_budget()):
                 self.stopped = why
                 break
-            best, best_score = None, self.total(inc)
+            improving = []
             for knob, j in self.neighbours(inc.pos):
                 if (why := self.out_of_budget()):
                     self.stopped = why
                     break
-                pos = {**inc.pos, knob.name: j}
-                dropped = False
-                for s, frac in enumerate(STAGES):
-                    blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
-                    cand = self.evaluate(pos, blocks)
-                    if cand.invalid:
-                        self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: invalid data ({cand.invalid})")
-                        dropped = True
-                        break
-                    diff, se = self.paired(cand, inc, blocks)
-                    self._sensitivity(knob, inc, cand, blocks)
-                    if s < early and (diff > z_drop * se if se > 0 else diff > 0):
-                        self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: dropped after "
-                                 f"{frac:.0%} of the races (paired score difference {diff:+.3f}, se {se:.3f})")
-                        dropped = True
-                        break
-                if dropped:
+                cand = self._try(inc, knob, j)
+                if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
+                    improving.append((self.total(cand), knob.name, knob, j, cand))
+            if not improving:
+                if not self.stopped:
+                    self.stopped = "no single step improves the score (a local optimum)"
+                break
+            improving.sort(key=lambda x: (x[0], x[1]))
+            _, _, knob, j, new = improving[0]
+            self._step(rnd, knob, inc, new)
+            moved = {knob.name}
+            for _, _, knob, j, _ in improving[1:]:
+                if knob.name in moved or self.out_of_budget():
                     continue
-                score = self.total(cand)
-                self.log(f"  {knob.name} -> {self.values(pos)[knob.name]!r}: score {score:.3f} "
-                         f"(incumbent {self.total(inc):.3f}; paired difference {diff:+.3f}, se {se:.3f})")
-                if score < best_score - 1e-12:
-                    best, best_score = cand, score
+                cand = self._try(new, knob, j)
+                if cand is not None and self.total(cand) < self.total(new) - 1e-12:
+                    self._step(rnd, knob, new, cand)
+                    moved.add(knob.name)
+                    new = cand
+            inc = new
+            self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
             if self.stopped:
                 break
-            if best is None:
-                self.stopped = "no single step improves the score (a local optimum)"
-                break
-            moved = [k.name for k in bf.knobs if best.pos.get(k.name) != inc.pos.get(k.name)]
-            self.steps.append({"round": rnd + 1, "knob": moved[0], "from": self.values(inc.pos)[moved[0]],
-                               "to": self.values(best.pos)[moved[0]], "score": best_score})
-            self.log(f"round {rnd + 1}: {moved[0]} {self.values(inc.pos)[moved[0]]!r} -> "
-                     f"{self.values(best.pos)[moved[0]]!r}, score {self.total(inc):.3f} -> {best_score:.3f} "
-                     f"({self._met_text(best)})")
-            inc = best
         else:
             self.stopped = f"the most rounds ({bf.max_rounds}) are played"
         self._write_log({"event": "end", "incumbent": inc.key, "stopped": self.stopped, "races": self.races_used})
         return Outcome(self, base, inc)
+
+    def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
+        """The incumbent with `knob` at position j, played stage by stage against the incumbent on
+        the same races; None when the data is invalid or the candidate is dropped early."""
+        pos = {**inc.pos, knob.name: j}
+        shown = f"  {knob.name} -> {self.values(pos)[knob.name]!r}"
+        early = len(STAGES) - 1
+        for s, frac in enumerate(STAGES):
+            blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
+            cand = self.evaluate(pos, blocks)
+            if cand.invalid:
+                self.log(f"{shown}: invalid data ({cand.invalid})")
+                return None
+            diff, se = self.paired(cand, inc, blocks)
+            self._sensitivity(knob, inc, cand, blocks)
+            if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
+                self.log(f"{shown}: dropped after {frac:.0%} of the races (paired score difference "
+                         f"{diff:+.3f}, se {se:.3f})")
+                return None
+        self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; paired "
+                 f"difference {diff:+.3f}, se {se:.3f})")
+        return cand
+
+    def _step(self, rnd: int, knob: Knob, inc: Evaluation, new: Evaluation) -> None:
+        a, b = self.values(inc.pos)[knob.name], self.values(new.pos)[knob.name]
+        self.steps.append({"round": rnd + 1, "knob": knob.name, "from": a, "to": b, "score": self.total(new)})
+        self.log(f"step: {knob.name} {a!r} -> {b!r}, score {self.total(inc):.3f} -> {self.total(new):.3f}")
 
     def _met_text(self, ev: Evaluation) -> str:
         _, _, means = score_of(self.scoring, ev.sums)
