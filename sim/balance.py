@@ -663,6 +663,7 @@ class Search:
         self.stats = {d.label: design_stats(bf, self.mod, self.base_bundle, d) for d in bf.designs}
         self.scoring = make_scoring(bf, self.stats)
         self.evals: dict[str, Evaluation] = {}
+        self.engine = engine_hash(bf.game)
         self.races_used = 0                 # races of every evaluation the search asked for (the budget)
         self.races_played = 0               # of which played in this call (not read from the log)
         self.started = time.perf_counter()
@@ -677,7 +678,8 @@ class Search:
         moved = {k: v for k, v in sorted(pos.items())
                  if v != base_position(self.bf, next(x for x in self.bf.knobs if x.name == k))}
         patches = [(p.file, p.path, p.value) for p in patches_for(self.bf, moved)]
-        ident = {"format": FORMAT, "game": self.bf.game, "base": self.base_bundle.data_hash, "patches": patches,
+        ident = {"format": FORMAT, "game": self.bf.game, "engine": self.engine, "base": self.base_bundle.data_hash,
+                 "patches": patches,
                  "designs": [(d.label, self.mod.design_dict(d.design), d.seed) for d in self.bf.designs],
                  "block": self.block,
                  "stats": {k: [(s.metric, s.by, s.value) for s in v] for k, v in self.stats.items()}}
@@ -935,6 +937,18 @@ class Search:
                     "se_per_step": se[j] / abs(per)})
 
 
+def engine_hash(game: str) -> str:
+    """A hash of the game's engine and players (the Python sources of kernels/GAME and sim/GAME):
+    an evaluation in the log is reused only for the engine that played it."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=8)
+    for folder in (root / "kernels" / game, root / "sim" / game):
+        for f in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def _json_default(x):
     if isinstance(x, (np.integer,)):
         return int(x)
@@ -1126,7 +1140,7 @@ def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
 
 def changes_text(changes: pd.DataFrame) -> str:
     if not len(changes):
-        return "No change: the base data met the targets best within the budget."
+        return "No change: no step the knobs allow improved the score (or the budget ended first)."
     def how(r) -> str:
         if isinstance(r.old, str) or isinstance(r.new, str):
             return f"knob {r.knob}"
