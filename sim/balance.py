@@ -628,6 +628,20 @@ def residuals(sums: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:
     return m, (a[0] - m * a[1]) / n
 
 
+def paired_difference(scoring: Scoring, cand: dict[str, np.ndarray], inc: dict[str, np.ndarray],
+                      cost: float = 0.0) -> tuple[float, float]:
+    """(score(cand) - score(inc) + cost, its standard error) for block sums of the same races: the
+    delta method, each block's influence on the score paired across the two, clustered by block."""
+    tc, gc, mc = score_of(scoring, cand)
+    ti, gi, mi = score_of(scoring, inc)
+    var = 0.0
+    for label in cand:
+        n = cand[label].shape[1]
+        d = influence(cand[label], mc[label], gc[label], n) - influence(inc[label], mi[label], gi[label], n)
+        var += float((d ** 2).sum())
+    return (tc - ti) + cost, math.sqrt(var)
+
+
 # --- evaluations --------------------------------------------------------------------------------------
 
 @dataclass
@@ -800,15 +814,8 @@ class Search:
         """(score difference candidate - incumbent, its standard error) on the same first blocks."""
         sc = {k: v[:, :blocks[k]] for k, v in cand.sums.items()}
         si = {k: v[:, :blocks[k]] for k, v in inc.sums.items()}
-        tc, gc, mc = score_of(self.scoring, sc)
-        ti, gi, mi = score_of(self.scoring, si)
-        diff = (tc - ti) + self.bf.cost_weight * (change_cost(self.bf, cand.pos) - change_cost(self.bf, inc.pos))
-        var = 0.0
-        for label in sc:
-            n = blocks[label]
-            d = influence(sc[label], mc[label], gc[label], n) - influence(si[label], mi[label], gi[label], n)
-            var += float((d ** 2).sum())
-        return diff, math.sqrt(var)
+        cost = self.bf.cost_weight * (change_cost(self.bf, cand.pos) - change_cost(self.bf, inc.pos))
+        return paired_difference(self.scoring, sc, si, cost)
 
     # -- the search
     def out_of_budget(self) -> str:
