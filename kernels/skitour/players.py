@@ -37,8 +37,9 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
                "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina")
-DEFAULT_PARAMS = np.array([3.0, 2.0, 0.0, 1.0, 1.5, 1.5, 1.0, 1.0, 0.5, 2.0, 1.0, 0.5, 0.5,
-                           2.0, 2.0, 2.5, 0.8, 1.0, 2.0, -0.5, -1.0], np.float64)
+# tuned by coordinate search against the sprinter persona (docs in balanced.toml)
+DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
+                           0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

@@ -140,9 +140,11 @@ def test_wax_slash_token_chooses_minus_one(bundle):
 
 
 def test_wax_sprint(bundle):
-    _, _, log = solo(bundle, "Norway", moving(sprint=2, token=1), decisions=[1], wax=ROW)
+    # A: use the sprint token; additional columns [stop, sprint] -> stop (the dice stay)
+    _, _, log = solo(bundle, "Norway", moving(sprint=2, token=1), decisions=[1, 0], wax=ROW)
     c = events(log, C.EV_COUNT, 0, 1)[0]
     assert c[3] == 2 and c[6] == 1 and c[5] == 5
+    assert events(log, C.EV_BOARD, 0, 2)[0][4] == 2          # the sprint column keeps its dice
 
 
 def test_wax_free_column(bundle):
