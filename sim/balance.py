@@ -187,7 +187,6 @@ def load_balance(path: str | Path) -> BalanceFile:
 
     # designs
     dt = t.table("designs", {})
-    dt.entry = "designs"
     try:
         bundle = mod.load_bundle(data)
     except DataError as exc:
@@ -1111,9 +1110,50 @@ class Outcome:
         lines += ["", "## Path", ""]
         lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f})"
                   for st in s.steps] or ["- no step taken"]
-        lines += ["", f"Sensitivities: sensitivities.csv ({len(sens)} rows: the change of every target statistic "
-                  "per knob step, from paired races)."]
+        lines += ["", "## Sensitivities", "",
+                  f"sensitivities.csv ({len(sens)} rows) has the change of every target statistic per knob step, "
+                  "from paired races. For each changed knob, the clearest effects of its first step from the base "
+                  "value (change ± standard error):", ""]
+        lines += sensitivity_lines(sens, changes)
         return "\n".join(lines) + "\n"
+
+
+def sensitivity_lines(sens: pd.DataFrame, changes: pd.DataFrame, top: int = 4) -> list[str]:
+    """Per changed knob, its largest clear effects (|per step| > 2 se) from its first step off base."""
+    out = []
+    for knob in dict.fromkeys(changes.knob):
+        first = changes[changes.knob == knob].iloc[0]
+        old, new = _py(first.old), _py(first.new)
+        rows = sens[(sens.knob == knob) & (sens["from"].astype(str) == str(old))]
+        if isinstance(old, str) or isinstance(new, str):
+            rows = rows[rows["to"].astype(str) == str(new)]
+        else:
+            rows = rows[[(_py(t) - old) * (new - old) > 0 for t in rows["to"]]]
+        if not len(rows):
+            continue
+        rows = rows[rows.per_step.abs() > 2 * rows.se_per_step].assign(
+            move=lambda r: r.candidate - r.incumbent, se=lambda r: r.se_per_step * r.steps.abs())
+        rows = rows.reindex(rows.move.abs().sort_values(ascending=False).index).head(top)
+        if not len(rows):
+            out.append(f"- {knob}: no clear effect on a target statistic")
+            continue
+        effects = "; ".join(
+            f"{r.design} {r.statistic} {_per(r.statistic, r.move)} ± {_per(r.statistic, r.se, sign=False)}"
+            for r in rows.itertuples())
+        out.append(f"- {knob} ({old!r} -> {_py(rows['to'].iloc[0])!r}, {int(rows.races.max()):,} races a design): "
+                   f"{effects}")
+    return out or ["- no knob changed"]
+
+
+def _py(x):
+    """A plain Python value (pandas hands back numpy scalars)."""
+    return x.item() if hasattr(x, "item") else x
+
+
+def _per(statistic: str, x: float, sign: bool = True) -> str:
+    if statistic == "mean rounds":
+        return f"{x:+.2f} rounds" if sign else f"{x:.2f}"
+    return f"{100 * x:+.2f} pp" if sign else f"{100 * x:.2f}"
 
 
 def _splits(nb: int, n_jobs: int) -> list[tuple[int, int]]:
@@ -1153,7 +1193,7 @@ def changes_text(changes: pd.DataFrame) -> str:
             return f"knob {r.knob}"
         return f"knob {r.knob}, {r.steps:+d} step{'s' if abs(r.steps) != 1 else ''}"
 
-    return "\n".join(f"- {r.file}: {r.entry}: {r.field}: {r.old!r} -> {r.new!r}  ({how(r)})"
+    return "\n".join(f"- {r.file}: {r.entry}: {r.field}: {_py(r.old)!r} -> {_py(r.new)!r}  ({how(r)})"
                      for r in changes.itertuples())
 
 

@@ -285,3 +285,18 @@ def test_early_drop_error_rate_on_equal_candidates():
         rejections += se > 0 and diff > z * se
     # measured: 0.7% at a nominal 2.5% (the test is conservative here, never anti-conservative)
     assert 0 < rejections / reps < 2 * level, rejections / reps
+
+
+def test_command_line_refusals(tmp_path, capsys):
+    assert main(["balance", str(tmp_path / "nothing.toml"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing.toml: is not a balance file" in err[0]
+    f = blast_case(tmp_path)
+    assert main(["balance", str(f), "--out", str(tmp_path / "o"), "--max-minutes", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "biathlon-sim balance: --max-minutes must be above 0, got 0"
+    assert main(["balance", str(f)]) == 2
+    assert "--out DIR is required" in capsys.readouterr().err
+    f.write_text(f.read_text().replace('racers = [4]', 'racers = [4]\npersonas = ["nobody"]'))
+    assert main(["balance", str(f), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("biathlon-sim balance: balance.toml: designs.personas: no player named 'nobody'"), err
