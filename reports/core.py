@@ -399,6 +399,9 @@ def health_section(ctx: Context) -> tuple[Section, list[str]]:
         {"measure": "races played", "value": f"{played:,} ({played / planned:.0%})" if planned else f"{played:,}"},
         {"measure": "cells played", "value": f"{len(present):,} of {len(src.planned_cells) or len(present):,}"},
         {"measure": "cells missing", "value": ", ".join(missing) or "none"},
+        *([{"measure": "cells sized to a precision target",
+            "value": f"{len(src.targeted)} (the results folder does not record the sized count: what they played "
+                     "counts as planned)"}] if src.targeted else []),
         {"measure": "stalled races (hit the round cap)", "value": f"{int(races.stalled.sum()):,} ({pct(stalled)})"},
         {"measure": "racers eliminated", "value": f"{int(rows.eliminated.sum()):,} ({pct(elim)})"},
         {"measure": "personas used", "value": ", ".join(personas)},

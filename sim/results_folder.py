@@ -104,7 +104,8 @@ def _study_source(path: Path) -> ResultsSource:
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
                          read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),
-                         played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study))
+                         played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study),
+                         targeted=tuple(c for c in names if manifests[c].get("target")))
 
 
 def _report_settings(study: dict) -> dict:
