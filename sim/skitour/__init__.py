@@ -1,4 +1,6 @@
-"""Ski Tour: Biathlon: its data format (load, validate, compile). The rules live in kernels/skitour."""
+"""Ski Tour: Biathlon: its data format (load, validate, compile), playing races (play), players
+(personas), the event log as text (eventlog) and the registered game (game). The rules live in
+kernels/skitour."""
 from .compile import SkiTourBundle, compile_data, data_hash, load_bundle
 from .load import default_data_dir, load_data
 
