@@ -300,3 +300,12 @@ def test_command_line_refusals(tmp_path, capsys):
     assert main(["balance", str(f), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("biathlon-sim balance: balance.toml: designs.personas: no player named 'nobody'"), err
+
+
+def test_balance_imports_no_game_package():
+    """sim/balance.py and its command are shared code: they ask the registry, never a game package."""
+    from test_boundaries import GAME_PACKAGES, ROOT, imported_modules
+
+    for rel in ("sim/balance.py", "sim/cli/balance.py"):
+        bad = sorted(m for m in imported_modules(ROOT / rel) if any(p in GAME_PACKAGES for p in m.split(".")))
+        assert not bad, f"{rel} imports game code: {bad}"
