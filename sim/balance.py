@@ -62,18 +62,22 @@ _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
 @dataclass(frozen=True)
 class Member:
     """One path a knob moves: file, dotted path, and optionally an element of the value found
-    there (index: of a list; token: of a whitespace-separated string, or of a list of such strings
-    counted across its strings)."""
+    there (index: of a list; key: a field of that element, a table without a name such as a coach
+    zone; token: of a whitespace-separated string, or of a list of such strings counted across its
+    strings)."""
 
     file: str
     path: str
     index: int | None = None
     token: int | None = None
+    key: str | None = None
 
     def label(self) -> str:
         where = f"{self.file}:{self.path}"
         if self.index is not None:
             where += f"[{self.index}]"
+        if self.key is not None:
+            where += f".{self.key}"
         if self.token is not None:
             where += f" token {self.token}"
         return where
@@ -290,7 +294,7 @@ def load_balance(path: str | Path) -> BalanceFile:
             if lo is not None and hi is not None and lo > hi:
                 kt.problem("max", f"must be at least min ({lo:g}), got {hi:g}")
             knob = Knob(name, tuple(m for m in members if m), lo, hi, step, cost=cost)
-        kt.done(hint=("file", "path", "index", "token"))
+        kt.done(hint=("file", "path", "index", "token", "key"))
         if any(m is None for m in members):
             continue
         for m in knob.members:
@@ -336,6 +340,9 @@ def _member(t: Table, problems: Problems, file: str, data_dir: Path, docs: dict,
     p = t.str("path")
     index = t.int("index", 0, 0, 10_000) if t.has("index") else -1
     token = t.int("token", 0, 0, 100_000) if t.has("token") else -1
+    key = t.str("key") if t.has("key") else None
+    if key is not None and index < 0:
+        t.problem("key", "needs an index: the element of the list whose field the knob moves")
     if not f or not p:
         return None
     if f not in docs:
@@ -348,7 +355,7 @@ def _member(t: Table, problems: Problems, file: str, data_dir: Path, docs: dict,
         except (OSError, tomllib.TOMLDecodeError) as exc:
             t.problem("file", f"{f!r} cannot be read: {exc}")
             return None
-    return Member(f, p, None if index < 0 else index, None if token < 0 else token)
+    return Member(f, p, None if index < 0 else index, None if token < 0 else token, key)
 
 
 # --- reading and writing values at a path -----------------------------------------------------------
@@ -390,6 +397,10 @@ def _element(doc: dict, m: Member) -> Any:
         if not isinstance(v, list) or m.index >= len(v):
             return _Missing(f"has no element {m.index} (holds {v!r})")
         v = v[m.index]
+        if m.key is not None:
+            if not isinstance(v, dict) or m.key not in v:
+                return _Missing(f"element {m.index} has no field {m.key!r}")
+            v = v[m.key]
     if m.token is not None:
         toks = _tokens(v)
         if toks is None or m.token >= len(toks):
@@ -402,7 +413,12 @@ def _set_element(value: Any, m: Member, new: Any) -> Any:
     """`value` (the whole value at m.path) with m's element set to `new`."""
     if m.index is not None:
         value = list(value)
-        value[m.index] = _set_token(value[m.index], m.token, new) if m.token is not None else new
+        inner = value[m.index][m.key] if m.key is not None else value[m.index]
+        inner = _set_token(inner, m.token, new) if m.token is not None else new
+        if m.key is not None:
+            value[m.index] = {**value[m.index], m.key: inner}
+        else:
+            value[m.index] = inner
         return value
     if m.token is not None:
         return _set_token(value, m.token, new)
@@ -1180,6 +1196,8 @@ def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
     fld = ".".join(rest) or parts[-1]
     if m.index is not None:
         fld += f"[{m.index}]"
+    if m.key is not None:
+        fld += f".{m.key}"
     if m.token is not None:
         fld += f" token {m.token}"
     return entry, fld

@@ -309,3 +309,44 @@ def test_balance_imports_no_game_package():
     for rel in ("sim/balance.py", "sim/cli/balance.py"):
         bad = sorted(m for m in imported_modules(ROOT / rel) if any(p in GAME_PACKAGES for p in m.split(".")))
         assert not bad, f"{rel} imports game code: {bad}"
+
+
+def test_knob_on_a_field_of_an_unnamed_entry_and_a_group(tmp_path):
+    """A coach zone (an entry of a list without names) by index and key; a group moves every
+    member by the same steps; the patches merge per path and the game loads them."""
+    from sim.balance import patches_for
+
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text() + """
+[[knob]]
+name = "loop-coach"
+file = "venues/testhausen.toml"
+path = "segments.loop.coach"
+index = 0
+key = "strength"
+min = 1
+max = 5
+step = 1
+also = [{ file = "venues/testhausen.toml", path = "segments.loop.coach", index = 1, key = "strength" }]
+
+[[knob]]
+name = "ann-accuracy-high"
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 2
+min = 4
+max = 6
+step = 1
+""")
+    bf = load_balance(f)
+    patches = patches_for(bf, {"loop-coach": 2, "ann-accuracy-high": 1, "ann-accuracy-low": -1})
+    by = {(p.file, p.path): p.value for p in patches}
+    assert by["biathletes/ann.toml", "accuracy"] == [3, 5, 6]          # two knobs, one patch
+    coach = by["venues/testhausen.toml", "segments.loop.coach"]
+    assert [z["strength"] for z in coach] == [4, 3] and coach[0]["colour"] == "black"
+    games.game("blast").load().load_bundle(bf.data, patches)
+    # a step past a member's bound is not offered: strength 1 + 5 > 5
+    from sim.balance import allowed
+
+    knob = next(k for k in bf.knobs if k.name == "loop-coach")
+    assert allowed(bf, knob, 3) and not allowed(bf, knob, 4)
