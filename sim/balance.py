@@ -744,8 +744,15 @@ class Search:
         if not f.exists():
             return None
         z = np.load(f)
-        sums = {d.label: z[f"d{i}"] for i, d in enumerate(self.bf.designs)}
-        blocks = {d.label: int(entry["blocks"][d.label]) for d in self.bf.designs}
+        sums, blocks = {}, {}
+        for i, d in enumerate(self.bf.designs):
+            # another --races than the logged evaluation's: keep its first blocks, room for more
+            n = self.n_blocks[d.label]
+            arr = np.zeros((2, n, len(self.stats[d.label])))
+            have = z[f"d{i}"][:, :n]
+            arr[:, :have.shape[1]] = have
+            sums[d.label] = arr
+            blocks[d.label] = min(int(entry["blocks"][d.label]), n)
         return Evaluation(key, pos, sums, blocks, "", entry.get("data_hash", ""))
 
     # -- playing

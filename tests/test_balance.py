@@ -350,3 +350,16 @@ step = 1
 
     knob = next(k for k in bf.knobs if k.name == "loop-coach")
     assert allowed(bf, knob, 3) and not allowed(bf, knob, 4)
+
+
+def test_more_races_continue_the_logged_evaluations(tmp_path):
+    f = blast_case(tmp_path)
+    bf = load_balance(f)
+    Search(bf, tmp_path / "out", log=lambda s: None).run()
+    more = Search(bf, tmp_path / "out", races=2400, log=lambda s: None)
+    more.run()
+    base = more.evals[more.key({k.name: 0 for k in bf.knobs})]
+    assert base.blocks["Loop-4-balanced"] == more.n_blocks["Loop-4-balanced"] == 2400 // 36 + 1
+    fewer = Search(bf, tmp_path / "out", races=600, log=lambda s: None)
+    fewer.run()
+    assert fewer.races_played == 0
