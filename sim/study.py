@@ -146,9 +146,12 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     if base_name:
         ct.entry = f"cell {base_name!r}"
     word = info.scenario                  # trail, track or course: the game's word for the key
-    for other in ("trail", "track", "course", "scenario"):
-        if other != word and ct.has(other):
-            ct.problem(other, f"is not a key of {info.title} cells; name the {word} with `{word}`")
+    misnamed = [other for other in ("trail", "track", "course", "scenario") if other != word and ct.has(other)]
+    for other in misnamed:
+        ct.problem(other, f"is not a key of {info.title} cells; name the {word} with `{word}`")
+        ct.raw(other)                     # said once, not again as an unknown field
+    if misnamed and not ct.has(word):
+        return []
     trails = [x for x in _listify(ct.raw(word)) if x is not None]
     options = ct.raw("options", {})
     racers = _listify(ct.raw("racers", 4))

@@ -179,3 +179,11 @@ def test_race_counts_round_up_to_whole_balanced_blocks(tmp_path):
     assert any("'grid-Kurz-3': 500 races rounded up to 528" in ln for ln in lines)
     cell = summary[(summary.cell == "grid-Kurz-3") & (summary.variant == "base")]
     assert cell.races.sum() == 528 * 3
+
+
+def test_a_cell_naming_its_scenario_in_another_games_word_is_told_once(tmp_path):
+    path = write(tmp_path, 'title = "x"\nseed = 1\ngame = "mania"\n[[cell]]\nname = "z"\ntrail = "red"\nraces = 8\n')
+    with pytest.raises(DataError) as err:
+        load_study(path)
+    assert [str(p) for p in err.value.problems] == [
+        "study.toml: cell 'z': trail: is not a key of Biathlon Mania cells; name the track with `track`"]

@@ -52,7 +52,8 @@ def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players=
     else:
         cols = tuple(C.COLOUR_NAMES.index(c) if isinstance(c, str) else int(c) for c in colours)
     if len(cols) != n or len(set(cols)) != n:
-        raise ValueError(f"each of the {n} racers needs its own ski colour, got {cols}")
+        named = ", ".join(C.COLOUR_NAMES[c] if 0 <= c < len(C.COLOUR_NAMES) else str(c) for c in cols)
+        raise ValueError(f"each of the {n} racers needs its own ski colour, got {named}")
     if isinstance(players, (str, Player)):
         players = [players] * n
     pls = tuple(resolve(p, known) for p in players)
