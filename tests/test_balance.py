@@ -77,7 +77,7 @@ racers = [4]
 [[target]]
 name = "race length"
 metric = "rounds"
-range = [47.5, 51.5]
+range = [47, 52]
 
 [[target]]
 name = "first-player advantage"
