@@ -451,6 +451,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             mask &= wide[ctx.sc].astype(str) == r.where
         if not mask.any():
             continue
+        measured_on = ", ".join(sorted(set(wide.loc[mask.to_numpy(), ctx.sc].astype(str))))
         for v in variants:
             t = M.paired_changes(wide, src.base, v, [], mask, o.confidence)
             if not len(t) or not t.units.iloc[0]:
@@ -458,7 +459,8 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             c = t.iloc[0]
             toward = np.sign(c.change) == -np.sign(r.ratio - 1)
             clear = (c.low > 0) or (c.high < 0)
-            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "variant": v,
+            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": measured_on,
+                        "variant": v,
                         "change": c.change, "low": c.low, "high": c.high, "units": int(c.units),
                         "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + c.change / c.base_rate)
                         if c.base_rate > 0 else float("nan"),
@@ -502,7 +504,9 @@ def verdict_section(ctx: Context) -> Section:
             mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r.where)]
             good = mine[mine.moves == "toward fair"].sort_values("change", key=np.abs, ascending=False)
             if len(good):
-                text += "<br>levers (one step each): " + "; ".join(
+                on = good.measured_on.iloc[0]
+                text += ("<br>levers (one step each" + ("" if on == r.where else f"; measured on {e(on)}") + "): "
+                         ) + "; ".join(
                     f"{e(g.variant)} {100 * g.change:+.1f} pp [{100 * g.low:+.1f}, {100 * g.high:+.1f}] "
                     f"→ {g.ratio_after:.2f} x" for g in good.head(3).itertuples())
             elif len(mine):
