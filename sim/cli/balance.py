@@ -26,13 +26,13 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ba.add_argument("file", metavar="FILE", help="the balance file (TOML, docs/balance.md)")
     ba.add_argument("--out", metavar="DIR", type=out_dir, help="where the results go (required unless --dry-run)")
-    ba.add_argument("--max-races", type=races_count, default=None,
+    ba.add_argument("--max-races", type=races_count, default=None, metavar="N",
                     help="the search's race budget, over every evaluation (default: the file's budget_races)")
-    ba.add_argument("--max-minutes", type=float, default=None,
+    ba.add_argument("--max-minutes", type=float, default=None, metavar="M",
                     help="the search's time budget in minutes (default: the file's budget_minutes)")
-    ba.add_argument("--races", type=races_count, default=None,
+    ba.add_argument("--races", type=races_count, default=None, metavar="N",
                     help="races per design of a full evaluation (default: the file's races)")
-    ba.add_argument("--check-races", type=races_count, default=None,
+    ba.add_argument("--check-races", type=races_count, default=None, metavar="N",
                     help="races per design of the before/after check on fresh seeds (default: the file's)")
     ba.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
     ba.add_argument("--dry-run", action="store_true", help="check the file, list designs, targets and knobs")
