@@ -221,6 +221,14 @@ def play_logged(bundle: SkiTourBundle, design: Design, seed: int, race: int):
     return seats.view(SEAT_DTYPE), visits, log
 
 
+def log_with_rows(bundle: SkiTourBundle, design: Design, seed: int, race: int, rows: int) -> np.ndarray:
+    """The race's event log in `rows` rows at most; EventLogOverflow (a RuntimeError naming the
+    capacity) when the race needs more. Nothing is written past the end."""
+    nat = nations(bundle, design, seed, np.array([race]))[0]
+    _, _, log = P.play_one(bundle, design.course, nat, seed, race, log_rows=rows, **_kw(design))
+    return log
+
+
 def replay(bundle: SkiTourBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
     """One race of a design as text: every roll, decision, step, shot and place."""
     from .eventlog import render
