@@ -177,3 +177,30 @@ def test_step_rules_hold_in_random_races(bundle):
             turns += sum(1 for r in log if r[2] == C.EV_TURN)
     # a move shorter than its count only where no exact move existed (longest legal move)
     assert short <= turns * 0.02, (short, turns)
+
+
+def test_a_chain_of_drafters_each_follows_the_one_ahead(bundle):
+    # leader (seat 0) at (3, 1) moves 3; seat 1 at (2, 1) drafts on it; seat 2 at (1, 1) drafts on
+    # seat 1 and follows seat 1's trail (its draft and, with draft_follows_bonus, its bonus)
+    _, _, log = race(bundle, [racer(3, 1, cols=(0, 3, 0, 0)), blocker(2, 1), blocker(1, 1)])
+    d1 = events(log, C.EV_DRAFT, 1, 1)[0]
+    d2 = events(log, C.EV_DRAFT, 2, 1)[0]
+    assert d1[0] == 0 and d1[1] == 1
+    assert d2[0] == 1 and d2[1] == 1
+    s1 = [(e[2], e[3]) for e in events(log, C.EV_STEP, 1, 1)]
+    s2 = [(e[2], e[3]) for e in events(log, C.EV_STEP, 2, 1) if e[0] == C.PHASE_DRAFT]
+    assert d2[2] == len(s1) == len(s2)
+    assert s2 == [(2, 1)] + s1[:-1]
+    # the order: leader's steps, then seat 1 (draft, bonus), then seat 2
+    seats = [int(r[1]) for r in log if r[0] == 1 and r[2] in (C.EV_STEP, C.EV_DRAFT)]
+    assert seats == sorted(seats)
+
+
+def test_the_leaders_bonus_is_part_of_its_trail(bundle):
+    # the leader ends on green (2, 1) behind a blocker at (3, 1) and takes its bonus; the drafter
+    # behind its start follows the move and the bonus (draft_follows_bonus)
+    _, _, log = race(bundle, [racer(1, 1, cols=(1, 0, 0, 0)), blocker(3, 1), blocker(0, 1)])
+    lead = [(e[2], e[3]) for e in events(log, C.EV_STEP, 0, 1)]
+    assert events(log, C.EV_BONUS, 0, 1)[0][0] == len(lead) - 1
+    d = events(log, C.EV_DRAFT, 2, 1)[0]
+    assert d[0] == 0 and d[2] == len(lead)
