@@ -91,6 +91,8 @@ def _teams(rows: pd.DataFrame) -> pd.DataFrame:
         legs = rows.groupby(["cell", "variant", "race"], observed=True).leg.transform("max") + 1
         out = rows[rows.leg == 0].copy()
         out["n_racers"] = (out.n_racers // legs[rows.leg == 0]).astype(out.n_racers.dtype)
+        if "team" in out.columns:
+            out["seat"] = out["team"]          # a team's turn order is its team number
         rows = out
     return rows[rows.n_racers > 1]
 

@@ -98,9 +98,18 @@ def _study_source(path: Path) -> ResultsSource:
     variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())))
                 for name, v in study.get("variants", {}).items()}
     first = read_manifest(next(iter(folders[names[0]].values())))
-    # a cell sized to a precision target plays fewer races than its cap: what it played is its plan
-    planned = sum(sum(played[c["name"]].values()) if manifests.get(c["name"], {}).get("target")
-                  else int(c.get("races", 0)) * len(c.get("variants", ())) for c in study.get("cells", []))
+    # a cell sized to a precision target plays fewer races than its cap: its plan is the sized count
+    # its manifest records once the pilot has been played (until then, what it played)
+
+    def plan(c: dict) -> int:
+        m = manifests.get(c["name"], {})
+        if not m.get("target"):
+            return int(c.get("races", 0)) * len(c.get("variants", ()))
+        if "planned_races" in m:
+            return int(m["planned_races"]) * len(c.get("variants", ()))
+        return sum(played[c["name"]].values())
+
+    planned = sum(plan(c) for c in study.get("cells", []))
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
                          read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),

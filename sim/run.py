@@ -232,6 +232,8 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
                     else pd.concat(pilot_rows, ignore_index=True))
             rows = rows[(rows.race < pilot) & (rows.leg == 0)]
             planned = races_needed(rows, list(info.axes), block, target, pilot)
+            if store is not None:
+                store.note(planned_races=planned)
             if bar is not None:
                 bar.total = planned
             chunk = adaptive_chunk(planned, n_jobs, chunk_size)

@@ -78,6 +78,12 @@ class ChunkStore:
     def manifest(self) -> dict:
         return json.loads(self.manifest_path.read_text())
 
+    def note(self, **fields) -> None:
+        """Add fields to the manifest that do not change what it identifies (a sized race count)."""
+        m = self.manifest()
+        m.update(fields)
+        self.manifest_path.write_text(json.dumps(m, indent=2))
+
     # --- parts --------------------------------------------------------------------------------
 
     def finished(self) -> list[tuple[int, int, Path]]:

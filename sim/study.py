@@ -100,6 +100,9 @@ def load_study(path: str | Path) -> Study:
     data = t.str("data", "") or None
     if data is not None and not Path(data).is_absolute():
         data = str((path.parent / data).resolve())
+    report = t.table("report", {})         # the report's settings (reports: band); checked here, read there
+    report.number("band", 0.1, 0.001, 0.999)
+    report.done(hint=("band",))
     defaults = t.table("defaults", {})
     dflt = {k: defaults.raw(k, "") for k in CELL_KEYS if defaults.has(k)}
     defaults.done(hint=CELL_KEYS)
@@ -342,6 +345,8 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
             if cell.target is None:
                 continue
             sized[cell.name] = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
+            for vname in cell.variants:
+                stores[cell.name, vname].note(planned_races=sized[cell.name])
             log(f"{cell.name}: {sized[cell.name]:,} races for {cell.target.describe()} "
                 f"(pilot {planned[cell.name]:,})")
         if sized:

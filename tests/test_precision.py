@@ -47,6 +47,10 @@ def test_a_target_cell_is_sized_from_its_pilot_and_meets_the_target(mania, tmp_p
     played = int(summary[summary.cell == "t"].races.sum()) // 4
     assert 800 <= played < 40000, played                         # sized: more than the pilot, under the cap
     assert any(f"t: {played:,} races for ±2 pp at 95%" in ln for ln in lines), lines
+    import json
+
+    manifest = json.loads((tmp_path / "out" / "results" / "cell=t" / "variant=base" / "_manifest.json").read_text())
+    assert manifest["planned_races"] == played and manifest["target"]["cap"] == 40000
     mod, bundle = mania
     seats = read_results(tmp_path / "out" / "results" / "cell=t" / "variant=base")
     widest = half_widths(seats, ["colour"], 8).half_width.max()
