@@ -1409,8 +1409,7 @@ def turn_nb(T, W, seat):
         ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 0, shots,
               tv[TV_SPRINT], 0, 0, 0, 0, 0, 0)
         shoot_nb(T, W, seat, shots)
-        if shots > 0:
-            W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]
+        W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]
         return
     # a moving turn
     red = (r >= 0 and st[seat, S_INLANE] == 0 and space_nb(T, r, l) == SPACE_RED)
