@@ -937,7 +937,7 @@ class Search:
         _, _, means = score_of(self.scoring, ev.sums)
         bad = total = 0
         for label, m in means.items():
-            w = self.scoring.weight[label] > 0
+            w = (self.scoring.weight[label] > 0) & ~np.isnan(m)
             out = (m < self.scoring.lo[label]) | (m > self.scoring.hi[label])
             bad += int((out & w).sum())
             total += int(w.sum())
@@ -954,8 +954,9 @@ class Search:
             mc, rc = residuals(cand.sums[label], n)
             mi, ri = residuals(inc.sums[label], n)
             se = np.sqrt(((rc - ri) ** 2).sum(0))
+            seated = cand.sums[label][1, :n].sum(0) > 0
             for j, s in enumerate(stats):
-                if self.scoring.weight[label][j] == 0:
+                if self.scoring.weight[label][j] == 0 or not seated[j]:
                     continue
                 self.sens_rows.append({
                     "knob": knob.name, "from": self.values(inc.pos)[knob.name],
@@ -1081,8 +1082,9 @@ class Outcome:
             ma, ra = residuals(sums["after"], nb)
             seb, sea = np.sqrt((rb ** 2).sum(0)), np.sqrt((ra ** 2).sum(0))
             sed = np.sqrt(((ra - rb) ** 2).sum(0))
+            played = (sums["before"][1].sum(0) > 0) | (sums["after"][1].sum(0) > 0)
             for j, st in enumerate(stats):
-                if s.scoring.weight[d.label][j] == 0:
+                if s.scoring.weight[d.label][j] == 0 or not played[j]:     # a value no race seated
                     continue
                 lo, hi = s.scoring.lo[d.label][j], s.scoring.hi[d.label][j]
                 rows.append({"target": s.scoring.target[d.label][j], "design": d.label, "scenario": d.scenario,

@@ -108,6 +108,56 @@ step = 1
 """
 
 
+# Germany's sprint column deliberately cut from 4 to 1: Germany hardly wins. (Runs once Ski Tour is
+# registered in sim/games.py; checked before by registering it in a scratch process.)
+SKITOUR = """\
+game = "skitour"
+title = "Ski Tour: Germany's sprint column is cut"
+data = "{data}"
+seed = 13
+races = 1000
+check_races = 2000
+budget_races = 200000
+
+[designs]
+scenarios = ["Starter"]
+racers = [4]
+
+[[target]]
+name = "nations within 12 points"
+metric = "win_rate"
+by = "nation"
+within_pp = 12
+
+[[knob]]
+name = "germany-sprint"
+file = "nations/germany.toml"
+path = "columns.sprint"
+min = 1
+max = 6
+step = 1
+
+[[knob]]
+name = "sweden-sprint"
+file = "nations/sweden.toml"
+path = "columns.sprint"
+min = 1
+max = 6
+step = 1
+cost = 3
+"""
+
+
+def skitour_case(tmp: Path) -> Path:
+    data = tmp / "data"
+    shutil.copytree(games.game("skitour").load().default_data_dir(), data,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    edit(data / "nations" / "germany.toml", "sprint   = 4", "sprint   = 1")
+    f = tmp / "balance.toml"
+    f.write_text(SKITOUR.format(data=data))
+    return f
+
+
 def blast_case(tmp: Path) -> Path:
     data = write_minidata(tmp / "data")
     edit(data / "biathletes" / "ann.toml", "accuracy = [2, 3, 4]", "accuracy = [4, 5, 5]")
@@ -130,6 +180,7 @@ def mania_case(tmp: Path) -> Path:
 CASES = {
     "blast": (blast_case, "ann-accuracy-low", lambda old, new: new < old),
     "mania": (mania_case, "red-descent", lambda old, new: new in ("w", "g")),
+    "skitour": (skitour_case, "germany-sprint", lambda old, new: new > old),
 }
 
 
