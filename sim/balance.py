@@ -698,6 +698,7 @@ class Search:
         self.started = time.perf_counter()
         self.stopped = ""
         self.steps: list[dict] = []
+        self.tried = {"played in full": 0, "dropped early": 0, "invalid data": 0}
         self.sens_rows: list[dict] = []
         (self.out / "evals").mkdir(parents=True, exist_ok=True)
         self._read_log()
@@ -917,13 +918,16 @@ class Search:
             cand = self.evaluate(pos, blocks)
             if cand.invalid:
                 self.log(f"{shown}: invalid data ({cand.invalid})")
+                self.tried["invalid data"] += 1
                 return None
             diff, se = self.paired(cand, inc, blocks)
             self._sensitivity(knob, inc, cand, blocks)
             if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
                 self.log(f"{shown}: dropped after {frac:.0%} of the races (paired score difference "
                          f"{diff:+.3f}, se {se:.3f})")
+                self.tried["dropped early"] += 1
                 return None
+        self.tried["played in full"] += 1
         self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; paired "
                  f"difference {diff:+.3f}, se {se:.3f})")
         return cand
@@ -1126,7 +1130,8 @@ class Outcome:
                  f"Search: seed {bf.seed}, {sum(s.n_blocks[d.label] * s.block[d.label] for d in bf.designs):,} "
                  f"races per full evaluation ({len(bf.designs)} designs), {s.races_used:,} races in all; early drop "
                  f"at alpha {bf.alpha:g} (one-sided paired z-test, alpha / {len(STAGES) - 1} per early look); "
-                 f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.", "",
+                 f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.",
+                 "Candidates tried: " + ", ".join(f"{n} {what}" for what, n in s.tried.items()) + ".", "",
                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} (on the search's races).",
                  "", "## Changes", "", changes_text(changes), "", "## Targets before and after",
                  "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
