@@ -306,7 +306,7 @@ def cards_section(ctx: Context) -> Section:
 
 
 #: the columns of the main rows Blast's sections read
-MAIN_COLUMNS = ["race", "rounds", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
+MAIN_COLUMNS = ["race", "place", "rounds", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
                 "icy_lap_1", "icy_lap_2", "icy_lap_3",
                 *(f"{c}_{k}" for k in M.RANGE_VISITS for c in ("shots", "hits", "dice_hits", "shot_pulse",
                                                                 "shot_wind", "arrive_pulse"))]

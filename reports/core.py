@@ -166,6 +166,86 @@ def shooting_section(ctx: Context) -> Section:
     return s
 
 
+def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Strength beyond the winner: each entrant's expected place and podium rate against what a
+    fair game gives, and a Plackett-Luce finishing-order model per scenario, shown only where it
+    fits the observed win rates."""
+    o, sc, en, E, T = ctx.o, ctx.sc, ctx.en, ctx.entrant, ctx.scenario
+    s = Section("strength", "Strength beyond the winner")
+    rows = _teams(rows)
+    if "place" not in rows.columns or not len(rows):
+        s.skipped = "These results carry no places."
+        return s
+    decided = rows[~rows.groupby(["cell", "variant", "race"], observed=True).stalled.transform("max").astype(bool)]
+    # place on a 0..1 scale (0 = first, 1 = last), so racer counts pool; fair: 0.5
+    scaled = decided.assign(rel_place=(decided.place - 1) / (decided.n_racers - 1),
+                            podium=decided.place <= 3)
+    s.intro = (f"Every {E}'s mean place on a scale from 0 (first) to 1 (last), where a fair game gives 0.5 at "
+               "every racer count, and its podium rate (top three) against the fair share min(3, racers)/racers; "
+               f"races stopped by the round cap are left out. Then a Plackett-Luce model of the whole "
+               f"finishing order per {T} (Hunter's MM algorithm): one strength per {E}; it is shown only where "
+               f"its predicted win rates stay within 2 percentage points, or within what chance gives (3.5 "
+               f"standard errors), of the observed ones at every racer count.")
+    place = M.means(scaled, "rel_place", [sc, en], o.confidence)
+    pod = M.rates(scaled, "podium", [sc, en], o.confidence)
+    fair_pod = scaled.assign(fair=np.minimum(3, scaled.n_racers) / scaled.n_racers).groupby(
+        [sc, en], observed=True).fair.mean().reset_index()
+    table = place.rename(columns={"mean": "mean_place", "low": "place_low", "high": "place_high"}).merge(
+        pod.rename(columns={"rate": "podium", "low": "podium_low", "high": "podium_high"}).drop(
+            columns=["n", "count"]), on=[sc, en]).merge(fair_pod.rename(columns={"fair": "fair_podium"}), on=[sc, en])
+    table = s.table("expected_place", ctx.order_trails(table),
+                    f"Mean place (0 = first, 1 = last; fair 0.5) and podium rate per {E} and {T}")
+    fits, strengths = [], []
+    ids = {name: i for i, name in enumerate(sorted(decided[en].astype(str).unique()))}
+    for trail, g in decided.groupby(sc, observed=True):
+        orders, frames = [], []
+        for n, gn in g.groupby("n_racers"):
+            gn = gn.sort_values(["cell", "variant", "race", "place"])
+            if len(gn) % n:
+                continue
+            o_ids = gn[en].astype(str).map(ids).to_numpy().reshape(-1, n)
+            orders.append(o_ids)
+            frames.append((n, gn, o_ids))
+        if not orders:
+            continue
+        w = M.plackett_luce(orders, len(ids))
+        worst, worst_z = 0.0, 0.0
+        for n, gn, o_ids in frames:
+            pred = M.luce_win_rates(o_ids, w)
+            obs = np.zeros_like(pred)
+            obs[:, 0] = 1.0                                       # the first of each order won
+            per = pd.DataFrame({"who": o_ids.ravel(), "pred": pred.ravel(), "obs": obs.ravel()}).groupby("who")
+            gap, mean_pred, count = (per.obs.mean() - per.pred.mean()).abs(), per.pred.mean(), per.size()
+            z = gap / np.sqrt(mean_pred * (1 - mean_pred) / count)
+            worst, worst_z = max(worst, float(gap.max())), max(worst_z, float(z.max()))
+        # a misfit: a gap both beyond what chance gives (3.5 standard errors) and larger than 2 points
+        fits.append({sc: trail, "worst_gap_pp": 100 * worst, "worst_gap_se": worst_z,
+                     "fits": worst <= 0.02 or worst_z <= 3.5})
+        names = {i: n for n, i in ids.items()}
+        strengths += [{sc: trail, en: names[i], "strength": w[i]} for i in range(len(w)) if names[i] in set(g[en].astype(str))]
+    if fits:
+        fit = s.table("finishing_order_fit", pd.DataFrame(fits), f"How well one strength per {E} predicts the win "
+                      "rates at every racer count (worst gap in percentage points)", percent=False)
+        good = set(fit[fit.fits][sc])
+        if good:
+            st = pd.DataFrame(strengths)
+            s.table("finishing_order_strength", st[st[sc].isin(good)],
+                    f"Plackett-Luce strength per {E} (mean 1; twice the strength: twice as likely to be chosen "
+                    "first among the racers still in the race)", percent=False)
+        bad = fit[~fit.fits]
+        s.findings.append(f"Finishing orders: one strength per {E} fits " + (
+            f"{len(good)} of {len(fit)} {T}s" if len(good) < len(fit) else f"every {T}") + (
+            "; where it does not (" + ", ".join(f"{r[sc]} off by {r.worst_gap_pp:.1f} points" for _, r in bad.iterrows())
+            + "), the racer count or seat changes who wins beyond a single strength, so read the win rates per "
+            "racer count instead." if len(bad) else "."))
+    best = table.loc[table.mean_place.idxmin()]
+    worst_row = table.loc[table.mean_place.idxmax()]
+    s.findings.append(f"Mean place (0 first, 1 last; fair 0.5): best {best[en]} on {best[sc]} "
+                      f"{best.mean_place:.2f} [{best.place_low:.2f}, {best.place_high:.2f}], worst {worst_row[en]} on "
+                      f"{worst_row[sc]} {worst_row.mean_place:.2f} [{worst_row.place_low:.2f}, {worst_row.place_high:.2f}].")
+    return s
+
+
 def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
     """Race length, eliminations by cause, lead changes, whether the leader after the last range
     wins; `extras`: functions (ctx, rows, section) that add a game's own dynamics."""
@@ -375,7 +455,7 @@ def _ratio_se(t: pd.DataFrame) -> pd.Series:
     return np.sqrt(t.win_rate * (1 - t.win_rate) / t.races) / t.fair_share
 
 
-__all__ = ["overview", "win_rate_section", "seat_section", "shooting_section", "dynamics_section",
+__all__ = ["overview", "win_rate_section", "strength_section", "seat_section", "shooting_section", "dynamics_section",
            "length_section", "variants_section", "robustness_section"]
 
 

@@ -268,3 +268,37 @@ def rank_agreement(reference: pd.Series, other: pd.Series, se_reference: pd.Seri
 __all__ = ["ALPHA", "BAND", "VERDICTS", "band_verdict", "mark", "WIND_NAMES", "ELIM_CAUSES", "flag", "win_rates", "with_overall", "means", "rates",
            "shots", "pulse_band", "hit_distribution", "paired_outcomes", "paired_changes",
            "per_race_change", "exchange_rate", "rank_agreement"]
+
+
+# --- finishing orders --------------------------------------------------------------------------------
+
+def plackett_luce(orders: list[np.ndarray], n_items: int, iterations: int = 200, tol: float = 1e-9) -> np.ndarray:
+    """Plackett-Luce strengths (summing to n_items) from full finishing orders by Hunter's MM
+    algorithm (Hunter 2004, Ann. Statist. 32, 384-406). `orders`: arrays [races, racers] of item
+    ids, first place first, one array per racer count."""
+    w = np.ones(n_items)
+    wins = np.zeros(n_items)
+    for o in orders:
+        np.add.at(wins, o[:, :-1].ravel(), 1.0)          # every place but the last is a choice won
+    for _ in range(iterations):
+        den = np.zeros(n_items)
+        for o in orders:
+            strength = w[o]
+            remaining = np.cumsum(strength[:, ::-1], axis=1)[:, ::-1][:, :-1]     # [race, stage]
+            inv = np.cumsum(1.0 / remaining, axis=1)            # stages a racer still stood in
+            n = o.shape[1]
+            stage = np.minimum(np.arange(n), n - 2)              # the last racer stood in every stage
+            np.add.at(den, o.ravel(), inv[:, stage].ravel())
+        new = np.where(den > 0, wins / np.where(den > 0, den, 1), w)
+        new *= n_items / new.sum()
+        if np.max(np.abs(new - w)) < tol:
+            w = new
+            break
+        w = new
+    return w
+
+
+def luce_win_rates(orders: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The win probability the strengths give each racer of each race: w_i / sum of the race's w."""
+    strength = w[orders]
+    return strength / strength.sum(axis=1, keepdims=True)

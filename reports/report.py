@@ -64,8 +64,8 @@ def blast_layout(ctx: Context, log) -> list[Section]:
     sections = []
     if ctx.reference:
         main = _main_rows(ctx, blast.MAIN_COLUMNS, log)
-        steps = ((core.win_rate_section, ()), (blast.colour_section, ()), (blast.shooting_section, ()),
-                 (core.dynamics_section, ((blast.icy_by_lap,),)))
+        steps = ((core.win_rate_section, ()), (core.strength_section, ()), (blast.colour_section, ()),
+                 (blast.shooting_section, ()), (core.dynamics_section, ((blast.icy_by_lap,),)))
         for make, extra in steps:
             log(f"section: {make.__name__.removesuffix('_section').replace('_', ' ')}")
             sections.append(make(ctx, main, *extra))
@@ -87,11 +87,12 @@ def core_layout(ctx: Context, log, extra_sections=(), extra_columns=(), prepare=
     the main rows first."""
     sections = []
     if ctx.reference:
-        main = _main_rows(ctx, ["race", "team", "leg", "rounds", "stalled", "lead_changes", "eliminated", "elim_cause",
-                                "leader_after_range", "penalty_laps", "finished", *extra_columns], log)
+        main = _main_rows(ctx, ["race", "team", "leg", "place", "rounds", "stalled", "lead_changes", "eliminated",
+                                "elim_cause", "leader_after_range", "penalty_laps", "finished", *extra_columns], log)
         if prepare is not None:
             main = prepare(ctx, main)
-        sections += [core.win_rate_section(ctx, main), core.seat_section(ctx, main), core.length_section(ctx, main)]
+        sections += [core.win_rate_section(ctx, main), core.strength_section(ctx, main), core.seat_section(ctx, main),
+                     core.length_section(ctx, main)]
         sections.append(core.shooting_section(ctx))
         sections.append(core.dynamics_section(ctx, main))
         sections += [make(ctx, main) for make in extra_sections]
