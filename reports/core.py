@@ -379,23 +379,39 @@ def robustness_section(ctx: Context) -> Section:
                      f"players = [\"sprinter\"] on the same {T}s and racer counts (experiments/balance.toml).")
         return s
     s.intro = (f"Each persona in every seat on balanced line-ups, against {ctx.reference!r} on the same {T}s "
-               f"and racer counts. Spearman's rho and Kendall's tau compare the rankings of {E}s by wins "
+               f"and racer counts (like with like: the reference's column counts only those {T}s and racer counts, "
+               f"and where a persona's cell plays the reference's races, by `same_races_as`, the same races, paired "
+               f"race by race). Spearman's rho and Kendall's tau compare the rankings of {E}s by wins "
                "per fair share; p tests against no relation (exact over all orderings); 'a rerun' is where "
                "rho would fall if the study were played again (parametric bootstrap). A persona whose ranking "
                "agrees closely supports conclusions that do not depend on play style.")
-    cols = [ctx.scenario, "n_racers", ctx.entrant, "won"]
+    cols = [ctx.scenario, "n_racers", ctx.entrant, "won", "race", "seat"]
     base = [src.base]
-    ref_rows = src.read(cols, ctx.main_cells, base)
-    per_persona, agreement = [], []
-    for persona in [ctx.reference, *others]:
-        rows = ref_rows if persona == ctx.reference else \
-            src.read(cols, src.cell_names(balanced=True, persona=persona, variant=src.base), base)
-        rates = ctx.judge(M.flag(M.win_rates(rows, [en], o.confidence), o.alpha)).assign(persona=persona)
-        per_persona.append(rates)
-        if persona == ctx.reference:
-            continue
-        combos = rows[[sc, "n_racers"]].drop_duplicates()
-        ref = ref_rows.merge(combos, on=[sc, "n_racers"])
+    ref_cells = {c.name: c for c in src.cells if c.name in ctx.main_cells}
+    per_persona, agreement, paired = [], [], []
+    like = []                      # the reference on the personas' own scenarios, racers (and races where paired)
+    for persona in others:
+        cells = [c for c in src.cells if c.name in src.cell_names(balanced=True, persona=persona, variant=src.base)]
+        rows, ref_parts = [], []
+        for cell in cells:
+            mine = src.read(cols, [cell.name], base)
+            twin = next((r for r in ref_cells.values() if (r.trail, r.racers, r.seed) == (cell.trail, cell.racers, cell.seed)
+                         and cell.seed >= 0), None)
+            if twin is not None:
+                ref = src.read(cols, [twin.name], base)
+                ref = ref[ref.race.isin(mine.race.unique())]          # the same races: like with like, paired
+                both = mine.merge(ref, on=[sc, "n_racers", "race", "seat", en], suffixes=("", "_ref"))
+                if len(both) == len(mine):                          # every seat saw the same entrant: paired
+                    paired.append(both.assign(persona=persona, d=both.won - both.won_ref))
+            else:
+                ref = src.read(cols, [r.name for r in ref_cells.values()
+                                      if (r.trail, r.racers) == (cell.trail, cell.racers)], base)
+            rows.append(mine)
+            ref_parts.append(ref)
+        rows = pd.concat(rows, ignore_index=True)
+        ref = pd.concat(ref_parts, ignore_index=True)
+        like.append(ref)
+        per_persona.append(ctx.judge(M.flag(M.win_rates(rows, [en], o.confidence), o.alpha)).assign(persona=persona))
         for trail, sub_ref, sub in [("all", ref, rows), *((t, ref[ref[sc] == t], rows[rows[sc] == t])
                                                           for t in ctx.trails)]:
             if not len(sub) or not len(sub_ref):
@@ -403,6 +419,11 @@ def robustness_section(ctx: Context) -> Section:
             a, b = (M.win_rates(x, [en], o.confidence).set_index(en) for x in (sub_ref, sub))
             agreement.append({"persona": persona, sc: trail, **M.rank_agreement(
                 a.ratio, b.ratio, _ratio_se(a), _ratio_se(b), seed=o.seed, confidence=o.confidence)})
+    ref_rows = pd.concat(like, ignore_index=True).drop_duplicates([sc, "n_racers", "race", "seat"])
+    per_persona.insert(0, ctx.judge(M.flag(M.win_rates(ref_rows, [en], o.confidence), o.alpha)).assign(
+        persona=ctx.reference))
+    if paired:
+        _paired_personas(ctx, s, pd.concat(paired, ignore_index=True))
     table = s.table("persona_win_rates", _front(pd.concat(per_persona, ignore_index=True), ["persona", en]),
                     f"Win rate per {E} for each persona in every seat")
     agreement = s.table("persona_rank_agreement", ctx.order_trails(pd.DataFrame(agreement)),
@@ -434,6 +455,35 @@ def robustness_section(ctx: Context) -> Section:
         f"none; every {E} outside the band under {ctx.reference} is outside it the same way under every "
         "persona")) + ".")
     return s
+
+
+def _paired_personas(ctx: Context, s: Section, both: pd.DataFrame) -> None:
+    """Per persona and entrant, the change in win rate against the reference on the same races and
+    seats, and a test of persona x entrant interaction: do the personas move the entrants apart,
+    beyond a shift that moves them all alike?"""
+    from scipy import stats
+
+    en, E = ctx.en, ctx.entrant
+    z = stats.norm.ppf(0.5 + ctx.o.confidence / 2)
+    g = both.groupby(["persona", en], observed=True).d
+    t = pd.DataFrame({"races": g.size(), "change": g.mean(), "se": g.std(ddof=1) / np.sqrt(g.size())}).reset_index()
+    t["low"], t["high"] = t.change - z * t.se, t.change + z * t.se
+    s.table("persona_paired_changes", t.drop(columns="se"),
+            f"Change in each {E}'s win rate under each persona against the reference, on the same races and seats")
+    tests = []
+    for persona, part in t.groupby("persona"):
+        w = 1 / part.se.pow(2)
+        mean = float((w * part.change).sum() / w.sum())
+        chi2 = float((((part.change - mean) / part.se) ** 2).sum())
+        df = len(part) - 1
+        tests.append({"persona": persona, "chi2": chi2, "df": df, "p": float(stats.chi2.sf(chi2, df))})
+    tests = s.table("persona_interaction", pd.DataFrame(tests),
+                    f"Persona x {E} interaction on paired races (chi-square of the changes around their mean)",
+                    percent=False)
+    s.findings.append("Personas on the reference's own races: " + "; ".join(
+        f"{r.persona} moves the {E}s " + ("apart (an interaction: the ranking depends on play style, "
+                                          if r.p < ctx.o.alpha else "alike (no interaction shown, ")
+        + f"chi-square {r.chi2:.1f} on {r.df} df, p{p_is(r.p)})" for r in tests.itertuples()) + ".")
 
 
 def _verdict(r, alpha: float) -> str:

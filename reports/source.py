@@ -32,6 +32,7 @@ class CellInfo:
     players: tuple[str, ...]
     races: int
     variants: tuple[str, ...]
+    seed: int = -1              # the cell's seed: cells with equal scenario, racers and seed play the same races
 
     @property
     def persona(self) -> str | None:

@@ -63,7 +63,8 @@ def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int 
     d = manifest["design"]
     scenario = manifest.get("scenario", "trail")
     return CellInfo(name, d[scenario], int(d["racers"]), not d.get("fixed", d.get("biathletes")),
-                    tuple(manifest["names"]["player"]), int(manifest["races"] if races is None else races), variants)
+                    tuple(manifest["names"]["player"]), int(manifest["races"] if races is None else races), variants,
+                    int(manifest.get("seed", -1)))
 
 
 def _study_source(path: Path) -> ResultsSource:

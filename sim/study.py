@@ -34,7 +34,7 @@ from .validation import DataError, Patch, Problems, Table
 BASE = "base"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 CELL_KEYS = ("name", "trail", "track", "course", "scenario", "racers", "biathletes", "colours", "players",
-             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot")
+             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot", "same_races_as")
 
 
 @dataclass(frozen=True)
@@ -165,6 +165,7 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     precision = ct.number("precision_pp", 0.0, 0.0, 50.0)
     confidence = ct.number("confidence", 0.95, 0.5, 0.9999)
     pilot = ct.int("pilot", 0, 0, 10**10)
+    same_as = ct.str("same_races_as", "")
     wanted = ct.list("variants", [BASE])
     seed = ct.int("seed", -1, -1, 2**63 - 1)
     ct.done(hint=CELL_KEYS)
@@ -210,8 +211,18 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
                 ct.problem("options" if options else "name", str(exc))
                 continue
             target = Target(precision / 100, races, pilot, confidence) if precision > 0 else None
-            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants),
-                            seed if seed >= 0 else cell_seed(study_seed, name), target))
+            if same_as and seed < 0:
+                # the races of another cell (its default seed): a persona's cell paired with the
+                # reference's on the same line-ups and dice streams
+                try:
+                    other = same_as.format(**{word: trail, "racers": n})
+                except (KeyError, IndexError, ValueError):
+                    ct.problem("same_races_as", f"may name {{{word}}} and {{racers}} only, got {same_as!r}")
+                    continue
+                cell_seed_value = cell_seed(study_seed, other)
+            else:
+                cell_seed_value = seed if seed >= 0 else cell_seed(study_seed, name)
+            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target))
     return out
 
 
