@@ -96,7 +96,8 @@ class Game:
 
 
 def _apply_patch(doc, path, value):
-    keys = path.split(".")
+    """Set doc[k1][k2].. = value; a key that is a number indexes a list (an array of tables)."""
+    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
     d = doc
     for k in keys[:-1]:
         d = d[k]
@@ -278,6 +279,7 @@ class Referee:
         self.setup = setup
         self.ev = [tuple(int(x) for x in r) for r in events]
         self.i = 0
+        self.last_i = 0
         self.cov = Counter()
         self.round = 0
 
@@ -290,7 +292,12 @@ class Referee:
         return f"row {i} (round {r[0]}, seat {r[1]}, {EV_NAMES.get(r[2], r[2])})"
 
     def fail(self, what, i=None):
-        raise Mismatch(f"{self.where(i)}: {what}")
+        """Stop: `i` is the row at fault, by default the last row read."""
+        raise Mismatch(f"{self.where(self.last_i if i is None else i)}: {what}")
+
+    def fail_next(self, what):
+        """Stop at the next (unread) row."""
+        self.fail(what, self.i)
 
     def peek(self):
         return self.ev[self.i] if self.i < len(self.ev) else None
@@ -304,20 +311,21 @@ class Referee:
         entries that are not None are compared."""
         r = self.peek()
         if r is None:
-            self.fail(f"expected {EV_NAMES[kind]}{what and ' (' + what + ')'} for seat {seat}, "
+            self.fail_next(f"expected {EV_NAMES[kind]}{what and ' (' + what + ')'} for seat {seat}, "
                       f"the log ended")
         if r[2] != kind:
-            self.fail(f"expected {EV_NAMES[kind]}{what and ' (' + what + ')'} for seat {seat}, "
+            self.fail_next(f"expected {EV_NAMES[kind]}{what and ' (' + what + ')'} for seat {seat}, "
                       f"logged {EV_NAMES.get(r[2], r[2])} args {list(r[3:])}")
         if r[1] != seat:
-            self.fail(f"expected {EV_NAMES[kind]} for seat {seat}, logged seat {r[1]}")
+            self.fail_next(f"expected {EV_NAMES[kind]} for seat {seat}, logged seat {r[1]}")
         if r[0] != self.round:
-            self.fail(f"expected round {self.round}, logged round {r[0]}")
+            self.fail_next(f"expected round {self.round}, logged round {r[0]}")
         a = r[3:]
         for k, e in enumerate(expected):
             if e is not None and a[k] != e:
-                self.fail(f"a{k}{' (' + what + ')' if what else ''}: expected {e}, logged {a[k]}"
+                self.fail_next(f"a{k}{' (' + what + ')' if what else ''}: expected {e}, logged {a[k]}"
                           f" (row args {list(a)})")
+        self.last_i = self.i
         self.i += 1
         return a
 
@@ -425,7 +433,7 @@ class Referee:
     def check_pay(self, x, reason, forced=0, shooting=False):
         col = self.pay_column(x, shooting)
         if col is None:
-            self.fail(f"seat {x.seat} cannot pay stamina (every eligible marker is on blue), "
+            self.fail_next(f"seat {x.seat} cannot pay stamina (every eligible marker is on blue), "
                       f"yet a payment (reason {reason}) is logged")
         r = self.peek()
         if isinstance(col, list):
@@ -436,7 +444,7 @@ class Referee:
         else:
             exp_slot = x.slot[col] + 1
             if r is not None and r[2] == PAY and r[1] == x.seat and r[3] != col:
-                self.fail(f"stamina paid from column {r[3]}: expected column {col} "
+                self.fail_next(f"stamina paid from column {r[3]}: expected column {col} "
                           f"(value {x.value(col)}, {'range rule: unshot columns' if shooting else 'highest value, ties leftmost'}; "
                           f"markers {x.slot})")
             self.take(PAY, x.seat, col, exp_slot, reason, forced, what="stamina payment")
@@ -787,7 +795,7 @@ class Referee:
                 x.lap_moves = 0
                 x.in_lane = laps > 0
         if self.next_is(WAX, x.seat):
-            self.fail("a wax token used at a moment the rules do not offer "
+            self.fail_next("a wax token used at a moment the rules do not offer "
                       "(after the last shot it may follow)")
 
     # -- moving --------------------------------------------------------------------------------
@@ -833,7 +841,7 @@ class Referee:
         elif sprints and self._behind(x, start):
             self.cov["no_draft_behind_sprinter"] += 1
         if self.next_is(DRAFT):
-            self.fail(f"DRAFT logged but nobody may draft on seat {x.seat} "
+            self.fail_next(f"DRAFT logged but nobody may draft on seat {x.seat} "
                       f"({'it sprints' if sprints else 'it starts off the course, on a shooting space or in the penalty lane'})")
 
     def _behind(self, x, start):
@@ -913,7 +921,7 @@ class Referee:
         x.place = self.n_finished
         a = self.peek()
         if a is not None and a[2] == FINISH and a[3] != x.place:
-            self.fail(f"finish place: expected {x.place} (crossing order), logged {a[3]}")
+            self.fail_next(f"finish place: expected {x.place} (crossing order), logged {a[3]}")
         self.take(FINISH, x.seat, x.place, what="finish")
         self.finish_order.append(x.seat)
         self.cov["finish"] += 1
@@ -927,7 +935,7 @@ class Referee:
         if not (self.cell(r, l) == "G" and self.occupants(x, r + 1, l) > 0
                 and self.is_space(r + 1, l)):
             if self.next_is(STEP, x.seat) and self.peek()[3] == PH_BONUS:
-                self.fail("a downhill bonus step logged but no bonus is earned "
+                self.fail_next("a downhill bonus step logged but no bonus is earned "
                           "(needs a move ending on green with a racer directly ahead)")
             return []
         self.cov["bonus"] += 1
@@ -994,7 +1002,7 @@ class Referee:
             for y in cands:
                 a = self.peek()
                 if a is not None and a[2] == DRAFT and a[1] == y.seat and a[3] != lead.seat:
-                    self.fail(f"seat {y.seat} drafts on seat {a[3]}: expected seat {lead.seat}")
+                    self.fail_next(f"seat {y.seat} drafts on seat {a[3]}: expected seat {lead.seat}")
                 a = self.take(DRAFT, y.seat, lead.seat, what="drafting decision")
                 ytrail = ([lstart] + ltrail[:-1]) if ltrail else []
                 need = sum(1 for (rr, ll) in ytrail if self.pays(y, rr, ll))
@@ -1125,7 +1133,7 @@ class Referee:
         except StopIteration:
             pass
         if self.i != len(self.ev):
-            self.fail("rows after the end of the race")
+            self.fail_next("rows after the end of the race")
         if self.two:
             self.cov["two_player_end"] += 1
 
