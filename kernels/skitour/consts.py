@@ -146,7 +146,8 @@ ELIM_NAMES = ("none", "collapse")
 # player kinds (kernels/skitour/players.py)
 PLAYER_RANDOM = 0
 PLAYER_HEURISTIC = 1
-PLAYER_KINDS = ("random", "heuristic")
+PLAYER_LOOKAHEAD = 2     # the heuristic, with each move chosen by a search over whole moves
+PLAYER_KINDS = ("random", "heuristic", "lookahead")
 
 # variants
 VARIANT_STANDARD = 0

@@ -25,7 +25,8 @@ from .consts import (
     EV_LIFT, EV_PAY, EV_RACE, EV_RESHOT, EV_ROLL, EV_ROUND, EV_SEAT, EV_SHOT, EV_SIX, EV_STEP,
     EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FACE_HIT, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
     N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
-    PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_RANDOM, R_DIAGONAL_IS_SIDEWAYS,
+    PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_LOOKAHEAD, PLAYER_RANDOM,
+    R_DIAGONAL_IS_SIDEWAYS,
     R_DOWNHILL_MOVES, R_DOWNHILL_PASSES, R_DRAFT_FOLLOWS_BONUS, R_DRAFTER_BONUS, R_LANES,
     R_RACE_DICE, R_RANGE_PAYMENT, R_REROLL_BLUE_REMOVAL, R_ROUND_CAP, R_TARGETS, R_UPHILL_PENALTY,
     R_WAX_ROW, R_WAX_TOKENS, RACING, RANGE_PAY_CHOICE, ROLL_ALL, ROLL_ONE, ROLL_PREP, SIX_SPRINT,
@@ -49,6 +50,7 @@ MAX_TARGETS = 10
 MAX_ROW = 16
 MAX_K = 40           # most steps one move may ask for (checked)
 MAX_TRAIL = 64
+LOOK_NODES = 3000    # steps the look-ahead player's move search visits at most
 
 # --- the state table st[seat, S_*] ----------------------------------------------------------------
 S_BOARD = 0          # 0..9: the board, packed as consts.B_*
@@ -189,6 +191,8 @@ class Work(NamedTuple):
     tmp: np.ndarray      # int32[32]: trial markers and lists
     q: np.ndarray        # int32[64]: the drafting queue
     visits: np.ndarray   # VISIT records
+    lk: np.ndarray       # int32[MAX_K + 2, 6]: the look-ahead's search stack
+    lv: np.ndarray       # float64[MAX_K + 2]: its path values
 
 
 # =================================================================================================
@@ -644,6 +648,66 @@ def end_score_nb(T, W, seat, r2, l2):
 
 
 @inline
+def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
+    """The look-ahead player's move: search the ways of making the k0 remaining steps (at most
+    LOOK_NODES steps visited) and return the first step option of the best one, valued as the
+    heuristic values a whole move: ten per row gained, less `occupied` per paid entry, plus the
+    value of the last space. -1 when the search found nothing."""
+    stk = W.lk
+    val = W.lv
+    out = W.fb[32:39]
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    best = -1.0e18
+    best_o = -1
+    d = 0
+    stk[0, 0] = r0
+    stk[0, 1] = l0
+    stk[0, 2] = so0
+    stk[0, 3] = k0
+    stk[0, 4] = 0
+    stk[0, 5] = -1
+    val[0] = 0.0
+    nodes = 0
+    while d >= 0 and nodes < LOOK_NODES:
+        o = stk[d, 4]
+        if o >= 5:
+            d -= 1
+            continue
+        stk[d, 4] = o + 1
+        r = stk[d, 0]
+        l = stk[d, 1]
+        k = stk[d, 3]
+        if not step_nb(T, W, seat, r, l, stk[d, 2], o, out):
+            continue
+        nodes += 1
+        v = val[d]
+        if pays_nb(T, out[0], out[1], out[6]):
+            v -= occw
+        first = o if d == 0 else stk[d, 5]
+        if out[4] == 1 or k == 1:
+            v += 10.0 * (out[0] - r0)
+            if out[4] == 0 or out[0] < T.crs.shape[0]:
+                v += end_score_nb(T, W, seat, out[0], out[1])
+            if v > best:
+                best = v
+                best_o = first
+            continue
+        if W.memo[out[0] + 1, out[1], out[2], k - 1] == sa:
+            continue
+        if not feasible_nb(T, W, seat, out[0], out[1], out[2], k - 1, False, sa):
+            continue
+        d += 1
+        stk[d, 0] = out[0]
+        stk[d, 1] = out[1]
+        stk[d, 2] = out[2]
+        stk[d, 3] = k - 1
+        stk[d, 4] = 0
+        stk[d, 5] = first
+        val[d] = v
+    return best_o
+
+
+@inline
 def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
     1 ended at a shooting space or the finish / 2 collapsed)."""
@@ -663,9 +727,11 @@ def move_nb(T, W, seat, k):
             k -= 1
     steps = 0
     heur = not is_random_nb(T, W, seat)
+    look = T.pk[st[seat, S_PLAYER]] == PLAYER_LOOKAHEAD
     while steps < k:
         rem = k - steps
         clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl)
+        bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         for o in range(5):
             if not step_nb(T, W, seat, r, l, so, o, out):
@@ -690,6 +756,8 @@ def move_nb(T, W, seat, k):
                     s += end_score_nb(T, W, seat, out[0], out[1])
                 if out[3] == STEP_SIDE:
                     s -= 0.01 * o
+                if look and bo >= 0:
+                    s = 1.0 if o == bo else 0.0
             sc[n] = s
             n += 1
         if n == 0:
@@ -1524,7 +1592,7 @@ def progress_nb(T, W, s):
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
-                  prng):
+                  prng, lk, lv):
     """Play `races` (int64 indices) of one set-up; fill the records.
 
     Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
@@ -1542,7 +1610,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
     W = Work(borrow_nb(st), borrow_nb(tv), borrow_nb(ct), borrow_nb(rng), borrow_nb(prng),
              borrow_nb(script), borrow_nb(dsc), borrow_nb(dsi), borrow_nb(log), borrow_nb(memo),
              borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
-             borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out))
+             borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv))
     races = borrow_nb(races)
     nations = borrow_nb(nations)
     players = borrow_nb(players)

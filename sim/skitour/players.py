@@ -75,9 +75,10 @@ def get_player(name: str) -> PlayerSpec:
     else:
         doc = _doc(name)
     kind = doc.get("kind", "heuristic")
-    if kind != "heuristic":
-        raise ValueError(f"Ski Tour players are 'random' or heuristic personas, got kind {kind!r}")
-    return PlayerSpec(doc.get("name", str(name)), C.PLAYER_HEURISTIC, tuple(_resolve(doc)))
+    if kind not in ("heuristic", "lookahead"):
+        raise ValueError(f"Ski Tour players are 'random' or personas of kind heuristic or lookahead, "
+                         f"got kind {kind!r}")
+    return PlayerSpec(doc.get("name", str(name)), C.PLAYER_KINDS.index(kind), tuple(_resolve(doc)))
 
 
 def description(name: str) -> str:

@@ -47,3 +47,25 @@ def test_personas_play_differently():
     assert out["sprinter"]["extra_columns"].mean() > out["steady"]["extra_columns"].mean()
     assert out["sprinter"]["sprint_taken"].mean() > out["steady"]["sprint_taken"].mean()
     assert out["sharpshooter"]["stamina_used"].mean() < out["sprinter"]["stamina_used"].mean()
+
+
+def test_lookahead_player_plays_legal_races():
+    import sys
+    from pathlib import Path
+
+    from kernels.skitour import consts as C
+    from sim.skitour.compile import load_bundle
+    from sim.skitour.play import play_one
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_skitour_moves import check_moves
+
+    assert P.get_player("lookahead").kind == C.PLAYER_LOOKAHEAD
+    assert P.get_player("lookahead").weights == P.get_player("balanced").weights
+    b = load_bundle()
+    nat = [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
+    for race in range(6):
+        s, _, log = play_one(b, "Long", nat, seed=8, race=race, players=("lookahead", "random"),
+                             seat_players=[0, 1, 0, 1])
+        assert check_moves(b, log) == 0
+        assert s["finished"].sum() >= 2
