@@ -47,6 +47,11 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
                f"{o.confidence:.0%} intervals (Wilson). Verdicts hold the interval against the tolerance band "
                f"({ctx.band_text}): ✓ the whole interval inside the band, ▲ / ▼ the whole interval above / "
                f"below it, ? not enough races to tell (the interval straddles an edge).")
+    cells = rows.groupby([sc, "n_racers"], observed=True).size().rename("racer_rows").reset_index()
+    cells["weight_in_scenario"] = 1 / cells.groupby(sc, observed=True).n_racers.transform("size")
+    cells["weight_in_all"] = 1 / len(cells)
+    s.table("pooling_weights", ctx.order_trails(cells), f"Weights of the pooled rows: every racer count within a {T}, "
+            f"and every {T} and racer count in 'all', weighs the same whatever its races", percent=False)
     by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(ctx.judge(M.flag(M.with_overall(
         rows, sc, [en], confidence=o.confidence), o.alpha), E, en, sc)),
         f"Win rate per {E} and {T} (all: the {T}s pooled)")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .stats import (benjamini_hochberg, fair_share_test, holm, kendall, paired_difference, ratio_of_means,
-                    spearman, spearman_p, wilson_interval, z_value)
+                    spearman, spearman_p, two_sided_p, wilson_interval, z_value)
 
 ALPHA = 0.05
 #: the result record's codes (kernels/results.py)
@@ -93,13 +93,62 @@ def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd
     return t.drop(columns=["expected", "variance"]).reset_index()
 
 
-def with_overall(rows: pd.DataFrame, key: str, by: list[str], label: str = "all", **kw) -> pd.DataFrame:
-    """win_rates by [key, *by], followed by the rows pooled over `key` (key = label)."""
-    split = win_rates(rows, [key, *by], **kw)
-    pooled = win_rates(rows, by, **kw)
+def with_overall(rows: pd.DataFrame, key: str, by: list[str], label: str = "all", weights: str = "equal",
+                 confidence: float = 0.95) -> pd.DataFrame:
+    """Win rates by [key, *by], followed by the rows pooled over `key` (key = label).
+
+    weights "equal" (the default): a pooled row gives every racer count (within a `key` value) and
+    every `key` value and racer count (in the `label` row) the same weight, whatever the races each
+    played, so a scenario that happened to get more races (gear cells, precision-sized cells) does
+    not pull the pooled rate; its interval is the normal one of a mean of independent cells. "races":
+    every race the same weight (the rows simply pooled)."""
+    if weights == "races":
+        split = win_rates(rows, [key, *by], confidence)
+        pooled = win_rates(rows, by, confidence)
+    elif weights == "equal":
+        cells = win_rates(rows, [key, "n_racers", *by], confidence)
+        split = equal_pool(cells, [key, *by], confidence)
+        pooled = equal_pool(cells, by, confidence)
+    else:
+        raise ValueError(f"weights must be 'equal' or 'races', got {weights!r}")
     pooled.insert(0, key, label)
     split[key] = split[key].astype(str)
     return pd.concat([split, pooled], ignore_index=True)
+
+
+def equal_pool(cells: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
+    """win_rates rows (one per cell: a scenario and racer count) pooled per `by` with equal weights:
+    the mean win rate, fair share and ratio of the cells, and the normal interval of that mean
+    (the cells' binomial variances, each weighted 1/cells^2); races and wins summed; `cells`: how
+    many were pooled (each weighs 1/cells)."""
+    z = z_value(confidence)
+    work = cells.copy()
+    p = work.win_rate.clip(0.5 / work.races, 1 - 0.5 / work.races)      # no zero variance at 0 or 1
+    work["v_rate"] = p * (1 - p) / work.races
+    work["v_ratio"] = work.v_rate / work.fair_share ** 2
+    g = work.groupby(by, observed=True, sort=True) if by else work.groupby(np.zeros(len(work)))
+    t = pd.DataFrame({"races": g.races.sum(), "wins": g.wins.sum(), "win_rate": g.win_rate.mean(),
+                      "fair_share": g.fair_share.mean(), "ratio": g.ratio.mean(), "cells": g.size()})
+    se_rate = np.sqrt(g.v_rate.sum()) / t.cells
+    se_ratio = np.sqrt(g.v_ratio.sum()) / t.cells
+    t["low"], t["high"] = t.win_rate - z * se_rate, t.win_rate + z * se_rate
+    t["gap"] = t.win_rate - t.fair_share
+    t["ratio_low"], t["ratio_high"] = t.ratio - z * se_ratio, t.ratio + z * se_ratio
+    t["z"] = (t.ratio - 1) / se_ratio
+    t["p"] = two_sided_p(t.z.to_numpy())
+    cols = ["races", "wins", "win_rate", "low", "high", "fair_share", "gap", "ratio", "ratio_low", "ratio_high",
+            "z", "p", "cells"]
+    t = t[cols].reset_index()
+    t = t.drop(columns="index") if not by else t
+    single = t.cells.to_numpy() == 1          # a group of one cell is that cell, Wilson interval and all
+    own = ["low", "high", "ratio_low", "ratio_high", "z", "p"]
+    if single.any() and by:
+        ones = cells[cells.groupby(by, observed=True).win_rate.transform("size") == 1]
+        merged = t.loc[single, by].merge(ones[by + own], on=by, how="left")
+        t.loc[single, own] = merged[own].to_numpy()
+    elif single.any():
+        t.loc[:, own] = cells[own].to_numpy()
+    return t
 
 
 def means(rows: pd.DataFrame, value: str, by: list[str], confidence: float = 0.95) -> pd.DataFrame:

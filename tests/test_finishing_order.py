@@ -31,3 +31,21 @@ def test_luce_win_rates_are_choice_probabilities():
     w = np.array([1.0, 2.0, 3.0])
     p = luce_win_rates(np.array([[0, 1, 2], [2, 0, 1]]), w)
     assert np.allclose(p[0], [1 / 6, 2 / 6, 3 / 6]) and np.allclose(p[1], [3 / 6, 1 / 6, 2 / 6])
+
+
+def test_pooled_rows_weigh_every_cell_alike():
+    import pandas as pd
+
+    from reports.metrics import with_overall
+
+    # A wins 60% of 1,000 two-racer races on X and 25% of 100 four-racer races on Y
+    rows = pd.concat([
+        pd.DataFrame({"sc": "X", "n_racers": 2, "who": "A", "won": [1] * 600 + [0] * 400}),
+        pd.DataFrame({"sc": "Y", "n_racers": 4, "who": "A", "won": [1] * 25 + [0] * 75}),
+    ], ignore_index=True)
+    t = with_overall(rows, "sc", ["who"]).set_index("sc")
+    assert t.loc["all", "ratio"] == (1.2 + 1.0) / 2                      # not race-weighted
+    assert t.loc["all", "cells"] == 2 and t.loc["all", "races"] == 1100
+    raced = with_overall(rows, "sc", ["who"], weights="races").set_index("sc")
+    assert raced.loc["all", "ratio"] == (600 + 25) / (500 + 25)
+    assert t.loc["X", "low"] == raced.loc["X", "low"]                   # one cell: its Wilson interval
