@@ -19,7 +19,9 @@ event, and what was expected against what was logged.
      "variant": "standard" | "two_player"   (also accepted: "two_players", "two", 2, True),
      "wax_rows": optional [[6 token ids] per seat] (checked against WAXROW when given),
      "switches": optional {switch: value} overriding game.toml [switches],
-     "rules": optional {key: value} overriding game.toml [rules]}
+     "rules": optional {key: value} overriding game.toml [rules],
+     "records_laps_unshot": optional, the seat record's laps_rK for a visit reached whose fifth
+                            shot was never made (default 0: records.md's "-1 if not reached")}
 
 `data_dir_or_game` is a data directory (str/Path; None = the shipped sim/data/skitour), or a
 `Game` built by `load_game(dir, patches)`, where a patch is (file, "dotted.key", value), e.g.
@@ -241,6 +243,10 @@ class Racer:
         self.place = 0
         self.wax = []
         self.up = []
+        self.rec = Counter()       # seat-record counters (records.md)
+        self.visits = []          # visit records, one dict per range visit
+        self.laps_at = []         # laps owed per visit reached (seat record laps_r1..)
+        self.visit_targets = []   # the targets (1 hit, 0 miss) of each visit
 
     @property
     def racing(self):
@@ -450,8 +456,12 @@ class Referee:
             self.take(PAY, x.seat, col, exp_slot, reason, forced, what="stamina payment")
         x.slot[col] += 1
         self.cov[f"pay_reason:{reason}"] += 1
+        x.rec["stamina_used"] += 1
+        if reason in (R_MOVE, R_DRAFT, R_BONUS):
+            x.rec["occupied_paid"] += 1
         if shooting:
             self.cov["pay_range"] += 1
+            x.visits[-1]["range_paid"] += 1
         if forced:
             self.cov["pay_forced"] += 1
 
@@ -552,6 +562,7 @@ class Referee:
                     self.fail(f"printed token id: expected -1, logged {tid}")
                 tbits, tone = x.nation.printed
                 self.cov["wax_printed"] += 1
+                x.rec["printed_uses"] += 1
             else:
                 if t["row_used"]:
                     self.fail(f"a second row token in one turn (moment {moment})")
@@ -565,6 +576,7 @@ class Referee:
                 t["row_used"] = True
                 x.up[pos] = False
                 self.cov["wax_row_token"] += 1
+                x.rec["wax_tokens"] += 1
             if bits != tbits:
                 self.fail(f"token icon bits: expected {tbits}, logged {bits}")
             if tone:
@@ -583,6 +595,7 @@ class Referee:
             if not eff & b:
                 continue
             self.cov["wax:" + ICON_OF_BIT[b]] += 1
+            x.rec["wax_" + ICON_OF_BIT[b]] += 1
             if b == W_STAMINA:
                 if not self.can_pay(x, t["shooting"]):
                     self.fail("a stamina token used although the payment cannot be made")
@@ -598,9 +611,11 @@ class Referee:
                     self.check_face(die, a, what="re-rolled shot")
                     x.targets[tgt] = a[3]
                     self.cov["reshot"] += 1
+                    x.visits[-1]["reshots"] += 1
                 else:
                     self.cov["wax_effect_lost"] += 1
             elif b == W_SPRINT:
+                t["sprint_icon_any"] = True
                 if moment in (0, 1):
                     t["sprint_icon"] = True
                     t["sprint_moves"] += x.sprint
@@ -677,6 +692,7 @@ class Referee:
             self.check_pay(x, R_COLUMN, 0, t["shooting"])
         if extra:
             self.cov["extra_columns"] += 1
+            x.rec["extra_columns"] += len(extra)
         if exp_free:
             self.cov["free_column_used"] += 1
         taken = 0
@@ -689,6 +705,7 @@ class Referee:
                 x.sprint = 0
                 t["took_sprint"] = True
                 self.cov["sprint_column"] += 1
+                x.rec["sprint_taken"] += 1
                 continue
             n = x.cols[c]
             six = x.box[c]
@@ -731,17 +748,19 @@ class Referee:
                           f"{legal} (face up {x.up})")
             x.up[a[0]] = True
             self.cov["flip_trade"] += 1
+            x.rec["flip_trades"] += 1
         return taken
 
     # -- a turn --------------------------------------------------------------------------------
     def turn(self, x):
         self.cov["turns"] += 1
+        x.rec["turns"] += 1
         shooting = (x.row >= 0 and not x.in_lane and self.cell(x.row, x.lane) == "S"
                     and len(x.targets) < self.targets and x.laps == 0)
         self.take(TURN, x.seat, 1 if shooting else 0, x.row, x.lane if x.row >= 0 else None,
                   int(x.in_lane), x.laps, x.lap_moves, len(x.targets), what="turn state")
         t = dict(shooting=shooting, row_used=False, printed_used=False, free=0, plus=0,
-                 minus=0, sprint_icon=False, sprint_moves=0, took_sprint=False,
+                 minus=0, sprint_icon=False, sprint_icon_any=False, sprint_moves=0, took_sprint=False,
                  shots_this_turn=[], shot_die={})
         self.wax_moment(x, 0, t)
         taken = self.column_step(x, t)
@@ -767,13 +786,20 @@ class Referee:
             self.cov["minus_applied"] += 1
         if sprints:
             self.cov["sprint"] += 1
-        if shooting:
-            self.shoot(x, result, t)
-        else:
-            self.move_turn(x, result, sprints)
+        try:
+            if shooting:
+                self.shoot(x, result, t)
+            else:
+                self.move_turn(x, result, sprints)
+        finally:  # (a two-player race ends inside the move)
+            # records.md: "turns the racer sprinted (took the sprint column or used a sprint
+            # icon)": any sprint icon counts, also one at moment C where it has no effect (§4.6)
+            if t["took_sprint"] or t["sprint_icon_any"]:
+                x.rec["sprint_uses"] += 1
 
     def shoot(self, x, count, t):
         self.cov["shooting_turns"] += 1
+        x.visits[-1]["shoot_turns"] += 1
         n = min(count, self.targets - len(x.targets))
         for _ in range(n):
             k = len(x.targets)
@@ -784,6 +810,7 @@ class Referee:
             t["shots_this_turn"].append(k)
             t["shot_die"][k] = die
             self.cov["shots"] += 1
+            x.visits[-1]["shots"] += 1
             self.cov[f"shot_die:{self.g.dice[die][0]}"] += 1
             self.wax_moment(x, 2, t)
             if len(x.targets) == self.targets:
@@ -792,6 +819,8 @@ class Referee:
                 self.take(LAPS, x.seat, misses, laps, what="penalty laps")
                 self.cov[f"penalty_misses:{misses}"] += 1
                 x.laps = laps
+                x.visits[-1]["penalties"] = laps
+                x.laps_at[-1] = laps
                 x.lap_moves = 0
                 x.in_lane = laps > 0
         if self.next_is(WAX, x.seat):
@@ -801,6 +830,9 @@ class Referee:
     # -- moving --------------------------------------------------------------------------------
     def move_turn(self, x, moves, sprints):
         self.cov["moving_turns"] += 1
+        if (x.visits and x.visits[-1]["leave_round"] == -1 and not x.in_lane
+                and len(x.targets) == self.targets):
+            x.visits[-1]["leave_round"] = self.round
         start_in_range = False
         if x.in_lane:
             lap_len = self.course.lap_len[x.range_idx]
@@ -817,6 +849,7 @@ class Referee:
             x.in_lane = False
             x.lap_moves = 0
             self.cov["left_penalty_lane"] += 1
+            x.visits[-1]["leave_round"] = self.round
             moves -= spent
             start_in_range = True
             leader_draftable = False
@@ -881,6 +914,7 @@ class Referee:
                 self.fail(f"step into ({s[1]}, {s[2]}): expected occupants {occ}, paid "
                           f"{int(pay)}, passes {passes}; logged {a[4]}, {a[5]}, {a[6]}")
             self.cov[f"step_kind:{s[0]}"] += 1
+            x.rec["moves"] += 1
             if passes:
                 self.cov["passes"] += 1
             x.row, x.lane = s[1], s[2]
@@ -897,6 +931,7 @@ class Referee:
                     self.take(COLLAPSE, x.seat, R_MOVE, what="collapse")
                     x.collapsed = True
                     self.cov["collapse"] += 1
+                    x.rec["collapse_round"] = self.round
                     return trail, True
                 self.check_pay(x, R_MOVE, forced)
             if r >= self.n_rows:
@@ -914,6 +949,9 @@ class Referee:
         x.range_idx = k
         x.targets = []
         self.cov["arrive"] += 1
+        x.visits.append(Counter(visit=k + 1, arrive_round=self.round, leave_round=-1))
+        x.visit_targets.append(x.targets)
+        x.laps_at.append(0)
 
     def finish(self, x):
         self.n_finished += 1
@@ -925,6 +963,7 @@ class Referee:
         self.take(FINISH, x.seat, x.place, what="finish")
         self.finish_order.append(x.seat)
         self.cov["finish"] += 1
+        x.rec["finish_round"] = self.round
         if self.two:
             self.take(END, -1, self.round, 0, x.seat, what="two-player end")
             raise StopIteration
@@ -939,6 +978,7 @@ class Referee:
                           "(needs a move ending on green with a racer directly ahead)")
             return []
         self.cov["bonus"] += 1
+        x.rec["bonuses"] += 1
         trail = []
         passes = passes0
         free_left = True
@@ -973,6 +1013,7 @@ class Referee:
             r, l = s[1], s[2]
             trail.append((r, l))
             self.cov["bonus_steps"] += 1
+            x.rec["bonus_steps"] += 1
             if r >= self.n_rows:
                 self.finish(x)
                 break
@@ -1019,6 +1060,7 @@ class Referee:
                     continue
                 moved.add(y.seat)
                 self.cov["draft"] += 1
+                y.rec["drafts"] += 1
                 if lead is not leader:
                     self.cov["draft_chain"] += 1
                 ystart = (y.row, y.lane)
@@ -1057,6 +1099,7 @@ class Referee:
             y.row, y.lane = rr, ll
             entered.append((rr, ll))
             self.cov["draft_steps"] += 1
+            y.rec["draft_steps"] += 1
         return entered
 
     # -- the race ------------------------------------------------------------------------------
@@ -1074,6 +1117,9 @@ class Referee:
         self.two = var in ("two_player", "two_players", "two", 2, True)
         n = len(nat_ids)
         course_id = [c[0] for c in g.courses].index(self.course.name)
+        self.course_id = course_id
+        self.nat_ids = nat_ids
+        self.stalled = False
         long_race = self.course.n_ranges >= self.rules["long_race_ranges"]
         start_slot = 0 if (long_race or self.sw["short_race_on_top"]) else 1
         self.round = 0
@@ -1129,6 +1175,7 @@ class Referee:
                     winner = self.finish_order[0] if self.finish_order else -1
                     self.take(END, -1, r, 1, winner, what="stalled race")
                     self.cov["stalled"] += 1
+                    self.stalled = True
                     break
         except StopIteration:
             pass
@@ -1138,8 +1185,108 @@ class Referee:
             self.cov["two_player_end"] += 1
 
 
-def referee_race(data_dir_or_game, setup: dict, events) -> Report:
-    """Replay and check one race's event log. See the module docstring for `setup`."""
+SEAT_COUNTERS = ("stamina_used", "turns", "moves", "extra_columns", "sprint_taken",
+                 "sprint_uses", "occupied_paid", "drafts", "draft_steps", "bonuses",
+                 "bonus_steps", "wax_tokens", "printed_uses", "flip_trades") + tuple(
+    "wax_" + icon for icon in ICONS)
+NOT_CHECKED_SEAT = ("race", "player", "lead_changes", "leader_after_range")
+
+
+def expected_records(ref: Referee):
+    """The seat and visit records (records.md) recomputed from the replay:
+    ({seat: {field: value}}, {(seat, visit): {field: value}})."""
+    n = len(ref.racers)
+    n_rows = ref.n_rows
+    seats, visits = {}, {}
+    for x in ref.racers:
+        e = {}
+        e["scenario"] = ref.course_id
+        e["n_racers"] = n
+        e["seat"] = x.seat
+        e["team"] = x.seat % 2 if ref.two else x.seat
+        e["leg"] = x.seat // 2 if ref.two else 0
+        e["finished"] = int(x.finished)
+        e["eliminated"] = int(x.collapsed)
+        e["elim_cause"] = 1 if x.collapsed else 0
+        e["rounds"] = ref.round
+        e["stalled"] = int(ref.stalled)
+        e["distance_left"] = 0 if x.finished else (n_rows + 1 if x.row < 0 else n_rows - x.row)
+        e["penalty_laps"] = sum(x.laps_at)
+        e["nation"] = ref.nat_ids[x.seat]
+        e["stamina_left"] = x.stamina_left()
+        e["collapse_round"] = x.rec.get("collapse_round", -1)
+        e["finish_round"] = x.rec.get("finish_round", -1)
+        for f in SEAT_COUNTERS:
+            e[f] = x.rec[f]
+        e["shots"] = sum(len(t) for t in x.visit_targets)
+        e["hits"] = sum(sum(t) for t in x.visit_targets)
+        unfinished = ref.setup.get("records_laps_unshot", 0)
+        for k in range(4):
+            if k >= len(x.laps_at):
+                v = -1
+            elif len(x.visit_targets[k]) < ref.targets:
+                v = unfinished     # reached, fifth shot not made: records.md says "-1 if not
+            else:                  # reached", so 0 (laps owed so far); option for -1
+                v = x.laps_at[k]
+            e[f"laps_r{k + 1}"] = v
+        seats[x.seat] = e
+        for v, t in zip(x.visits, x.visit_targets):
+            visits[(x.seat, v["visit"])] = dict(
+                shots=len(t), hits=sum(t), misses=len(t) - sum(t), penalties=v["penalties"],
+                arrive_round=v["arrive_round"], shoot_turns=v["shoot_turns"],
+                range_paid=v["range_paid"], reshots=v["reshots"], leave_round=v["leave_round"])
+    # places
+    if ref.two:
+        if ref.finish_order:
+            side = ref.finish_order[0] % 2
+            for s_, e in seats.items():
+                e["place"] = 1 if s_ % 2 == side else 2
+                e["won"] = int(s_ % 2 == side)
+    else:
+        order = list(ref.finish_order)
+        rest = sorted((s_ for s_ in seats if s_ not in order),
+                      key=lambda s_: (seats[s_]["distance_left"], s_))
+        for k, s_ in enumerate(order + rest):
+            seats[s_]["place"] = k + 1
+            seats[s_]["won"] = int(k == 0 and s_ in order)
+    return seats, visits
+
+
+def check_records(ref: Referee, seat_records, visit_records):
+    exp_seats, exp_visits = expected_records(ref)
+    if seat_records is not None:
+        names = seat_records.dtype.names
+        if len(seat_records) != len(exp_seats):
+            raise Mismatch(f"seat records: expected {len(exp_seats)} rows, got "
+                           f"{len(seat_records)}")
+        for row in seat_records:
+            s_ = int(row["seat"])
+            for f, v in exp_seats[s_].items():
+                if f in names and int(row[f]) != v:
+                    raise Mismatch(f"seat record of seat {s_}: {f}: expected {v}, "
+                                   f"recorded {int(row[f])}")
+            ref.cov["records_seats"] += 1
+    if visit_records is not None:
+        got = {}
+        for row in visit_records:
+            got[(int(row["seat"]), int(row["visit"]))] = row
+        if set(got) != set(exp_visits):
+            raise Mismatch(f"visit records: expected (seat, visit) {sorted(exp_visits)}, "
+                           f"recorded {sorted(got)}")
+        for key, e in exp_visits.items():
+            for f, v in e.items():
+                if int(got[key][f]) != v:
+                    raise Mismatch(f"visit record of seat {key[0]} visit {key[1]}: {f}: "
+                                   f"expected {v}, recorded {int(got[key][f])}")
+            ref.cov["records_visits"] += 1
+
+
+def referee_race(data_dir_or_game, setup: dict, events, seats=None, visits=None) -> Report:
+    """Replay and check one race's event log. See the module docstring for `setup`.
+
+    Optionally also check the race's records (records.md): `seats` and `visits` are the
+    structured arrays play_one returns (fields matched by name; lead_changes,
+    leader_after_range, race and player are not checked)."""
     game = data_dir_or_game if isinstance(data_dir_or_game, Game) else load_game(data_dir_or_game)
     # drop trailing all-zero rows (an unused tail of a preallocated log)
     rows = [tuple(int(v) for v in r) for r in events]
@@ -1148,6 +1295,8 @@ def referee_race(data_dir_or_game, setup: dict, events) -> Report:
     ref = Referee(game, setup, rows)
     try:
         ref.run()
+        if seats is not None or visits is not None:
+            check_records(ref, seats, visits)
     except Mismatch as e:
         return Report(False, str(e), ref.cov)
     except (IndexError, KeyError, ValueError) as e:  # a log the referee cannot follow

@@ -4,7 +4,13 @@ About 1,000 races of the shipped data (both courses, 2 to 5 racers, the two-play
 basic and advanced nations, the random and the balanced player) and a few hundred more under
 each interpretation switch flipped (data variants patched identically into the kernel's bundle
 and the referee's own reading of the data). Every log must be accepted, and the referee's
-coverage counters must show that every rule the brief names was exercised.
+coverage counters must show that every rule the brief names was exercised. The races' seat and
+visit records (records.md) are checked too, except lead_changes and leader_after_range.
+
+Known disagreement (kernel vs records.md), kept visible by an xfail test below: for a range visit
+reached whose fifth shot was never made (the race ended first), the kernel's seat record has
+laps_rK = -1, while records.md says -1 only "if not reached" (the visit record exists, with
+penalties 0). The bulk tests accept the kernel's -1 there (setup option records_laps_unshot).
 """
 from __future__ import annotations
 
@@ -46,16 +52,17 @@ def random_races(bundle, game, n, seed):
             nations.append(x)
         variant = "two_player" if two else "standard"
         player = PLAYERS[(i // 2) % 2]
-        _, _, log = play_one(bundle, course, nations, seed=seed, race=i, players=(player,),
-                             variant=variant)
-        yield dict(course=course, nations=nations, variant=variant), log, (seed, i)
+        seats, visits, log = play_one(bundle, course, nations, seed=seed, race=i,
+                                      players=(player,), variant=variant)
+        setup = dict(course=course, nations=nations, variant=variant, records_laps_unshot=-1)
+        yield setup, log, (seed, i), seats, visits
 
 
 def run_races(bundle, game, n, seed):
     cov = Counter()
     bad = []
-    for setup, log, key in random_races(bundle, game, n, seed):
-        rep = referee_race(game, setup, log)
+    for setup, log, key, seats, visits in random_races(bundle, game, n, seed):
+        rep = referee_race(game, setup, log, seats=seats, visits=visits)
         cov += rep.coverage
         if not rep.ok:
             bad.append(f"seed {key[0]} race {key[1]} {setup}: {rep.message}")
@@ -98,6 +105,7 @@ def test_referee_accepts_1000_random_kernel_races(shipped):
     cov, bad = run_races(bundle, game, 1000, seed=2026)
     assert not bad, f"{len(bad)} races refused; first: {bad[:3]}"
     assert cov["race"] == 1000
+    assert cov["records_seats"] > 0 and cov["records_visits"] > 0
     for name in bundle.nation_names:
         assert cov["nation:" + name] > 0, name
     missing = [k for k in MUST_COVER if cov[k] <= 0]
@@ -117,3 +125,15 @@ def test_referee_accepts_kernel_races_with_a_switch_flipped(variant):
         assert cov["drafter_bonus"] == 0 and cov["draft"] > 0
     if variant == "diagonal_is_sideways":
         assert cov["step_kind:2"] > 0
+
+
+@pytest.mark.xfail(strict=True, reason="kernel writes laps_rK = -1 for a range visit reached "
+                   "without its fifth shot; records.md: -1 only if not reached")
+def test_laps_r_of_a_visit_reached_without_its_fifth_shot(shipped):
+    bundle, game = shipped
+    nations = ["Norway", "USA", "Finland", "Russia"]
+    seats, visits, log = play_one(bundle, "Long", nations, seed=42, race=42,
+                                  players=("balanced",), variant="two_player")
+    setup = dict(course="Long", nations=nations, variant="two_player")
+    rep = referee_race(game, setup, log, seats=seats, visits=visits)
+    assert rep.ok, rep.message
