@@ -24,7 +24,8 @@ event, and what was expected against what was logged.
                             shot was never made (default 0: records.md's "-1 if not reached")}
 
 `data_dir_or_game` is a data directory (str/Path; None = the shipped sim/data/skitour), or a
-`Game` built by `load_game(dir, patches)`, where a patch is (file, "dotted.key", value), e.g.
+`Game` built by `load_game(dir, patches)`, where a patch is (file, "dotted.key", value) or any
+object with .file, .path, .value (sim.validation.Patch), e.g.
 ("nations/norway.toml", "stamina.slots", [...]) -- the same data variants the simulator allows.
 """
 from __future__ import annotations
@@ -98,12 +99,28 @@ class Game:
 
 
 def _apply_patch(doc, path, value):
-    """Set doc[k1][k2].. = value; a key that is a number indexes a list (an array of tables)."""
-    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+    """Set doc[k1][k2].. = value. A key that is a number indexes a list (an array of tables);
+    `key[Name]` picks the entry of the array of tables `key` whose name is Name (any case), as
+    sim.validation.Patch paths do."""
     d = doc
-    for k in keys[:-1]:
-        d = d[k]
-    d[keys[-1]] = value
+    keys = path.split(".")
+    for n, k in enumerate(keys):
+        last = n == len(keys) - 1
+        if "[" in k and k.endswith("]"):
+            arr, name = k[:-1].split("[", 1)
+            entries = [e for e in d[arr] if str(e.get("name", "")).lower() == name.lower()]
+            if len(entries) != 1:
+                raise KeyError(f"patch {path}: no single entry named {name!r} in {arr}")
+            if last:
+                d[arr][d[arr].index(entries[0])] = value
+            else:
+                d = entries[0]
+            continue
+        k = int(k) if k.isdigit() else k
+        if last:
+            d[k] = value
+        else:
+            d = d[k]
 
 
 def parse_token(text):
@@ -130,7 +147,8 @@ def load_game(data_dir=None, patches=()) -> Game:
     """Read a data directory with tomllib; `patches` are (file, dotted key, value)."""
     root = Path(data_dir) if data_dir is not None else DEFAULT_DIR
     by_file = {}
-    for f, k, v in patches:
+    for pt in patches:
+        f, k, v = (pt.file, pt.path, pt.value) if hasattr(pt, "file") else pt
         by_file.setdefault(f.replace("\\", "/"), []).append((k, v))
 
     def read(rel):

@@ -336,3 +336,44 @@ def test_roll_of_the_wrong_number_of_dice(short_game):
     log = finish_log()
     log[find(log, 1, 0, ROLL)] = R(1, 0, ROLL, 0, 4, 4, 4, 4, 4)
     refused(short_game, SETUP_SHORT, log, "ROLL", "a1 (roll purpose 0): expected 5, logged 4")
+
+
+# -- markers on blue ------------------------------------------------------------------------
+
+# Norway with two-slot stamina columns: a short race starts on the second slot, the blue one,
+# so all five markers are on blue from the start.
+BLUE_NORWAY = SHORT_COURSE + [
+    ("nations/norway.toml", "stamina.slots", ["6G  6G  6G  6G  6G", "1B  1B  1B  1B  1B"])]
+
+
+@pytest.fixture(scope="module")
+def blue_game():
+    return ref.load_game(patches=BLUE_NORWAY)
+
+
+def blue_log(remove=True):
+    log = finish_log()
+    i = find(log, 1, 0, ROLL)
+    if remove:   # five markers on blue: the rolled six goes back to the available dice
+        log[i:i + 2] = [R(1, 0, ROLL, 0, 5, 4, 4, 4, 4, 6), R(1, 0, BLUE, 5, 0, 1),
+                        R(1, 0, BOARD, 0, 0, 0, 4, 0, 0, 0, 0, 0, 6, 4)]
+    else:        # the six kept in the sprint column
+        log[i:i + 2] = [R(1, 0, ROLL, 0, 5, 4, 4, 4, 4, 6), R(1, 0, SIX, 0, 4),
+                        R(1, 0, BOARD, 0, 0, 0, 4, 1, 0, 0, 0, 0, 5, 5)]
+    return log
+
+
+def test_blue_removal_log_is_accepted(blue_game):
+    rep = ref.referee_race(blue_game, SETUP_SHORT, blue_log())
+    assert rep.ok, rep.message
+    assert rep.coverage["blue_removal"] == 1
+
+
+def test_six_kept_although_markers_on_blue_remove_it(blue_game):
+    refused(blue_game, SETUP_SHORT, blue_log(remove=False), "expected BLUE (blue removal)",
+            "logged SIX")
+
+
+def test_patch_by_name_as_in_sim_validation():
+    game = ref.load_game(patches=[("courses.toml", "course[long].tiles", ["1a", "2a"])])
+    assert dict(game.courses)["Long"] == ["1a", "2a"]
