@@ -28,12 +28,14 @@ $(BROWSER): $(STAMP)
 	@if [ -x /usr/bin/chromium ]; then touch $(BROWSER); fi
 
 # Each game's balance study (resumes where it stopped), then its report: out/balance/report.html
-# (Biathlon Blast) and out/mania/report.html (Biathlon Mania).
+# (Biathlon Blast), out/mania/report.html (Biathlon Mania), out/skitour/report.html (Ski Tour).
 report: $(STAMP)
 	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/balance --out out/balance
 	$(BIN)/biathlon-sim study experiments/mania.toml --out runs/mania --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/mania --out out/mania
+	$(BIN)/biathlon-sim study experiments/skitour.toml --out runs/skitour --jobs $(JOBS)
+	$(BIN)/biathlon-sim report runs/skitour --out out/skitour
 
 # The suite, then its boundscheck slice once more with every kernel array index checked (a cache
 # folder of its own, fresh each time: numba's cache key does not include the boundscheck flag).

@@ -121,5 +121,8 @@ register(GameInfo("mania", "Biathlon Mania", "track", (1, 8), ("colour",), "sim.
                   options={"format": ("sprint", "mass_start", "relay"), "legs": (4, 1, 2, 3),
                            "number_dice": (1, 2), "shooting_dice": (1, 2)},
                   compile_note="about 10 s"))
+register(GameInfo("skitour", "Ski Tour: Biathlon", "course", (2, 5), ("nation",), "sim.skitour.game",
+                  options={"variant": ("standard", "two_player"), "side": ("basic", "advanced")},
+                  compile_note="about 2 to 5 minutes"))
 
 __all__ = ["GameInfo", "register", "names", "game", "DEFAULT"]

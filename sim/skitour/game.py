@@ -235,3 +235,17 @@ def replay(bundle: SkiTourBundle, design: Design, seed: int, race: int, states: 
 
     _, _, log = play_logged(bundle, design, seed, race)
     return render(log, bundle)
+
+
+def referee(bundle: SkiTourBundle, design: Design, seed: int, race: int) -> None:
+    """Replay one race's event log, and its records, through the independent referee
+    (sim/skitour/referee.py, written from the rulebook and docs alone); AssertionError naming the
+    first disagreement. The referee reads the data files itself (patched data: refereed unpatched)."""
+    from .referee import referee_race
+
+    seats, visits, log = play_logged(bundle, design, seed, race)
+    nations_of_seats = [bundle.nation_names[int(r[3])] for r in log if int(r[2]) == 2]      # the SEAT rows
+    report = referee_race(bundle.data.source, {"course": design.course, "nations": nations_of_seats,
+                                               "variant": design.variant}, log, seats, visits)
+    if not report.ok:
+        raise AssertionError(f"race {race} (seed {seed}, {describe(design)}): {report.message}")
