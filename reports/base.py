@@ -74,6 +74,15 @@ def pp(v: float, low: float, high: float) -> str:
     return f"{100 * v:+.2f} pp [{100 * low:+.2f}, {100 * high:+.2f}]"
 
 
+def with_clusters(rows: pd.DataFrame, blocks: dict[str, int]) -> pd.DataFrame:
+    """rows with `cluster`: one id per cell and balanced block (race // the cell's block)."""
+    if "race" not in rows.columns or "cell" not in rows.columns:
+        return rows
+    cell_code = rows.cell.astype("category").cat.codes.to_numpy().astype(np.int64)
+    block = rows.cell.astype(str).map(lambda c: max(1, blocks.get(c, 1))).to_numpy(np.int64)
+    return rows.assign(cluster=cell_code * (1 << 40) + rows.race.to_numpy(np.int64) // block)
+
+
 class Context:
     """What every section shares: the source, options, the game's words and columns, the reference
     persona's cells and rows.
@@ -134,9 +143,12 @@ class Context:
         return list(dict.fromkeys([self.scenario, "n_racers", "seat", *self.source.axes, "won"]))
 
     def main(self, columns: list[str]) -> pd.DataFrame:
-        """Base-variant rows of the reference persona's balanced line-ups."""
-        return self.source.read(list(dict.fromkeys(self.result_columns + columns)), self.main_cells,
+        """Base-variant rows of the reference persona's balanced line-ups, with `cluster`: the
+        balanced block a race belongs to (races of a block repeat line-ups, so rates' standard
+        errors are clustered by it: reports.metrics.win_rates)."""
+        rows = self.source.read(list(dict.fromkeys(self.result_columns + ["race"] + columns)), self.main_cells,
                                 [self.source.base])
+        return with_clusters(rows, {c.name: c.block for c in self.source.cells})
 
     def order_trails(self, table: pd.DataFrame, key: str | None = None) -> pd.DataFrame:
         order = {t: i for i, t in enumerate([*self.trails, "all"])}

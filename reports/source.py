@@ -33,6 +33,7 @@ class CellInfo:
     races: int
     variants: tuple[str, ...]
     seed: int = -1              # the cell's seed: cells with equal scenario, racers and seed play the same races
+    block: int = 1              # races per balanced block: races of one block share line-ups (a cluster)
 
     @property
     def persona(self) -> str | None:

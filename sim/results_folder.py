@@ -64,7 +64,7 @@ def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int 
     scenario = manifest.get("scenario", "trail")
     return CellInfo(name, d[scenario], int(d["racers"]), not d.get("fixed", d.get("biathletes")),
                     tuple(manifest["names"]["player"]), int(manifest["races"] if races is None else races), variants,
-                    int(manifest.get("seed", -1)))
+                    int(manifest.get("seed", -1)), int(manifest.get("block", 1)))
 
 
 def _study_source(path: Path) -> ResultsSource:

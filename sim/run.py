@@ -135,7 +135,7 @@ def manifest(game: str, bundle, design, races: int, seed: int, command: str = ""
             "data_hash": bundle.data_hash, "data_source": bundle.data.source,
             "design": mod.design_dict(design), "players": players, "package_version": pkg, "command": command, "scenario": info.scenario, "axes": list(info.axes),
             "seat_columns": list(mod.SEAT_DTYPE.names), "visit_columns": list(mod.VISIT_DTYPE.names),
-            "names": mod.names(bundle, design), "labels": mod.LABELS,
+            "names": mod.names(bundle, design), "labels": mod.LABELS, "block": mod.block(bundle, design),
             "report": mod.report_params(bundle) if hasattr(mod, "report_params") else {}}
 
 
