@@ -137,3 +137,37 @@ def test_laps_r_of_a_visit_reached_without_its_fifth_shot(shipped):
     setup = dict(course="Long", nations=nations, variant="two_player")
     rep = referee_race(game, setup, log, seats=seats, visits=visits)
     assert rep.ok, rep.message
+
+
+# A data variant (longer downhill bonus and others) in which a drafter's own downhill bonus can
+# cross the finish line. event-log.md: "A two-player race ends the moment a racer finishes:
+# END follows its FINISH at once"; the kernel writes the drafter's BONUS row between its FINISH
+# and the END. Kept visible as a strict xfail.
+DATA_MIX = [("game.toml", "rules.downhill_moves", 5), ("game.toml", "rules.downhill_passes", 2),
+            ("game.toml", "rules.uphill_penalty", 2),
+            ("nations/norway.toml", "columns.capacity", [3, 3, 4, 4]),
+            ("nations/norway.toml", "columns.full_at", [3, 2, 4, 4]),
+            ("nations/usa.toml", "columns.boxes", ["flip", "flip", "flip", "flip"])]
+
+
+@pytest.mark.xfail(strict=True, reason="kernel writes BONUS between a two-player FINISH (in a "
+                   "drafter's bonus) and END; event-log.md: END follows FINISH at once")
+def test_two_player_finish_in_a_drafters_bonus_ends_the_race_at_once():
+    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in DATA_MIX])
+    game = load_game(patches=DATA_MIX)
+    nations = ["Germany", "United Kingdom", "Italy", "Sweden"]
+    seats, visits, log = play_one(bundle, "Long", nations, seed=5, race=109,
+                                  players=("balanced",), variant="two_player")
+    setup = dict(course="Long", nations=nations, variant="two_player", records_laps_unshot=-1)
+    rep = referee_race(game, setup, log, seats=seats, visits=visits)
+    assert rep.ok, rep.message
+
+
+def test_data_variant_races_are_accepted():
+    """The same data variant: standard races (no two-player end) all pass."""
+    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in DATA_MIX])
+    game = load_game(patches=DATA_MIX)
+    cov, bad = run_races(bundle, game, 80, seed=13)
+    bad = [b for b in bad if not ("expected END (two-player end)" in b
+                                  and "logged BONUS" in b)]
+    assert not bad, f"{len(bad)} races refused; first: {bad[:3]}"
