@@ -377,3 +377,56 @@ def test_six_kept_although_markers_on_blue_remove_it(blue_game):
 def test_patch_by_name_as_in_sim_validation():
     game = ref.load_game(patches=[("courses.toml", "course[long].tiles", ["1a", "2a"])])
     assert dict(game.courses)["Long"] == ["1a", "2a"]
+
+
+# -- collapse -------------------------------------------------------------------------------
+
+# Row 1 has one space (white, lane 2): every move of three steps from behind the line enters it.
+NARROW = [
+    ("courses.toml", "course.0.tiles", ["1a", "2a"]),
+    ("tiles.toml", "tile.0.a.rows", [". . .", "- W -"]),
+    ("tiles.toml", "tile.1.a.rows", [". . ."]),
+    ("nations/norway.toml", "stamina.slots", ["6G  6G  6G  6G  6G", "1B  1B  1B  1B  1B"]),
+]
+SETUP_NARROW = dict(course="Starter", nations=["Germany", "Norway"], variant="standard",
+                    rules={"round_cap": 1})
+
+
+def collapse_log(last=None):
+    log = [R(0, -1, RACE, 0, 2, 0, 1, 1, 3, 0),
+           R(0, 0, SEAT, GERMANY, 0, 0), R(0, 1, SEAT, NORWAY, 1, 0),
+           R(0, 0, WAXROW, 2, 3, 4, 5, 6, 0), R(0, 1, WAXROW, 5, 1, 2, 3, 4, 0),
+           R(1, -1, ROUND, 1, 0),
+           R(1, 0, ROLL, 0, 5, 2, 2, 3, 3, 4), R(1, 0, BOARD, 0, 2, 2, 1, 0, 0, 0, 0, 0, 5, 5),
+           R(1, 1, ROLL, 0, 5, 3, 3, 3, 1, 1), R(1, 1, BOARD, 2, 0, 3, 0, 0, 0, 0, 0, 0, 5, 5),
+           R(1, 0, TURN, 0, -1, 0, 0, 0, 0, 0), R(1, 0, TAKE, 1, 0, 0, 0, 2, 0),
+           R(1, 0, COUNT, 2, 0, 0, 0, 0, 2, 0),
+           R(1, 0, STEP, 0, 3, 0, 1, 0, 0, 0), R(1, 0, STEP, 0, 0, 1, 1, 0, 0, 0),
+           R(1, 1, TURN, 0, -1, 0, 0, 0, 0, 0), R(1, 1, TAKE, 2, 0, 0, 0, 3, 0),
+           R(1, 1, COUNT, 3, 0, 0, 0, 0, 3, 0),
+           R(1, 1, STEP, 0, 3, 0, 1, 0, 0, 0)]
+    # the second step must enter Germany's space: a forced payment, every marker on blue
+    log += last or [R(1, 1, STEP, 0, 0, 1, 1, 1, 1, 0), R(1, 1, COLLAPSE, 3)]
+    log += [R(1, -1, END, 1, 1, -1)]
+    return log
+
+
+@pytest.fixture(scope="module")
+def narrow_game():
+    return ref.load_game(patches=NARROW)
+
+
+def test_collapse_log_is_accepted(narrow_game):
+    rep = ref.referee_race(narrow_game, SETUP_NARROW, collapse_log())
+    assert rep.ok, rep.message
+    assert rep.coverage["collapse"] == 1
+
+
+def test_payment_logged_where_the_racer_must_collapse(narrow_game):
+    log = collapse_log([R(1, 1, STEP, 0, 0, 1, 1, 1, 1, 0), R(1, 1, PAY, 0, 1, 3, 1)])
+    refused(narrow_game, SETUP_NARROW, log, "expected COLLAPSE")
+
+
+def test_occupied_space_entered_without_paying(narrow_game):
+    log = collapse_log([R(1, 1, STEP, 0, 0, 1, 1, 1, 0, 0)])
+    refused(narrow_game, SETUP_NARROW, log, "step into (1, 1)", "paid 1")
