@@ -537,8 +537,8 @@ def health_section(ctx: Context) -> tuple[Section, list[str]]:
         {"measure": "cells played", "value": f"{len(present):,} of {len(src.planned_cells) or len(present):,}"},
         {"measure": "cells missing", "value": ", ".join(missing) or "none"},
         *([{"measure": "cells sized to a precision target",
-            "value": f"{len(src.targeted)} (the results folder does not record the sized count: what they played "
-                     "counts as planned)"}] if src.targeted else []),
+            "value": f"{len(src.targeted)} (each planned as its pilot sized it)"}] if src.targeted else []),
+        *({"measure": f"precision not reached: {cell}", "value": note} for cell, note in src.precision_notes.items()),
         {"measure": "stalled races (hit the round cap)", "value": f"{int(races.stalled.sum()):,} ({pct(stalled)})"},
         {"measure": "racers eliminated", "value": f"{int(rows.eliminated.sum()):,} ({pct(elim)})"},
         {"measure": "personas used", "value": ", ".join(personas)},

@@ -70,7 +70,8 @@ class ResultsSource:
     planned: int = 0            # races the study or run planned (0: unknown)
     planned_cells: tuple[str, ...] = ()     # cells the study planned (empty: unknown)
     played: int = 0             # races in the results, every cell and variant (0: sum of the cells' races)
-    targeted: tuple[str, ...] = ()          # cells sized to a precision target (their plan: what they played)
+    targeted: tuple[str, ...] = ()          # cells sized to a precision target
+    precision_notes: dict = field(default_factory=dict)   # cell -> why it stops short of its target (a cap)
     settings: dict = field(default_factory=dict)    # the study file's [report] table (band, ...)
 
     @property

@@ -78,11 +78,25 @@ def races_needed(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: 
     """The cell's total race count: sized from the pilot so that the widest half-width meets the
     target (the variance falls as 1/races), rounded up to whole blocks, between the pilot and the
     cap."""
+    return int(min(max(sizing(pilot_rows, axes, block, target, pilot_races)[0], pilot_races), target.cap))
+
+
+def sizing(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: Target,
+           pilot_races: int) -> tuple[int, float]:
+    """(races the target needs, uncapped, in whole blocks; the widest half-width the pilot shows)."""
     widths = half_widths(pilot_rows, axes, block, target.confidence)
     widest = float(widths.half_width.max()) if len(widths) else 0.0
     need = pilot_races * (widest / target.half_width) ** 2 if widest > 0 else pilot_races
-    need = -(-math.ceil(need) // block) * block
-    return int(min(max(need, pilot_races), target.cap))
+    return int(-(-math.ceil(need) // block) * block), widest
 
 
-__all__ = ["Target", "default_pilot", "half_widths", "races_needed"]
+def capped_note(target: Target, needed: int, planned: int, widest: float, pilot: int) -> str:
+    """'' when the cap lets the cell meet its target, else what it reaches instead."""
+    if planned >= needed:
+        return ""
+    reach = widest * math.sqrt(pilot / planned)
+    return (f"capped: {target.describe()} needs about {needed:,} races; {planned:,} reach about "
+            f"±{100 * reach:.2g} pp")
+
+
+__all__ = ["Target", "default_pilot", "half_widths", "races_needed", "sizing", "capped_note"]

@@ -115,7 +115,9 @@ def _study_source(path: Path) -> ResultsSource:
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
                          read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),
                          played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study),
-                         targeted=tuple(c for c in names if manifests[c].get("target")))
+                         targeted=tuple(c for c in names if manifests[c].get("target")),
+                         precision_notes={c: manifests[c]["precision_note"] for c in names
+                                          if manifests[c].get("precision_note")})
 
 
 def _report_settings(study: dict) -> dict:

@@ -28,7 +28,7 @@ from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, sa
     summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import add_names
-from .precision import Target, default_pilot, races_needed
+from .precision import Target, capped_note, default_pilot, races_needed, sizing
 from .validation import DataError, Patch, Problems, Table
 
 BASE = "base"
@@ -355,11 +355,11 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
         for cell in cells:
             if cell.target is None:
                 continue
-            sized[cell.name] = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
+            sized[cell.name], note = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
             for vname in cell.variants:
-                stores[cell.name, vname].note(planned_races=sized[cell.name])
+                stores[cell.name, vname].note(planned_races=sized[cell.name], precision_note=note)
             log(f"{cell.name}: {sized[cell.name]:,} races for {cell.target.describe()} "
-                f"(pilot {planned[cell.name]:,})")
+                f"(pilot {planned[cell.name]:,})" + (f"; {note}" if note else ""))
         if sized:
             play(sized, last=True)
     finally:
@@ -378,13 +378,17 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     return summary
 
 
-def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> int:
+def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int, str]:
     """A target cell's race count, from the pilot races of its first variant (base where played):
-    every variant plays the same races, so they share the count."""
+    every variant plays the same races, so they share the count; and a note when the cap stops it
+    short of the target."""
     vname = BASE if BASE in cell.variants else cell.variants[0]
     rows = stores[cell.name, vname].read("seats", ["race", "won", "leg", *info.axes])
     rows = rows[(rows.race < pilot) & (rows.leg == 0)]              # a relay team counts once
-    return races_needed(rows, list(info.axes), mod.block(bundle, cell.design), cell.target, pilot)
+    block = mod.block(bundle, cell.design)
+    planned = races_needed(rows, list(info.axes), block, cell.target, pilot)
+    needed, widest = sizing(rows, list(info.axes), block, cell.target, pilot)
+    return planned, capped_note(cell.target, needed, planned, widest, pilot)
 
 
 def _write_study_json(study: Study, out: Path, command: str) -> None:
