@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from . import blast, core, mania
+from . import blast, core, mania, skitour
 from .base import Context, Report, ReportOptions, Section
 from .blast import gear_section, gear_targets
 from .core import robustness_section
@@ -107,8 +107,12 @@ def mania_layout(ctx: Context, log) -> list[Section]:
     return core_layout(ctx, log, mania.SECTIONS, mania.MAIN_COLUMNS, mania.by_format)
 
 
+def skitour_layout(ctx: Context, log) -> list[Section]:
+    return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS)
+
+
 #: each game's report: its layout of core and own sections (a game without one gets core_layout)
-LAYOUTS = {"blast": blast_layout, "mania": mania_layout}
+LAYOUTS = {"blast": blast_layout, "mania": mania_layout, "skitour": skitour_layout}
 
 
 def write_figures_and_tables(out: Path, sections: list[Section]) -> list[Section]:

@@ -154,3 +154,9 @@ def test_a_tiny_study_turns_into_a_report(game, tmp_path):
     keys = [s.key for s in report.sections]
     assert {"overview", "win-rates", "dynamics"} <= set(keys), keys
     assert any(info.scenario in f or "over all" in f.lower() for f in report.findings), report.findings
+
+
+def test_each_game_has_its_own_report_sections():
+    from reports.report import LAYOUTS
+
+    assert set(GAMES) <= set(LAYOUTS), "a registered game without its report layout gets the core one only"
