@@ -351,16 +351,19 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
 
     try:
         play(planned, last=not any(c.target is not None for c in cells))
-        sized = {}
+        sized, widest = {}, {}
         for cell in cells:
             if cell.target is None:
                 continue
-            sized[cell.name], note = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
+            sized[cell.name], note, widest[cell.name] = _size(cell, stores, mod, base_bundle, info, planned[cell.name])
             for vname in cell.variants:
                 stores[cell.name, vname].note(planned_races=sized[cell.name], precision_note=note)
             log(f"{cell.name}: {sized[cell.name]:,} races for {cell.target.describe()} "
                 f"(pilot {planned[cell.name]:,})" + (f"; {note}" if note else ""))
         if sized:
+            if bar is not None:       # the widest interval the pilots showed, and what the sizing aims at
+                bar.set_postfix_str(f"pilots' widest ±{100 * max(widest.values()):.2g} pp -> target ±"
+                                    f"{100 * min(c.target.half_width for c in cells if c.target):.2g} pp")
             play(sized, last=True)
     finally:
         if bar is not None:
@@ -378,17 +381,17 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     return summary
 
 
-def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int, str]:
+def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int, str, float]:
     """A target cell's race count, from the pilot races of its first variant (base where played):
-    every variant plays the same races, so they share the count; and a note when the cap stops it
-    short of the target."""
+    every variant plays the same races, so they share the count; a note when the cap stops it short
+    of the target; and the widest half-width the pilot showed."""
     vname = BASE if BASE in cell.variants else cell.variants[0]
     rows = stores[cell.name, vname].read("seats", ["race", "won", "leg", *info.axes])
     rows = rows[(rows.race < pilot) & (rows.leg == 0)]              # a relay team counts once
     block = mod.block(bundle, cell.design)
     planned = races_needed(rows, list(info.axes), block, cell.target, pilot)
     needed, widest = sizing(rows, list(info.axes), block, cell.target, pilot)
-    return planned, capped_note(cell.target, needed, planned, widest, pilot)
+    return planned, capped_note(cell.target, needed, planned, widest, pilot), widest
 
 
 def _write_study_json(study: Study, out: Path, command: str) -> None:
