@@ -601,6 +601,8 @@ def arrive_nb(T, W, seat, r2, l2):
         st[seat, S_TG + c] = TARGET_OPEN
         st[seat, S_TD + c] = -1
     st[seat, S_VISIT] += 1
+    if st[seat, S_VISIT] <= 4:
+        st[seat, C_LAPS_R + st[seat, S_VISIT] - 1] = 0     # reached: 0 laps until the fifth shot says more
     st[seat, V_TURNS] = 0
     st[seat, V_PAID] = 0
     st[seat, V_RESHOTS] = 0

@@ -7,10 +7,10 @@ and the referee's own reading of the data). Every log must be accepted, and the 
 coverage counters must show that every rule the brief names was exercised. The races' seat and
 visit records (records.md) are checked too, except lead_changes and leader_after_range.
 
-Known disagreement (kernel vs records.md), kept visible by an xfail test below: for a range visit
-reached whose fifth shot was never made (the race ended first), the kernel's seat record has
-laps_rK = -1, while records.md says -1 only "if not reached" (the visit record exists, with
-penalties 0). The bulk tests accept the kernel's -1 there (setup option records_laps_unshot).
+A disagreement this referee found and that is now fixed in the kernel: for a range visit reached
+whose fifth shot was never made (the race ended first), the seat record had laps_rK = -1, while
+records.md says -1 only "if not reached"; the kernel now writes 0 on arrival, and the bulk tests
+check the documented reading.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def random_races(bundle, game, n, seed):
         player = PLAYERS[(i // 2) % 2]
         seats, visits, log = play_one(bundle, course, nations, seed=seed, race=i,
                                       players=(player,), variant=variant)
-        setup = dict(course=course, nations=nations, variant=variant, records_laps_unshot=-1)
+        setup = dict(course=course, nations=nations, variant=variant)
         yield setup, log, (seed, i), seats, visits
 
 
@@ -127,9 +127,9 @@ def test_referee_accepts_kernel_races_with_a_switch_flipped(variant):
         assert cov["step_kind:2"] > 0
 
 
-@pytest.mark.xfail(strict=True, reason="kernel writes laps_rK = -1 for a range visit reached "
-                   "without its fifth shot; records.md: -1 only if not reached")
 def test_laps_r_of_a_visit_reached_without_its_fifth_shot(shipped):
+    """Found by this referee: the kernel wrote laps_rK = -1 for a range visit reached without its
+    fifth shot (records.md: -1 only if not reached); the kernel now writes 0 on arrival."""
     bundle, game = shipped
     nations = ["Norway", "USA", "Finland", "Russia"]
     seats, visits, log = play_one(bundle, "Long", nations, seed=42, race=42,
@@ -158,7 +158,7 @@ def test_two_player_finish_in_a_drafters_bonus_ends_the_race_at_once():
     nations = ["Germany", "United Kingdom", "Italy", "Sweden"]
     seats, visits, log = play_one(bundle, "Long", nations, seed=5, race=109,
                                   players=("balanced",), variant="two_player")
-    setup = dict(course="Long", nations=nations, variant="two_player", records_laps_unshot=-1)
+    setup = dict(course="Long", nations=nations, variant="two_player")
     rep = referee_race(game, setup, log, seats=seats, visits=visits)
     assert rep.ok, rep.message
 
