@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/biathlon-sim compile        # every game's kernels once, now, so no command waits for them later
+	$(BIN)/biathlon-sim compile --no-lookahead   # every game's race kernels once, now (look-ahead: on first use)
 	touch $(STAMP)
 
 # Chromium for the pages' browser test (tests/test_pages.py): Debian's chromium, which playwright
