@@ -319,10 +319,13 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
         """Every cell of `limits` up to its race count, all in one queue; `last`: no cell will be
         sized after this (the bar's total is then exact, before it an upper bound)."""
         tasks, left, played = [], {}, {}
+        # chunks sized over the whole queue (every worker gets about four tasks of it), not per
+        # cell: with one queue, a small cell need not be split to keep the workers busy
+        total = sum(limits[c.name] * len(c.variants) for c in cells if c.name in limits)
+        chunk = adaptive_chunk(total, n_jobs, study.chunk_size)
         for cell in cells:
             if cell.name not in limits:
                 continue
-            chunk = adaptive_chunk(limits[cell.name], n_jobs, study.chunk_size)
             for vname in cell.variants:
                 bounds = stores[cell.name, vname].missing(limits[cell.name], chunk)
                 left[cell.name, vname], played[cell.name, vname] = len(bounds), 0
