@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, load_or_report, racer_counts, races_count, seed_value,
+    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, racer_counts, races_count, seed_value,
     split_list, worker_counts,
 )
 
@@ -83,14 +83,13 @@ def bench_other(args: argparse.Namespace, bad) -> int:
 
     from .. import games
     from ..bench import bench_game, scaling
-    from .run import _typed
 
     info = games.game(args.game)
     mod = info.load()
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
-    options = {k: _typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    options = game_options(info, args)
     try:
         scenarios = split_list(args.trails) or list(mod.scenarios(bundle))
         racers = racer_counts(args.racers)

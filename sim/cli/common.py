@@ -180,3 +180,12 @@ def worker_counts(text: str) -> list[int]:
     if not jobs or min(jobs) < 1:
         raise argparse.ArgumentTypeError(f"takes worker counts of at least 1 such as 1,2,4; got {text!r}")
     return jobs
+
+
+def game_options(info, args: argparse.Namespace) -> dict:
+    """The game's options as the command line gave them (--format relay), typed like the option's
+    allowed values (legs 4, not '4')."""
+    def typed(values: tuple, text: str):
+        return next((v for v in values if str(v) == text), text)
+
+    return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_dir, races_count, seed_value,
+    EXIT_BAD_DATA, data_option, fail, game_options, jobs_option, load_or_report, out_dir, races_count, seed_value,
     split_list,
 )
 
@@ -80,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         fixed["biathlete"] = tuple(biathletes)
     if colours:
         fixed["colour"] = tuple(c.lower() for c in colours)
-    options = {k: _typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    options = game_options(info, args)
     if args.races < 1 or args.chunk < 1:
         return fail("run", "--races and --chunk must be at least 1")
     try:
@@ -135,14 +135,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"warning: {share:.2%} of racer rows are in races that hit the round cap without every place "
               f"decided", file=sys.stderr)
     return 0
-
-
-def _typed(values: tuple, text: str):
-    """An option's value from its text, typed like the option's allowed values."""
-    for v in values:
-        if str(v) == text:
-            return v
-    return text
 
 
 def win_rates(summary, entrant_names, racers: int, entrant: str = "biathlete", legs: int = 1):
