@@ -395,22 +395,31 @@ def robustness_section(ctx: Context) -> Section:
     ref_cells = {c.name: c for c in src.cells if c.name in ctx.main_cells}
     per_persona, agreement, paired = [], [], []
     like = []                      # the reference on the personas' own scenarios, racers (and races where paired)
+    cache: dict[str, pd.DataFrame] = {}
+
+    def cell_rows(names: list[str]) -> pd.DataFrame:
+        """The base rows of these cells, each read once however many personas pair with it."""
+        for name in names:
+            if name not in cache:
+                cache[name] = src.read(cols, [name], base)
+        return pd.concat([cache[n] for n in names], ignore_index=True) if names else src.read(cols, [], base)
+
     for persona in others:
         cells = [c for c in src.cells if c.name in src.cell_names(balanced=True, persona=persona, variant=src.base)]
         rows, ref_parts = [], []
         for cell in cells:
-            mine = src.read(cols, [cell.name], base)
+            mine = cell_rows([cell.name])
             twin = next((r for r in ref_cells.values() if (r.trail, r.racers, r.seed) == (cell.trail, cell.racers, cell.seed)
                          and cell.seed >= 0), None)
             if twin is not None:
-                ref = src.read(cols, [twin.name], base)
+                ref = cell_rows([twin.name])
                 ref = ref[ref.race.isin(mine.race.unique())]          # the same races: like with like, paired
                 both = mine.merge(ref, on=[sc, "n_racers", "race", "seat", en], suffixes=("", "_ref"))
                 if len(both) == len(mine):                          # every seat saw the same entrant: paired
                     paired.append(both.assign(persona=persona, d=both.won - both.won_ref))
             else:
-                ref = src.read(cols, [r.name for r in ref_cells.values()
-                                      if (r.trail, r.racers) == (cell.trail, cell.racers)], base)
+                ref = cell_rows([r.name for r in ref_cells.values()
+                                 if (r.trail, r.racers) == (cell.trail, cell.racers)])
             rows.append(mine)
             ref_parts.append(ref)
         rows = pd.concat(rows, ignore_index=True)

@@ -78,16 +78,18 @@ def races_needed(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: 
     """The cell's total race count: sized from the pilot so that the widest half-width meets the
     target (the variance falls as 1/races), rounded up to whole blocks, between the pilot and the
     cap."""
-    return int(min(max(sizing(pilot_rows, axes, block, target, pilot_races)[0], pilot_races), target.cap))
+    return sizing(pilot_rows, axes, block, target, pilot_races)[0]
 
 
 def sizing(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: Target,
-           pilot_races: int) -> tuple[int, float]:
-    """(races the target needs, uncapped, in whole blocks; the widest half-width the pilot shows)."""
+           pilot_races: int) -> tuple[int, int, float]:
+    """(the race count to play: between the pilot and the cap; the races the target needs,
+    uncapped; the widest half-width the pilot shows), counts in whole blocks."""
     widths = half_widths(pilot_rows, axes, block, target.confidence)
     widest = float(widths.half_width.max()) if len(widths) else 0.0
     need = pilot_races * (widest / target.half_width) ** 2 if widest > 0 else pilot_races
-    return int(-(-math.ceil(need) // block) * block), widest
+    needed = int(-(-math.ceil(need) // block) * block)
+    return int(min(max(needed, pilot_races), target.cap)), needed, widest
 
 
 def capped_note(target: Target, needed: int, planned: int, widest: float, pilot: int) -> str:

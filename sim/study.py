@@ -28,7 +28,7 @@ from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, sa
     summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import add_names
-from .precision import Target, capped_note, default_pilot, races_needed, sizing
+from .precision import Target, capped_note, default_pilot, sizing
 from .validation import DataError, Patch, Problems, Table
 
 BASE = "base"
@@ -392,8 +392,7 @@ def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int,
     rows = stores[cell.name, vname].read("seats", ["race", "won", "leg", *info.axes])
     rows = rows[(rows.race < pilot) & (rows.leg == 0)]              # a relay team counts once
     block = mod.block(bundle, cell.design)
-    planned = races_needed(rows, list(info.axes), block, cell.target, pilot)
-    needed, widest = sizing(rows, list(info.axes), block, cell.target, pilot)
+    planned, needed, widest = sizing(rows, list(info.axes), block, cell.target, pilot)
     return planned, capped_note(cell.target, needed, planned, widest, pilot), widest
 
 
