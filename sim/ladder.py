@@ -1,13 +1,25 @@
-"""Players against each other: ladders and head-to-heads, every player in every seat and ski colour
-equally often (docs/players.md).
+"""Players against each other: ladders and head-to-heads, every player in every seat (and every
+line-up) equally often (docs/players.md). Any game whose module offers the players hook below:
+Biathlon Blast and Ski Tour: Biathlon (Mania's seats are dice: it has no players).
 
 A ladder plays a list of seat arrangements (which player sits in which seat), each with balanced
-line-ups (`sim.run.Design`), and every arrangement plays the *same* race indices with the same seed:
-common random numbers. Race r of every arrangement has the same biathletes and ski colours in the
-same seats and starts from the same dice streams; only the players sitting there differ. So every
-player meets exactly the same line-ups, seats and colours, for any number of races, and differences
-between players are measured with the seat, colour and line-up luck cancelled race by race. The race
-index is then the independent unit of play, which is what `reports.players.pairwise` pairs over.
+line-ups (Blast: biathletes and ski colours; Ski Tour: the side's nations), and every arrangement
+plays the *same* race indices with the same seed: common random numbers. Race r of every
+arrangement has the same line-up in the same seats and starts from the same dice streams; only the
+players sitting there differ. So every player meets exactly the same line-ups and seats, for any
+number of races, and differences between players are measured with the seat and line-up luck
+cancelled race by race. The race index is then the independent unit of play, which is what
+`reports.players.pairwise` pairs over.
+
+The players hook: the game's module (sim.games) has `roster()`, returning an object with
+`available()` (players by name), `resolve(name_or_player, known)` (KeyError or ValueError for an
+unknown one), `check(bundle, scenario, arrangement, options)`, `block(bundle, scenario, racers,
+options)` (races per balanced block of line-ups), `play(bundle, seed, pieces, names, options)`
+(the records of pieces (arrangement index, scenario, arrangement, first race, end race), player
+ids indexing `names`, and each row's arrangement index), `table(bundle, records, names)` (the
+results table: the scenario column, race, seat, player_name, won, place, n_racers, ...), its
+`game` and `scenario` column names, and for sim.tune the weights (sim/blast/game.py,
+sim/skitour/game.py).
 
 Arrangements, for m players in n-seat races:
 
@@ -19,8 +31,9 @@ Arrangements, for m players in n-seat races:
 - head-to-head A vs B: A in half the seats and B in the other half, rotated (4 racers: AABB, BAAB,
   BBAA, ABBA; an odd count uses the next even pattern, 3 racers: AAB, ABB, BBA, BAA).
 
-Races per arrangement are rounded up to whole blocks of balanced line-ups (biathletes x 6 races), so
-that every player also races in every ski colour and with every biathlete equally often.
+Races per arrangement are rounded up to whole blocks of balanced line-ups (Blast: biathletes x 6
+races, so that every player also races in every ski colour and with every biathlete equally often;
+Ski Tour: the 5 nations of the side, so that every player races every nation equally often).
 """
 from __future__ import annotations
 
@@ -32,16 +45,24 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from kernels.blast import consts as C
 from reports.players import pairwise, standings
 from reports.stats import paired_difference
 
-from .blast.compile import CompiledBundle
-from .blast.play import play_block
-from .blast.players import Player, available, resolve
-from .blast.design import Design, results_table
+from . import games
 
+Player = object          # a game's player: a Blast Player, a Ski Tour PlayerSpec (each has .name)
 Arrangement = tuple[Player, ...]
+
+
+def roster(game: str | None = None):
+    """The players hook of `game` (module docstring); ValueError for a game without players."""
+    info = games.game(game)
+    mod = info.load()
+    if not hasattr(mod, "roster"):
+        able = [games.game(g).title for g in games.names() if hasattr(games.game(g).load(), "roster")]
+        raise ValueError(f"{info.title} has no players to rank or tune; ladders and tuning support "
+                         f"{' and '.join(able)}")
+    return mod.roster()
 
 
 def rotations(pattern: list[Player], racers: int) -> list[Arrangement]:
@@ -75,30 +96,31 @@ def player_names(arrangements: list[Arrangement]) -> list[str]:
     return list(seen)
 
 
-def _play_task(bundle: CompiledBundle, seed: int, pieces, names: list[str]):
-    """Play the pieces (arrangement index, design, first race, end race) as one block."""
-    setups, races, index = [], [], []
-    for i, design, start, stop in pieces:
-        r = np.arange(start, stop, dtype=np.int64)
-        setups += design.setups(bundle, seed, r)
-        races.append(r)
-        index.append(np.full(len(r) * design.racers, i, np.int32))
-    return play_block(bundle, setups, seed, np.concatenate(races), names), np.concatenate(index)
+def _play_task(game: str, bundle, seed: int, pieces, names: list[str], options: dict | None):
+    """Play the pieces (arrangement index, scenario, arrangement, first race, end race): the task
+    every worker runs."""
+    return roster(game).play(bundle, seed, pieces, names, options)
 
 
-def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement, int, int]], seed: int,
-                      n_jobs: int = 1, chunk_size: int | None = None, progress: bool = False) -> pd.DataFrame:
-    """Play each job (trail, arrangement, first race, end race) with balanced line-ups and `seed`.
+def play_arrangements(bundle, jobs: list[tuple[str, Arrangement, int, int]], seed: int,
+                      n_jobs: int = 1, chunk_size: int | None = None, progress: bool = False, *,
+                      game: str | None = None, options: dict | None = None) -> pd.DataFrame:
+    """Play each job (scenario, arrangement, first race, end race) of `game` (default Blast) with
+    balanced line-ups, `seed` and the game's `options` (Ski Tour: side).
 
-    Returns the results table (sim.run.results_table) with a column `arrangement`: the job's index.
-    Races are packed into tasks of about chunk_size races (default: about eight tasks per worker)
-    and played over n_jobs joblib workers (-1: all cores); the table does not depend on either.
+    Returns the game's results table with a column `arrangement`: the job's index. Races are
+    packed into tasks of about chunk_size races (default: about eight tasks per worker) and played
+    over n_jobs joblib workers (-1: all cores); the table does not depend on either.
     """
     from .runner import Task, progress_bar, run_tasks, workers as runner_workers
 
-    designs = [Design(trail, len(arr), players=arr) for trail, arr, _, _ in jobs]
-    for design in {(d.trail, d.racers): d for d in designs}.values():
-        design.check(bundle)
+    game = games.game(game).name
+    players = roster(game)
+    checked = set()
+    for scenario, arr, _, _ in jobs:
+        if (scenario, len(arr)) not in checked:
+            players.check(bundle, scenario, arr, options)
+            checked.add((scenario, len(arr)))
     names = player_names([arr for _, arr, _, _ in jobs])
     workers = runner_workers(n_jobs)
     total = sum(stop - start for _, _, start, stop in jobs)
@@ -106,11 +128,11 @@ def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement,
         raise ValueError("nothing to play: every job has an empty race range")
     chunk = chunk_size or min(2000, max(48, math.ceil(total / (8 * workers))))
     tasks, task, size = [], [], 0
-    for i, ((_, _, start, stop), design) in enumerate(zip(jobs, designs)):
+    for i, (scenario, arr, start, stop) in enumerate(jobs):
         a = start
         while a < stop:
             b = min(stop, a + chunk - size)
-            task.append((i, design, a, b))
+            task.append((i, scenario, arr, a, b))
             size += b - a
             a = b
             if size == chunk:
@@ -120,20 +142,20 @@ def play_arrangements(bundle: CompiledBundle, jobs: list[tuple[str, Arrangement,
         tasks.append(task)
     bar = progress_bar(total, 0, progress, "ladder")
     if workers > 1 and len(tasks) > 1:
-        i, design, a, _ = tasks[0][0]
-        _play_task(bundle, seed, [(i, design, a, a + 1)], names)   # compile or load kernels once, here
+        i, scenario, arr, a, _ = tasks[0][0]
+        _play_task(game, bundle, seed, [(i, scenario, arr, a, a + 1)], names, options)   # compile or load kernels once, here
     parts, index = [], []
     try:
-        for t, (rows, idx) in run_tasks([Task(i, _play_task, (bundle, seed, t, names)) for i, t in enumerate(tasks)],
-                                        workers if len(tasks) > 1 else 1):
+        for t, (rows, idx) in run_tasks([Task(i, _play_task, (game, bundle, seed, t, names, options))
+                                         for i, t in enumerate(tasks)], workers if len(tasks) > 1 else 1):
             parts.append(rows)
             index.append(idx)
             if bar is not None:
-                bar.update(sum(b - a for _, _, a, b in t.args[2]))
+                bar.update(sum(b - a for _, _, _, a, b in t.args[3]))
     finally:
         if bar is not None:
             bar.close()
-    df = results_table(bundle, np.concatenate(parts), names)
+    df = players.table(bundle, np.concatenate(parts), names)
     df.insert(1, "arrangement", np.concatenate(index))
     return df
 
@@ -152,6 +174,9 @@ class Ladder:
     racers: int
     seed: int
     seconds: float
+    game: str = games.DEFAULT
+    scenario: str = "trail"           # the results' scenario column (Ski Tour: course)
+    options: dict | None = None
 
     @property
     def races(self) -> int:
@@ -159,7 +184,8 @@ class Ladder:
 
     def describe(self) -> str:
         """One line: what was played."""
-        return (f"{self.races:,} races on {', '.join(self.trails)} with {self.racers} racers, seed "
+        options = "".join(f", {k} {v}" for k, v in (self.options or {}).items())
+        return (f"{self.races:,} races on {', '.join(self.trails)} with {self.racers} racers{options}, seed "
                 f"{self.seed}: {len(self.arrangements)} seat arrangements x {self.races_per_arrangement:,} "
                 f"races (the same race indices for every arrangement), {self.seconds:.1f} s")
 
@@ -181,68 +207,81 @@ class Ladder:
 
     def gap(self, a: str, b: str) -> dict[str, float]:
         """a's win rate minus b's, paired by race index (reports.stats.paired_difference)."""
-        per_unit = self.rows.groupby(["trail", "race", "player_name"], observed=True).won.mean().unstack()
+        per_unit = self.rows.groupby([self.scenario, "race", "player_name"], observed=True).won.mean().unstack()
         return paired_difference((per_unit[a] - per_unit[b]).dropna().to_numpy())
 
 
-def _whole_blocks(bundle: CompiledBundle, races: int, arrangements: int) -> int:
-    block = len(bundle.biathlete_names) * C.N_COLOURS
+def _whole_blocks(block: int, races: int, arrangements: int) -> int:
     return max(1, math.ceil(races / arrangements / block)) * block
 
 
-def run_ladder(bundle: CompiledBundle, arrangements: list[Arrangement], trails: list[str], races: int,
-               seed: int, n_jobs: int = 1, progress: bool = False, first_race: int = 0) -> Ladder:
-    """Play the arrangements on each trail, about `races` races per trail in all, all on the same
-    race indices (first_race onwards) of `seed`; rounded up to whole blocks of line-ups."""
+def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races: int,
+               seed: int, n_jobs: int = 1, progress: bool = False, first_race: int = 0, *,
+               game: str | None = None, options: dict | None = None) -> Ladder:
+    """Play the arrangements on each trail (course), about `races` races per trail in all, all on
+    the same race indices (first_race onwards) of `seed`; rounded up to whole blocks of line-ups.
+    `options`: the game's options (sim.games.GameInfo.options; Ski Tour's side)."""
     if races < 1:
         raise ValueError(f"races must be at least 1, got {races}")
-    per = _whole_blocks(bundle, races, len(arrangements))
+    info = games.game(game)
+    players = roster(info.name)
+    per = _whole_blocks(players.block(bundle, trails[0], len(arrangements[0]), options), races, len(arrangements))
     jobs = [(trail, arr, first_race, first_race + per) for trail in trails for arr in arrangements]
     t0 = time.perf_counter()
-    rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress)
+    rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress, game=info.name, options=options)
     seconds = time.perf_counter() - t0
     table = standings(rows)
-    return Ladder(table, pairwise(rows), rows, [tuple(p.name for p in arr) for arr in arrangements], per,
-                  tuple(trails), len(arrangements[0]), seed, seconds)
+    unit = (players.scenario, "race")
+    return Ladder(table, pairwise(rows, unit), rows, [tuple(p.name for p in arr) for arr in arrangements], per,
+                  tuple(trails), len(arrangements[0]), seed, seconds, info.name, players.scenario,
+                  dict(options) if options else None)
 
 
-def ladder(bundle: CompiledBundle, players: list[str | Player], trail: str, racers: int = 4,
+def ladder(bundle, players: list[str | Player], trail: str, racers: int = 4,
            races: int = 10_000, seed: int = 1, n_jobs: int = 1, progress: bool = False,
-           known: dict[str, Player] | None = None) -> Ladder:
-    """Play `players` (names, persona files or Player objects) against each other on `trail`.
+           known: dict[str, Player] | None = None, *, game: str | None = None,
+           options: dict | None = None) -> Ladder:
+    """Play `players` (names, persona files or player objects) of `game` (default Blast) against
+    each other on `trail` (Ski Tour: a course), with the game's `options`.
 
     About `races` races in all, spread over the seat arrangements (module docstring). KeyError for
     an unknown player, ValueError for a bad count or a name used twice.
     """
-    known = available() if known is None else known
-    resolved = [resolve(p, known) for p in players]
+    hook = roster(game)
+    known = hook.available() if known is None else known
+    resolved = [hook.resolve(p, known) for p in players]
     if len(resolved) < 2:
         raise ValueError("a ladder needs at least 2 players")
     names = [p.name for p in resolved]
     if len(set(names)) != len(names):
         raise ValueError(f"each player may appear once in a ladder, got {', '.join(names)}")
-    _check_racers(racers)
-    return run_ladder(bundle, seat_arrangements(resolved, racers), [trail], races, seed, n_jobs, progress)
+    _check_racers(racers, game)
+    return run_ladder(bundle, seat_arrangements(resolved, racers), [trail], races, seed, n_jobs, progress,
+                      game=game, options=options)
 
 
-def head_to_head(bundle: CompiledBundle, a: str | Player, b: str | Player, trail: str | list[str],
+def head_to_head(bundle, a: str | Player, b: str | Player, trail: str | list[str],
                  racers: int = 4, races: int = 10_000, seed: int = 1, n_jobs: int = 1,
-                 progress: bool = False, known: dict[str, Player] | None = None) -> Ladder:
-    """A in half the seats, B in the other half, rotated; about `races` races per trail.
+                 progress: bool = False, known: dict[str, Player] | None = None, *,
+                 game: str | None = None, options: dict | None = None) -> Ladder:
+    """A in half the seats, B in the other half, rotated; about `races` races per trail (course).
     `Ladder.verdict(a, b)` states the outcome."""
-    known = available() if known is None else known
-    pa, pb = resolve(a, known), resolve(b, known)
+    hook = roster(game)
+    known = hook.available() if known is None else known
+    pa, pb = hook.resolve(a, known), hook.resolve(b, known)
     if pa.name == pb.name:
         raise ValueError(f"a head-to-head needs two different players, got {pa.name!r} twice")
-    _check_racers(racers)
+    _check_racers(racers, game)
     trails = [trail] if isinstance(trail, str) else list(trail)
-    return run_ladder(bundle, head_to_head_arrangements(pa, pb, racers), trails, races, seed, n_jobs, progress)
+    return run_ladder(bundle, head_to_head_arrangements(pa, pb, racers), trails, races, seed, n_jobs, progress,
+                      game=game, options=options)
 
 
-def _check_racers(racers: int) -> None:
-    if not C.MIN_RACERS <= racers <= C.MAX_RACERS:
-        raise ValueError(f"racers must lie in {C.MIN_RACERS}..{C.MAX_RACERS}, got {racers}")
+def _check_racers(racers: int, game: str | None = None) -> None:
+    lo, hi = games.game(game).racers
+    if not lo <= racers <= hi:
+        raise ValueError(f"racers must lie in {lo}..{hi}, got {racers}")
 
 
 __all__ = ["Ladder", "ladder", "head_to_head", "run_ladder", "play_arrangements", "seat_arrangements",
-           "head_to_head_arrangements", "rotations"]
+           "head_to_head_arrangements", "rotations", "roster"]

@@ -1,14 +1,18 @@
-"""Tuning a heuristic persona's weights by the cross-entropy method (docs/players.md).
+"""Tuning a heuristic persona's weights by the cross-entropy method (docs/players.md), for any game
+with players (sim.ladder's players hook: Biathlon Blast and Ski Tour: Biathlon).
 
-The search runs over the weights in TUNED (not progress: it is the unit of the move score, and
-scaling every score weight together changes no choice; not the look-ahead's rollouts and
-place_credit). Each generation draws a population of weight vectors from a normal distribution
-(mean: the current weights; spread per weight: SPREAD at first), clipped to the ranges in
-sim.blast.players.WEIGHTS. The current mean itself is candidate 0, so each generation also
-measures where the search stands.
+The search runs over the game's tuned weights (the hook's `tuned`; Blast: TUNED, every weight but
+progress, which is the unit of the move score, so that scaling every score weight together changes
+no choice, and the look-ahead's rollouts and place_credit; Ski Tour: all of them). Each generation
+draws a population of weight vectors from a normal distribution (mean: the current weights; spread
+per weight: the hook's `spread` at first; Blast: SPREAD), clipped to the ranges in the hook's
+`weights` (Blast: sim.blast.players.WEIGHTS; Ski Tour: sim.skitour.players.WEIGHTS). The current
+mean itself is candidate 0, so each generation also measures where the search stands.
 
 Each candidate plays in one seat against copies of the start persona in the others, rotated
-through every seat, with balanced line-ups on every trail given: sim.ladder's seat arrangements.
+through every seat, with balanced line-ups on every trail (course) given: sim.ladder's seat
+arrangements. A candidate is a player held in memory (the start's kind with other weights), never
+a file.
 All candidates of a generation play the same race indices (common random numbers: the comparison
 between candidates is not blurred by line-up and dice luck), and each generation plays new ones:
 generation g on trail t plays races (g * trails + t) * k .. + k of the seed. The best quarter
@@ -27,23 +31,16 @@ from typing import Callable
 
 import numpy as np
 
-from kernels.blast import players as K
+from . import games
+from .ladder import Ladder, Player, head_to_head, play_arrangements, roster, rotations
 
-from .blast.compile import CompiledBundle
-from .blast.players import Player, WEIGHTS, available, resolve
-from .ladder import Ladder, head_to_head, play_arrangements, rotations
 
-#: the weights the search moves, in kernels' P_* order
-TUNED = ("pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve", "wait_gain",
-         "coach", "late_wax", "wind_spite", "pickup_hand")
+def __getattr__(name: str):
+    """TUNED and SPREAD: Blast's tuned weights and their initial spreads (sim.blast.game.Roster)."""
+    if name in ("TUNED", "SPREAD"):
+        return getattr(roster("blast"), name.lower())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-#: the initial spread of each weight: about a third of a plausible value, a pulse point or two for
-#: high_from, a whole token for the counts (bullet_reserve and pickup_hand act on whole numbers)
-SPREAD = {
-    "progress": 0.3, "pulse": 0.15, "pulse_high": 0.1, "high_from": 1.5, "band": 0.3, "icy": 0.75,
-    "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
-    "wind_spite": 0.4, "pickup_hand": 1.0,
-}
 
 ELITE = 0.25       # share of the population that makes the next generation
 SMOOTHING = 0.7    # weight of the elite against the previous mean and spread
@@ -56,9 +53,9 @@ class Generation:
 
     index: int
     races: tuple[int, int]            # race indices played (each trail its own share of them)
-    mean: np.ndarray                  # float[len(TUNED)]: the weights of candidate 0
-    spread: np.ndarray                # float[len(TUNED)]
-    candidates: np.ndarray            # float[population, len(TUNED)]
+    mean: np.ndarray                  # float[len(weights)]: the weights of candidate 0
+    spread: np.ndarray                # float[len(weights)]
+    candidates: np.ndarray            # float[population, len(weights)]
     win_rates: np.ndarray             # float[population]
     races_per_candidate: int
     seconds: float
@@ -81,12 +78,23 @@ class TuneResult:
     check_seed: int
     generations: list[Generation] = field(default_factory=list)
     check: Ladder | None = None
+    game: str = games.DEFAULT
+    weights: tuple[str, ...] = ()        # the weights searched
+    param_names: tuple[str, ...] = ()    # the game's weight order
+    options: dict | None = None
+
+    @property
+    def description(self) -> str:
+        """The tuned persona's description (its file's)."""
+        return (f"Tuned from {self.start.name} by the cross-entropy method against {self.start.name} on "
+                f"{', '.join(self.trails)} with {self.racers} racers.")
 
     def weight_changes(self) -> str:
         """'name start -> tuned' for every tuned weight that moved."""
         out = []
-        for key in TUNED:
-            a, b = self.start.weight(key), self.tuned.weight(key)
+        for key in self.weights:
+            i = self.param_names.index(key)
+            a, b = self.start.weights[i], self.tuned.weights[i]
             if round(a, 3) != round(b, 3):
                 out.append(f"{key} {a:g} -> {b:g}")
         return ", ".join(out) or "no weight moved"
@@ -102,34 +110,36 @@ def _elite_count(population: int) -> int:
     return max(2, math.ceil(ELITE * population))
 
 
-def _indices(keys) -> np.ndarray:
-    return np.array([K.PARAM_NAMES.index(k) for k in keys])
-
-
-def tune(bundle: CompiledBundle, start: str | Player, trails: list[str], racers: int = 4,
+def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
          generations: int = 10, population: int = 16, races_per_candidate: int = 2000, seed: int = 1,
          n_jobs: int = 1, check_races: int = 20_000, check_seed: int | None = None, name: str = "tuned",
-         weights: tuple[str, ...] = TUNED, report: Callable[[str], None] | None = None) -> TuneResult:
+         weights: tuple[str, ...] | None = None, report: Callable[[str], None] | None = None, *,
+         game: str | None = None, options: dict | None = None) -> TuneResult:
     """Improve `start`'s weights by the cross-entropy method (module docstring), then check.
 
+    game: default Blast; options: the game's options (Ski Tour's side). trails: Ski Tour's
+    courses. weights: the weights to search (default: the game's tuned weights).
     races_per_candidate: races each candidate plays per generation, over all trails and seats
     (rounded up to a multiple of trails x racers). check_races: races per trail of the final
     head-to-head, on check_seed (default seed + 1). report: called with one line per generation.
     The result depends only on the arguments, not on n_jobs.
     """
-    known = available()
-    start = resolve(start, known)
-    if start.kind != K.HEURISTIC:
-        raise ValueError(f"only heuristic personas can be tuned; {start.name!r} is {start.kind_name}")
-    if name.lower() == start.name or name.lower() in ("random", "scripted", "heuristic", "default"):
+    game = games.game(game).name
+    hook = roster(game)
+    weights = tuple(hook.tuned if weights is None else weights)
+    known = hook.available()
+    start = hook.resolve(start, known)
+    if not hook.heuristic(start):
+        raise ValueError(f"only heuristic personas can be tuned; {start.name!r} is {hook.kind_name(start)}")
+    if name.lower() == start.name or name.lower() in hook.reserved:
         raise ValueError(f"the tuned persona needs a name of its own, not {name!r}")
-    unknown = [k for k in weights if k not in SPREAD]
+    unknown = [k for k in weights if k not in hook.spread]
     if unknown:
-        raise ValueError(f"cannot tune {unknown[0]!r}; tunable weights: {', '.join(SPREAD)}")
+        raise ValueError(f"cannot tune {unknown[0]!r}; tunable weights: {', '.join(hook.spread)}")
     if not trails:
-        raise ValueError("give at least one trail")
+        raise ValueError(f"give at least one {games.game(game).scenario}")
     for trail in trails:
-        bundle.trail_id(trail)
+        hook.check(bundle, trail, (start,) * racers, options)
     if generations < 1 or population < 2 or races_per_candidate < 1 or check_races < 1:
         raise ValueError("generations, races and check races must be at least 1 and the population at least 2")
     check_seed = seed + 1 if check_seed is None else check_seed
@@ -137,21 +147,22 @@ def tune(bundle: CompiledBundle, start: str | Player, trails: list[str], racers:
         raise ValueError("the check needs a seed the tuning does not use")
     report = report or (lambda line: None)
 
-    idx = _indices(weights)
-    lo = np.array([WEIGHTS[k][0] for k in weights])
-    hi = np.array([WEIGHTS[k][1] for k in weights])
-    spread0 = np.array([SPREAD[k] for k in weights])
+    idx = np.array([hook.param_names.index(k) for k in weights])
+    lo = np.array([hook.weights[k][0] for k in weights])
+    hi = np.array([hook.weights[k][1] for k in weights])
+    spread0 = np.array([hook.spread[k] for k in weights])
     mean = np.array(start.weights)[idx]
     spread = spread0.copy()
     rng = np.random.default_rng([seed, 0xCE])              # the search's own stream, never global state
     per = math.ceil(races_per_candidate / (len(trails) * racers))  # races per trail and seat rotation
-    result = TuneResult(start, start, tuple(trails), racers, seed, check_seed)
+    result = TuneResult(start, start, tuple(trails), racers, seed, check_seed, game=game, weights=weights,
+                        param_names=tuple(hook.param_names), options=dict(options) if options else None)
     k_elite = _elite_count(population)
 
     def player(i: int, w: np.ndarray) -> Player:
         full = np.array(start.weights)
         full[idx] = w
-        return start.with_weights(f"{name}-candidate-{i}", full)
+        return hook.with_weights(start, f"{name}-candidate-{i}", full)
 
     for g in range(generations):
         t0 = time.perf_counter()
@@ -163,7 +174,7 @@ def tune(bundle: CompiledBundle, start: str | Player, trails: list[str], racers:
             first = (g * len(trails) + t) * per
             for p in players:
                 jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [start] * (racers - 1), racers)]
-        rows = play_arrangements(bundle, jobs, seed, n_jobs)
+        rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options)
         won = rows[rows.player_name != start.name].groupby("player_name", observed=True).won.mean()
         rates = won.reindex([p.name for p in players]).to_numpy()
         gen = Generation(g, (g * len(trails) * per, (g + 1) * len(trails) * per), mean.copy(), spread.copy(),
@@ -177,13 +188,10 @@ def tune(bundle: CompiledBundle, start: str | Player, trails: list[str], racers:
 
     full = np.array(start.weights)
     full[idx] = np.round(np.clip(mean, lo, hi), 3)
-    tuned = start.with_weights(name.lower(), full)
-    tuned = Player(tuned.name, tuned.kind, tuned.weights,
-                   f"Tuned from {start.name} by the cross-entropy method against {start.name} on "
-                   f"{', '.join(trails)} with {racers} racers.", "")
+    tuned = hook.with_weights(start, name.lower(), full, result.description)
     result.tuned = tuned
     result.check = head_to_head(bundle, tuned, start, list(trails), racers, check_races, check_seed, n_jobs,
-                                known=known)
+                                known=known, game=game, options=options)
     report(result.check_line())
     return result
 

@@ -214,3 +214,123 @@ def log_with_rows(bundle: CompiledBundle, design, seed: int, race: int, rows: in
 
     setup = design.setups(bundle, seed, [race])[0]
     return play_one(bundle, setup, seed, race, log_cap=rows).events
+
+
+# --- players: ladders and tuning -------------------------------------------------------------
+
+class Roster:
+    """Blast's players for ladders and tuning (sim.ladder, sim.tune: the `roster()` hook).
+
+    An arrangement (one player per seat) plays a design with balanced line-ups (every biathlete
+    in every ski colour in every seat over a block), so every arrangement playing race r of a
+    seed meets the same biathletes, colours and dice: only the players differ."""
+
+    game = "blast"
+    scenario = "trail"
+    reserved = ("random", "scripted", "heuristic", "default")
+
+    #: the weights `tune` moves, in kernels' P_* order: not progress (the unit of the move score:
+    #: scaling every score weight together changes no choice), not the look-ahead's rollouts and
+    #: place_credit
+    tuned = ("pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve", "wait_gain",
+             "coach", "late_wax", "wind_spite", "pickup_hand")
+
+    #: the initial spread of each weight in a tuning: about a third of a plausible value, a pulse
+    #: point or two for high_from, a whole token for the counts (bullet_reserve and pickup_hand act
+    #: on whole numbers)
+    spread = {
+        "progress": 0.3, "pulse": 0.15, "pulse_high": 0.1, "high_from": 1.5, "band": 0.3, "icy": 0.75,
+        "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
+        "wind_spite": 0.4, "pickup_hand": 1.0,
+    }
+
+    def __init__(self):
+        from kernels.blast.players import PARAM_NAMES
+
+        from .players import PERSONA_DIR, WEIGHTS
+
+        self.persona_dir = PERSONA_DIR
+        self.param_names = PARAM_NAMES
+        self.weights = WEIGHTS
+
+    @staticmethod
+    def available() -> dict:
+        from .players import available
+
+        return available()
+
+    @staticmethod
+    def resolve(player, known=None):
+        from .players import resolve
+
+        return resolve(player, known)
+
+    @staticmethod
+    def check(bundle: CompiledBundle, scenario: str, arrangement, options: dict | None = None) -> None:
+        from .design import Design
+
+        if options:
+            raise ValueError(f"Biathlon Blast takes no options, got {sorted(options)}")
+        Design(scenario, len(arrangement), players=tuple(arrangement)).check(bundle)
+
+    @staticmethod
+    def block(bundle: CompiledBundle, scenario: str, racers: int, options: dict | None = None) -> int:
+        from kernels.blast.consts import N_COLOURS
+
+        return len(bundle.biathlete_names) * N_COLOURS
+
+    @staticmethod
+    def play(bundle: CompiledBundle, seed: int, pieces, names: list[str], options: dict | None = None):
+        """The kernel's rows of the pieces (arrangement index, trail, arrangement, first race, end
+        race), played as one block, their player ids indexing `names`; each row's arrangement."""
+        from .design import Design
+        from .play import play_block
+
+        setups, races, index = [], [], []
+        for i, trail, arrangement, start, stop in pieces:
+            design = Design(trail, len(arrangement), players=tuple(arrangement))
+            r = np.arange(start, stop, dtype=np.int64)
+            setups += design.setups(bundle, seed, r)
+            races.append(r)
+            index.append(np.full(len(r) * design.racers, i, np.int32))
+        return play_block(bundle, setups, seed, np.concatenate(races), names), np.concatenate(index)
+
+    @staticmethod
+    def table(bundle: CompiledBundle, records: np.ndarray, names: list[str]):
+        return _design.results_table(bundle, records, names)
+
+    @staticmethod
+    def kind_name(player) -> str:
+        return player.kind_name
+
+    @staticmethod
+    def heuristic(player) -> bool:
+        from kernels.blast.players import HEURISTIC
+
+        return player.kind == HEURISTIC
+
+    @staticmethod
+    def with_weights(player, name: str, weights, description: str | None = None):
+        from .players import Player
+
+        p = player.with_weights(name, weights)
+        return p if description is None else Player(p.name, p.kind, p.weights, description, "")
+
+    @staticmethod
+    def description(player) -> str:
+        return player.description
+
+    @staticmethod
+    def source(player) -> str | None:
+        return player.source
+
+    @staticmethod
+    def write_persona(player, path, note: str = "", description: str | None = None) -> None:
+        from .players import write_persona
+
+        write_persona(player, Path(path), description=description or "", note=note)
+
+
+def roster() -> Roster:
+    """The players hook of sim.ladder and sim.tune (see Roster)."""
+    return Roster()

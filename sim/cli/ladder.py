@@ -5,9 +5,55 @@ import argparse
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_file, races_count,
-    seed_value, split_list,
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
+    split_list,
 )
+
+#: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
+#: are dice. The parser offers these games' options (tests check the list against the modules).
+PLAYER_GAMES = ("blast", "skitour")
+
+#: each game's default player list for a ladder: random and the heuristic personas
+DEFAULT_PLAYERS = {"blast": "random,balanced,sprinter,conservative,sharpshooter",
+                   "skitour": "random,balanced,steady,sprinter,sharpshooter"}
+
+
+def player_game_options(p: argparse.ArgumentParser) -> None:
+    """The options of the games with players (Ski Tour's --side, --variant), each defaulting to
+    the chosen game's default; `players_game` turns them into the game's options."""
+    from .. import games
+
+    seen: dict[str, list[str]] = {}
+    for g in PLAYER_GAMES:
+        for option, values in games.game(g).options.items():
+            seen.setdefault(option, [])
+            seen[option].append(f"{games.game(g).title}: {', '.join(map(str, values))}, default {values[0]}")
+    for option, texts in seen.items():
+        p.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=None,
+                       help="; ".join(texts))
+
+
+def players_game(args: argparse.Namespace, command: str):
+    """(GameInfo, options) of the chosen game, or (None, exit status) after one line: a game
+    without players, an option the game does not have or a value it does not allow."""
+    from .. import games
+
+    info = games.game(getattr(args, "game", None))
+    if info.name not in PLAYER_GAMES:
+        titles = " and ".join(games.game(g).title for g in PLAYER_GAMES)
+        return None, fail(command, f"{command} plays players against each other and {info.title} has none "
+                                   f"(its seats are dice); {command} supports {titles}")
+    given = {k[len("option_"):]: v for k, v in vars(args).items() if k.startswith("option_") and v is not None}
+    for key in given:
+        if key not in info.options:
+            return None, fail(command, f"--{key.replace('_', '-')} is not an option of {info.title}"
+                                       f" (options: {', '.join(info.options) or 'none'})")
+    try:
+        options = info.check_options({k: next((v for v in info.options[k] if str(v) == text), text)
+                                      for k, text in given.items()})
+    except ValueError as exc:
+        return None, fail(command, str(exc))
+    return info, options
 
 
 def add_parser(sub) -> None:
@@ -15,8 +61,10 @@ def add_parser(sub) -> None:
         "ladder", help="play players against each other and rank them by win rate",
         description="Play players (names, or persona files ending in .toml) against each other with "
                     "balanced line-ups: every player sits in every seat and races in every ski colour "
-                    "equally often, and every seat arrangement plays the same race indices, so seat, "
-                    "colour and line-up luck cancel. Prints the win rate per seat raced with its 95% "
+                    "(Ski Tour: with every nation) equally often, and every seat arrangement plays the "
+                    "same race indices, so seat, colour and line-up luck cancel. Biathlon Blast and "
+                    "Ski Tour (--game skitour, on a --course); Mania has no players. Prints the win "
+                    "rate per seat raced with its 95% "
                     "Wilson interval, the fair share and the mean place, best first, then the win-rate "
                     "gap of every pair measured race by race. With --vs A,B: A in half the seats, B in "
                     "the other half, rotated, and a verdict on the gap. Races are rounded up to whole "
@@ -27,51 +75,58 @@ def add_parser(sub) -> None:
                "      --trail Kurz --racers 4 --races 40000 --seed 1 --jobs 2 --out ladder.csv\n"
                "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
                "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
-               "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000",
+               "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000\n"
+               "  biathlon-sim --game skitour ladder --course Starter --races 20000 --jobs 2\n"
+               "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    lad.add_argument("--players", default="random,balanced,sprinter,conservative,sharpshooter",
+    lad.add_argument("--players", default=None,
                      help="comma-separated players, each once (default: random and the heuristic "
-                          "personas; add lookahead for the slow strength reference)")
+                          "personas: Blast random,balanced,sprinter,conservative,sharpshooter; Ski Tour "
+                          "random,balanced,steady,sprinter,sharpshooter; add lookahead for the strength "
+                          "reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
-    lad.add_argument("--trail", required=True)
+    lad.add_argument("--trail", "--course", dest="trail", metavar="NAME", required=True,
+                     help="the trail (Blast) or course (Ski Tour) to race on")
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=seed_value, default=1)
     jobs_option(lad)
     lad.add_argument("--out", default=None, metavar="CSV", type=out_file, help="also write the table to this CSV file")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
+    player_game_options(lad)
     data_option(lad)
     lad.set_defaults(func=cmd_ladder)
 
 
 def cmd_ladder(args: argparse.Namespace) -> int:
-    refused = only_for(args, "ladder", "blast")
-    if refused is not None:
-        return refused
-    from ..blast.players import available, resolve
-    from ..ladder import head_to_head, ladder
+    info, options = players_game(args, "ladder")
+    if info is None:
+        return options
+    from ..ladder import head_to_head, ladder, roster
 
     def bad(message: str) -> int:
         return fail("ladder", message)
 
     if args.races < 1:
         return bad(f"--races must be at least 1, got {args.races}")
-    bundle = load_or_report(args.data)
+    bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
+    game = dict(game=info.name, options=options or None)
     try:
-        known = available()
+        hook = roster(info.name)
+        known = hook.available()
         if args.vs:
             pair = split_list(args.vs)
             if len(pair) != 2:
                 return bad(f"--vs takes two players, A,B; got {args.vs!r}")
-            a, b = (resolve(p, known) for p in pair)
+            a, b = (hook.resolve(p, known) for p in pair)
             result = head_to_head(bundle, a, b, args.trail, args.racers, args.races, args.seed, args.jobs,
-                                  progress=not args.quiet, known=known)
+                                  progress=not args.quiet, known=known, **game)
         else:
-            players = split_list(args.players) or []
+            players = split_list(args.players or DEFAULT_PLAYERS[info.name]) or []
             result = ladder(bundle, players, args.trail, args.racers, args.races, args.seed, args.jobs,
-                            progress=not args.quiet, known=known)
+                            progress=not args.quiet, known=known, **game)
     except (KeyError, ValueError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     except DataError as exc:

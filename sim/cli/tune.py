@@ -6,9 +6,10 @@ import sys
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_file, races_count,
-    seed_value, split_list, wrap,
+    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
+    split_list, wrap,
 )
+from .ladder import player_game_options, players_game
 
 
 def add_parser(sub) -> None:
@@ -17,21 +18,26 @@ def add_parser(sub) -> None:
         description="Tune a heuristic persona's weights (all but progress, the score's unit) by the "
                     "cross-entropy method: each generation, a population of weight vectors, each "
                     "playing in one seat against the start persona in the others, rotated through "
-                    "every seat with balanced line-ups on every trail given; all candidates of a "
+                    "every seat with balanced line-ups on every trail (Ski Tour: course) given; all "
+                    "candidates of a "
                     "generation on the same races, new races each generation. Prints one line per "
                     "generation, then checks the result head to head against its start on a seed the "
                     "tuning never used (--check-seed, default --seed + 1) and writes the persona file "
                     "with the command and the check in its header. The result depends on the seed "
-                    "only, not on --jobs.",
+                    "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --courses; "
+                    "every weight is tuned there); Mania has no players.",
         epilog="examples:\n"
                "  biathlon-sim tune --start balanced --trails Kurz,Lang --generations 16 --population 24 \\\n"
                "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
                "  biathlon-sim tune --start sprinter --trails Short --generations 4 --population 8 \\\n"
                "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
-               "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000",
+               "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000\n"
+               "  biathlon-sim --game skitour tune --start balanced --courses Starter,Long --generations 4 \\\n"
+               "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
-    tu.add_argument("--trails", required=True, help="comma-separated trails to tune on, e.g. Kurz,Lang")
+    tu.add_argument("--trails", "--courses", dest="trails", required=True,
+                    help="comma-separated trails (Ski Tour: courses) to tune on, e.g. Kurz,Lang or Starter,Long")
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
     tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
@@ -44,19 +50,20 @@ def add_parser(sub) -> None:
     jobs_option(tu)
     tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
+    player_game_options(tu)
     data_option(tu)
     tu.set_defaults(func=cmd_tune)
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    refused = only_for(args, "tune", "blast")
-    if refused is not None:
-        return refused
+    info, options = players_game(args, "tune")
+    if info is None:
+        return options
     import re
     import shlex
     from pathlib import Path
 
-    from ..blast.players import PERSONA_DIR, available, write_persona
+    from ..ladder import roster
     from ..tune import tune
 
     def bad(message: str) -> int:
@@ -67,23 +74,26 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return bad(f"--out must name a .toml persona file, got {args.out!r}")
     if not out.parent.is_dir():
         return bad(f"--out: no folder {str(out.parent)!r}")
-    bundle = load_or_report(args.data)
+    bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
     name = (args.name or out.stem).lower()
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
         return bad(f"a persona name is letters, digits, - and _, got {name!r}")
+    hook = roster(info.name)
     try:
-        other = available().get(name)
+        other = hook.available().get(name)
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
-    if other is not None and out.parent.resolve() == PERSONA_DIR and \
-            Path(other.source).resolve() != out.resolve():
-        return bad(f"a persona named {name!r} already exists ({other.source}); choose another --name")
+    source = hook.source(other) if other is not None else None
+    if other is not None and out.parent.resolve() == Path(hook.persona_dir).resolve() and \
+            (not source or Path(source).resolve() != out.resolve()):
+        return bad(f"a persona named {name!r} already exists ({source or 'built in'}); choose another --name")
     try:
         result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
                       args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
-                      args.check_seed, name, report=lambda line: print(line, flush=True))
+                      args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
+                      options=options or None)
     except (KeyError, ValueError) as exc:
         return bad(str(exc.args[0]) if exc.args else str(exc))
     except DataError as exc:
@@ -91,11 +101,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     print(f"weights: {result.weight_changes()}")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     g = result.generations
+    opts = "".join(f", {k} {v}" for k, v in (result.options or {}).items())
     note = (f"Written by: {command}\n"
             f"Tuning: seed {result.seed}, {len(g)} generations x {len(g[0].win_rates)} candidates x "
-            f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}), "
-            f"data {bundle.data_hash}.\n" + result.check_line())
-    write_persona(result.tuned, out, note="\n".join(wrap(note)))
+            f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}"
+            f"{opts}), data {bundle.data_hash}.\n" + result.check_line())
+    hook.write_persona(result.tuned, out, note="\n".join(wrap(note)), description=result.description)
     import pandas as pd
 
     from reports.pages import page_beside, tune_page

@@ -52,21 +52,32 @@ def summary(bundle: SkiTourBundle) -> str:
 @dataclass(frozen=True)
 class Design:
     """Who races how: course name, racers, variant, nation side, nations fixed per seat or None
-    (rotated, balanced), players (one for every seat, or one per seat; two players: one or two)."""
+    (rotated, balanced), players (one for every seat, or one per seat; two players: one or two).
+
+    A player is a name (sim.skitour.players.get_player: random, a persona, a .toml path) or a
+    PlayerSpec (a weight vector held in memory: a candidate of a tuning); both pickle, so designs
+    travel to joblib workers."""
 
     course: str
     racers: int = 4
     variant: str = "standard"
     side: str = "basic"
     nations: tuple[str, ...] | None = None
-    players: tuple[str, ...] = ("balanced",)
+    players: tuple[str | P.PlayerSpec, ...] = ("balanced",)
 
     @property
     def two_player(self) -> bool:
         return self.variant == "two_player"
 
     def player_names(self) -> list[str]:
-        return list(dict.fromkeys(self.players))
+        return list(dict.fromkeys(_name(p) for p in self.players))
+
+    def player_specs(self) -> list[str | P.PlayerSpec]:
+        """The design's distinct players (names or PlayerSpec), in player_names() order."""
+        first: dict[str, str | P.PlayerSpec] = {}
+        for p in self.players:
+            first.setdefault(_name(p), p)
+        return list(first.values())
 
     def seat_players(self) -> list[int]:
         """Index into player_names() of each seat's player."""
@@ -74,8 +85,12 @@ class Design:
         if len(self.players) == 1:
             return [0] * self.racers
         if self.two_player:
-            return [names.index(self.players[s % 2]) for s in range(self.racers)]
-        return [names.index(p) for p in self.players]
+            return [names.index(_name(self.players[s % 2])) for s in range(self.racers)]
+        return [names.index(_name(p)) for p in self.players]
+
+
+def _name(player) -> str:
+    return player if isinstance(player, str) else player.name
 
 
 def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=("balanced",),
@@ -91,13 +106,13 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
     nations = fixed.get("nation")
     return Design(scenario, int(racers), opts["variant"], opts["side"],
                   tuple(nations) if nations else None,
-                  tuple(p if isinstance(p, str) else p.name for p in players))
+                  tuple(p if isinstance(p, (str, P.PlayerSpec)) else p.name for p in players))
 
 
 def describe(design: Design) -> str:
     who = (f"{design.racers} racers" if not design.two_player else "two players with two nations each")
     nat = ",".join(design.nations) if design.nations else f"{design.side} nations rotated"
-    return f"{design.course}, {who}, {nat}, players {','.join(design.players)}"
+    return f"{design.course}, {who}, {nat}, players {','.join(map(_name, design.players))}"
 
 
 def check_design(bundle: SkiTourBundle, design: Design) -> None:
@@ -117,11 +132,14 @@ def check_design(bundle: SkiTourBundle, design: Design) -> None:
         raise ValueError("the two-player variant takes one player for both sides or one per side")
     if not design.two_player and len(design.players) not in (1, design.racers):
         raise ValueError(f"give one player for all seats or one per seat, got {len(design.players)}")
+    seen: dict[str, P.PlayerSpec] = {}
     for p in design.players:
         try:
-            get_player(p)
+            spec = get_player(p)
         except (ValueError, OSError) as exc:
             raise ValueError(str(exc)) from None
+        if seen.setdefault(_name(p), spec) != spec:
+            raise ValueError(f"two different players are named {_name(p)!r}; give each its own name")
     if design.nations is not None:
         if len(design.nations) != design.racers:
             raise ValueError(f"{design.racers} seats need {design.racers} nations, got {len(design.nations)}")
@@ -154,7 +172,7 @@ def seats_per_race(design: Design) -> int:
 
 def design_dict(design: Design) -> dict:
     d = asdict(design)
-    d["players"] = list(design.players)
+    d["players"] = [_name(p) for p in design.players]
     d["nations"] = list(design.nations) if design.nations else None
     return d
 
@@ -171,8 +189,8 @@ def player_records(design: Design) -> dict:
     from .players import get_player
 
     out = {}
-    for name in design.player_names():
-        p = get_player(name)
+    for name, player in zip(design.player_names(), design.player_specs()):
+        p = get_player(player)
         out[name] = {"kind": C.PLAYER_KINDS[p.kind], "weights": list(p.weights),
                      "weight_names": list(PARAM_NAMES)}
     return out
@@ -203,7 +221,7 @@ def nations(bundle: SkiTourBundle, design: Design, seed: int, races) -> np.ndarr
 
 
 def _kw(design: Design) -> dict:
-    return dict(players=design.player_names(), seat_players=design.seat_players(),
+    return dict(players=design.player_specs(), seat_players=design.seat_players(),
                 variant=design.variant)
 
 
@@ -249,3 +267,99 @@ def referee(bundle: SkiTourBundle, design: Design, seed: int, race: int) -> None
                                                "variant": design.variant}, log, seats, visits)
     if not report.ok:
         raise AssertionError(f"race {race} (seed {seed}, {describe(design)}): {report.message}")
+
+
+class Roster:
+    """Ski Tour's players for ladders and tuning (sim.ladder, sim.tune: the `roster()` hook).
+
+    An arrangement (one player per seat) plays a standard-variant design with the side's nations
+    rotated through the seats, so every arrangement playing race r of a seed meets the same nations
+    in the same seats and the same dice: only the players differ."""
+
+    game = "skitour"
+    scenario = "course"
+    reserved = ("random", "heuristic", "default")
+
+    def __init__(self):
+        from kernels.skitour.players import PARAM_NAMES
+
+        from . import players
+
+        self._p = players
+        self.persona_dir = players.PERSONA_DIR
+        self.param_names = PARAM_NAMES
+        self.weights = players.WEIGHTS
+        self.tuned = players.TUNED
+        self.spread = players.SPREAD
+
+    def available(self) -> dict:
+        return self._p.available()
+
+    def resolve(self, player, known=None) -> P.PlayerSpec:
+        return self._p.resolve(player, known)
+
+    @staticmethod
+    def design(scenario: str, arrangement, options: dict | None = None) -> Design:
+        options = dict(options or {})
+        variant = options.get("variant", C.VARIANT_NAMES[0])
+        if variant != "standard":
+            raise ValueError(f"ladders and tuning play the standard variant (one player per nation), "
+                             f"not {variant}")
+        return Design(scenario, len(arrangement), variant, options.get("side", C.NATION_SIDES[0]), None,
+                      tuple(arrangement))
+
+    def check(self, bundle: SkiTourBundle, scenario: str, arrangement, options: dict | None = None) -> None:
+        check_design(bundle, self.design(scenario, arrangement, options))
+
+    def block(self, bundle: SkiTourBundle, scenario: str, racers: int, options: dict | None = None) -> int:
+        return block(bundle, self.design(scenario, ("random",) * racers, options))
+
+    def play(self, bundle: SkiTourBundle, seed: int, pieces, names: list[str], options: dict | None = None):
+        """Seat records of the pieces (arrangement index, course, arrangement, first race, end
+        race), their `player` column indexing `names`, and each row's arrangement index."""
+        parts, index = [], []
+        code = {n: i for i, n in enumerate(names)}
+        for i, course, arrangement, start, stop in pieces:
+            design = self.design(course, arrangement, options)
+            seats, _ = play_chunk(bundle, design, seed, start, stop)
+            remap = np.array([code[n] for n in design.player_names()], seats.dtype["player"])
+            seats["player"] = remap[seats["player"]]
+            parts.append(seats)
+            index.append(np.full(len(seats), i, np.int32))
+        return np.concatenate(parts), np.concatenate(index)
+
+    @staticmethod
+    def table(bundle: SkiTourBundle, records: np.ndarray, names: list[str]):
+        from ..store import add_names, frame
+
+        return add_names(frame(records), {"course": list(bundle.course_names),
+                                          "nation": list(bundle.nation_names), "player": list(names)})
+
+    @staticmethod
+    def kind_name(player: P.PlayerSpec) -> str:
+        return C.PLAYER_KINDS[player.kind]
+
+    @staticmethod
+    def heuristic(player: P.PlayerSpec) -> bool:
+        return player.kind == C.PLAYER_HEURISTIC
+
+    def with_weights(self, player: P.PlayerSpec, name: str, weights, description: str | None = None):
+        return self._p.with_weights(player, name, weights)
+
+    def description(self, player: P.PlayerSpec) -> str:
+        try:
+            return self._p.description(player.name)
+        except ValueError:
+            return ""
+
+    def source(self, player: P.PlayerSpec) -> str | None:
+        return self._p.source(player.name)
+
+    def write_persona(self, player: P.PlayerSpec, path, note: str = "", description: str | None = None) -> None:
+        self._p.write_persona(player, path, description if description is not None else self.description(player),
+                              note)
+
+
+def roster() -> Roster:
+    """The players hook of sim.ladder and sim.tune (see Roster)."""
+    return Roster()

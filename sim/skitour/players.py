@@ -86,3 +86,95 @@ def description(name: str) -> str:
     if name == "random":
         return "Every choice uniformly among the legal ones: the floor."
     return _doc(name).get("description", "")
+
+
+# --- ladders and tuning (sim.ladder, sim.tune) ------------------------------------------------
+
+#: the range each weight may take when tuned, and what it means (docs/skitour/players.md); the
+#: 0/1 switches (range_extra, bonus, flip) are read by the kernel as "above one half"
+WEIGHTS: dict[str, tuple[float, float, str]] = {
+    "extra_min": (0.0, 10.0, "dice an additional column must bring to be worth a stamina"),
+    "reserve": (0.0, 10.0, "voluntary stamina only while the highest marker value is above this"),
+    "range_extra": (0.0, 1.0, "1: additional columns on shooting turns too; 0: never"),
+    "six_sprint": (0.0, 10.0, "value of a six in the sprint column"),
+    "six_box": (0.0, 10.0, "value of a six in a box, times the column's share of full"),
+    "occupied": (0.0, 10.0, "cost (rows) of paying a stamina for an occupied space"),
+    "draft_pay": (0.0, 10.0, "most stamina a draft may cost"),
+    "bonus": (0.0, 1.0, "1: take downhill bonus steps"),
+    "wax_price": (0.0, 10.0, "gain (dice) a token must bring before it is spent"),
+    "sprint_min": (0.0, 10.0, "sprint-column dice that make a sprint icon worth using"),
+    "flip": (0.0, 1.0, "1: trade a flip-box six for a token turned face up again"),
+    "green": (0.0, 10.0, "value (rows) of ending behind a racer on green"),
+    "red": (0.0, 10.0, "cost (rows) of ending on red"),
+    **{f"token_{icon}": (-10.0, 10.0, f"set-up value of the {icon.replace('_', ' ')} wax icon")
+       for icon in ("reroll_shot", "sprint", "free_column", "reroll_one", "reroll_all", "plus_one",
+                    "minus_one", "stamina")},
+}
+assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
+
+#: the weights `tune` moves: all of them (no weight is the unit of the others: the scores mix rows,
+#: dice and stamina)
+TUNED = K.PARAM_NAMES
+
+#: the initial spread of each weight in a tuning: about a third of a plausible value, a whole die
+#: or stamina for the counts, 0.4 for the switches (so that about one draw in ten flips one)
+SPREAD = {
+    "extra_min": 0.75, "reserve": 1.0, "range_extra": 0.4, "six_sprint": 0.5, "six_box": 0.4,
+    "occupied": 0.4, "draft_pay": 1.0, "bonus": 0.4, "wax_price": 0.5, "sprint_min": 1.0, "flip": 0.4,
+    "green": 0.6, "red": 0.6, "token_reroll_shot": 1.0, "token_sprint": 1.0, "token_free_column": 1.0,
+    "token_reroll_one": 1.0, "token_reroll_all": 1.0, "token_plus_one": 1.0, "token_minus_one": 1.0,
+    "token_stamina": 1.0,
+}
+assert tuple(SPREAD) == K.PARAM_NAMES
+
+
+def available() -> dict[str, PlayerSpec]:
+    """Every player by name: random and the shipped personas."""
+    return {name: get_player(name) for name in names()}
+
+
+def resolve(name: str | PlayerSpec, known: dict[str, PlayerSpec] | None = None) -> PlayerSpec:
+    """The player a name (any case, aliases too) or a persona file path (.toml) stands for;
+    KeyError naming the known ones, ValueError for a persona file that cannot be read."""
+    if isinstance(name, PlayerSpec):
+        return name
+    key = str(name).strip()
+    if key.lower().endswith(".toml"):
+        try:
+            return get_player(key)
+        except OSError as exc:
+            raise ValueError(f"cannot read persona file {key!r}: {exc.strerror or exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"persona file {key!r} is not valid TOML: {exc}") from None
+    known = available() if known is None else known
+    key = ALIASES.get(key.lower(), key.lower())
+    if key not in known:
+        raise KeyError(f"no player named {name!r}; known: {', '.join(sorted(known))}, "
+                       f"or a persona file (.toml)")
+    return known[key]
+
+
+def source(name: str) -> str | None:
+    """The file a shipped persona is read from (None for random or an unknown name)."""
+    return _docs().get(ALIASES.get(name, name), {}).get("_path")
+
+
+def with_weights(player: PlayerSpec, name: str, weights) -> PlayerSpec:
+    """The player's kind with other weights and another name (a candidate of a tuning)."""
+    return PlayerSpec(name, player.kind, tuple(float(w) for w in weights))
+
+
+def write_persona(player: PlayerSpec, path: Path, description: str = "", note: str = "") -> None:
+    """Write a persona file that builds on nothing: every weight spelled out."""
+    text = description.replace("\\", "\\\\").replace('"', '\\"')
+    lines = [f"# {line}" for line in note.splitlines()] + [
+        f'name = "{player.name}"',
+        f'description = "{text}"',
+        f'kind = "{C.PLAYER_KINDS[player.kind]}"',
+        'base = ""',
+        "",
+        "[weights]",
+    ]
+    for key, w in zip(K.PARAM_NAMES, player.weights):
+        lines.append(f"{key} = {round(w, 4)!r:<10} # {WEIGHTS[key][2]}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
