@@ -871,6 +871,8 @@ def bonus_nb(T, W, seat, so, record):
         enter_nb(T, W, seat, r2, l2)
         r = r2
         l = l2
+        if W.tv[TV_OVER] != 0:
+            return steps           # a two-player race ends at its first finish: END comes next
         if out[4] == 1:
             break
     ev4_nb(T, W, seat, EV_BONUS, steps, 0, 0, 0)
@@ -901,6 +903,8 @@ def drafting_nb(T, W, leader, first_seat):
     head = 0
     follows_bonus = T.rl[R_DRAFT_FOLLOWS_BONUS] != 0
     while head < qn:
+        if W.tv[TV_OVER] != 0:
+            return                 # a two-player race is over: nobody moves after the finish
         L = q[head]
         head += 1
         if not draftable_nb(T, W, L):
@@ -1031,10 +1035,9 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now):
 
 @inline
 def token_options_nb(T, W, seat, moment, n, pos, icons, mode, shooting, miss_now):
-    """Add the options of one token (a row position, or -1 for the printed token)."""
+    """Add the options of one token (a row position, or -1 for the printed token). A blank
+    token (no icon bits) is one option that does nothing but flip it."""
     st = W.st
-    if icons == NO_WAX:
-        return n
     if (icons & WAX_STAMINA) != 0 and not can_pay_nb(T, W, seat, 1, shooting):
         return n
     base = 0.0

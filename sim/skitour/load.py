@@ -47,12 +47,21 @@ def load_data(path: str | Path | None = None, patches: list[Patch] = ()) -> SkiT
     return data
 
 
+#: the text of a token with no icon (docs/skitour/data-format.md, Wax tokens)
+BLANK = "blank"
+
+
 def parse_wax(text: str) -> tuple[WaxToken | None, str | None]:
-    """A wax token from its text ("sprint", "stamina + plus_one", "reroll_one / reroll_all");
-    (token, None) or (None, what was expected)."""
+    """A wax token from its text ("sprint", "stamina + plus_one", "reroll_one / reroll_all", or
+    "blank": no icon); (token, None) or (None, what was expected)."""
     if not isinstance(text, str) or not text.strip():
-        return None, f"must be a token such as \"sprint\", \"stamina + free_column\" or \"plus_one / minus_one\"; got {text!r}"
+        return None, (f"must be a token such as \"sprint\", \"stamina + free_column\", \"plus_one / minus_one\" "
+                      f"or \"{BLANK}\" (no icon); got {text!r}")
     words = text.strip()
+    if words == BLANK:
+        return WaxToken(BLANK, False, (), False), None
+    if re.search(rf"\b{BLANK}\b", words):
+        return None, f"{BLANK!r} is a whole token with no icon; it cannot be combined with icons in {words!r}"
     stamina = False
     rest = words
     m = re.match(r"^stamina\s*(?:\+\s*(.*))?$", words)
@@ -252,6 +261,10 @@ class _Reader:
             printed, error = parse_wax(w.str("printed"))
             if error:
                 w.problem("printed", error)
+            elif printed.text == BLANK:
+                w.problem("printed", f"a printed token must show an icon: leave 'printed' out for a board "
+                                     f"without one, not {BLANK!r}")
+                printed = None
         w.done()
         t.done()
         return Nation(name, side, board, colour, stamina, capacity, full_at, tuple(boxes), sprint,

@@ -124,8 +124,11 @@ def _apply_patch(doc, path, value):
 
 
 def parse_token(text):
-    """'a + b' -> (bits, 0); 'stamina + a / b' -> (bits, choice bits); 'a / b' -> (bits, choice)."""
+    """'a + b' -> (bits, 0); 'stamina + a / b' -> (bits, choice bits); 'a / b' -> (bits, choice);
+    'blank' (data-format.md: a token with no icon; using it only flips it) -> (0, 0)."""
     text = text.strip()
+    if text == "blank":
+        return 0, 0
     stamina = 0
     if "/" in text:
         if "+" in text:

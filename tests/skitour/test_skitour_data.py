@@ -220,6 +220,24 @@ def test_parse_wax_grammar():
     assert parse_wax("sprint + sprint")[1]
 
 
+def test_a_blank_token_has_no_icon_and_compiles_to_no_bits():
+    t, err = parse_wax("blank")
+    assert err is None and not t.stamina and t.actions == () and not t.one_of
+    assert "cannot be combined" in parse_wax("blank + sprint")[1]
+    assert "cannot be combined" in parse_wax("stamina + blank")[1]
+    assert "\"blank\" (no icon)" in parse_wax("")[1]
+    nation = load_data().nations[0]
+    texts = ["blank" if i == 2 else tok.text for i, tok in enumerate(nation.wax)]
+    b = load_bundle(patches=[Patch(nation.file, "wax.tokens", texts)])
+    assert b.tables.wax_icons[0, 2] == 0 and b.tables.wax_mode[0, 2] == C.WAX_ALL
+    assert b.tables.wax_icons[0, 1] != 0
+
+
+def test_a_printed_token_cannot_be_blank(datadir):
+    edit(datadir / "nations" / "finland.toml", 'printed = "reroll_shot"', 'printed = "blank"')
+    one_problem(datadir, "nations/finland.toml: nation 'Finland': wax.printed: a printed token must show an icon")
+
+
 def test_a_board_has_one_side_of_each_kind(datadir):
     edit(datadir / "nations" / "austria.toml", 'side = "advanced"', 'side = "basic"')
     found = problems(datadir)
