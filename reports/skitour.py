@@ -5,6 +5,9 @@ and course, the first player's advantage, short against long race, shooting, var
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 
 from . import figures as F
@@ -31,8 +34,9 @@ def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
         s.skipped = "These results carry no wax-token counts."
         return s
     s.intro = ("How often each wax icon was used per racer and race, and the win rate of racers who used it "
-               "at least once against those who did not (an association, not a value: a token's value needs a "
-               "paired variant that swaps it for a blank on the same races, see experiments/skitour.toml).")
+               "at least once against those who did not (an association, not a value). A token's value is "
+               "measured by the paired variants that swap one token for a blank on the same races "
+               "(experiments/skitour.toml): the last tables of this section, when the study has them.")
     use = pd.concat([M.means(rows, c, [sc], o.confidence).assign(icon=WAX[c]) for c in have], ignore_index=True)
     s.table("wax_use", ctx.order_trails(use[["icon", sc, "n", "mean", "low", "high"]]),
             "Wax icon uses per racer and race", percent=False)
@@ -48,7 +52,105 @@ def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
         f"{k} {v:.2f}" for k, v in most.head(3).items()) + (
         f"; never used by these players: {', '.join(never)} (their value is not measurable with them)" if never else "")
         + ".")
+    token_values(ctx, s)
     return s
+
+
+def blanked_tokens(source) -> dict[str, tuple[str, int, str]]:
+    """The variants that replace exactly one wax token of one nation with a blank, and nothing
+    else: variant -> (nation, token index, the token's text on the base data). The base tokens
+    come from the study's data directory (study.json), or the shipped data."""
+    from sim.skitour import load_data
+
+    try:
+        study = json.loads((Path(source.path) / "study.json").read_text(encoding="utf-8"))
+        data = load_data(study.get("data"))
+    except (OSError, ValueError, TypeError, KeyError):
+        try:
+            data = load_data()
+        except Exception:          # noqa: BLE001 - no base data: no token can be named
+            return {}
+    base = {n.file: (n.name, [t.text for t in n.wax]) for n in data.nations}
+    out = {}
+    for name, v in source.variants.items():
+        if name == source.base or len(v.patches) != 1:
+            continue
+        p = v.patches[0]
+        file, value = str(p.get("file", "")).replace("\\", "/"), p.get("value")
+        if file not in base or p.get("path") != "wax.tokens" or not isinstance(value, list):
+            continue
+        nation, tokens = base[file]
+        if len(value) != len(tokens):
+            continue
+        changed = [i for i, (a, b) in enumerate(zip(tokens, value)) if str(a).strip() != str(b).strip()]
+        if len(changed) == 1 and str(value[changed[0]]).strip() == "blank":
+            out[name] = (nation, changed[0], tokens[changed[0]])
+    return out
+
+
+def token_values(ctx: Context, s: Section) -> None:
+    """The value of each wax token: per variant that blanks one token of one nation, that nation's
+    win rate on the base data less its win rate without the token, race by race on the same races
+    (reports.metrics.paired_changes, as the core variants section and Blast's gear values)."""
+    o, src, en, sc = ctx.o, ctx.source, ctx.en, ctx.sc
+    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    targets = blanked_tokens(src) if cells else {}
+    if not targets:
+        s.blocks.append("<p class='meta'>This study has no variant that swaps one wax token for a blank, so no "
+                        "token's value is measured (experiments/skitour.toml has such variants).</p>")
+        return
+    rows = src.read(ctx.result_columns + ["race"], cells, None)
+    wide = M.paired_outcomes(rows, src.base, describe=(sc, en))
+    out = []
+    for v, (nation, index, text) in targets.items():
+        if v not in wide.columns:
+            continue
+        mask = wide[en] == nation
+        for by in ([sc], []):
+            t = M.paired_changes(wide, src.base, v, by, mask, o.confidence)
+            if not len(t):
+                continue
+            sel = wide[mask.to_numpy() & wide[v].notna().to_numpy()]
+            same = bool((sel[v] == sel[src.base]).all())
+            out.append(t.assign(variant=v, nation=nation, token=text, index=index,
+                                **({} if by else {sc: "all"}),
+                                value=0.0 - t.change, value_low=0.0 - t.high, value_high=0.0 - t.low,
+                                without=t.base_rate + t.change,
+                                changed_races="none" if same else "some"))
+    if not out:
+        return
+    s.blocks.append(
+        "<p>The value of a wax token: each paired variant replaces one token of a nation with a blank (no icon) and "
+        "replays the same races (same line-ups, same dice streams). The value is the nation's win rate with the token "
+        "less its win rate with the blank, race by race, in percentage points, with an interval from the spread of "
+        "the per-race differences. It is the token's worth to these players as they choose their row: with a blank "
+        "among its eight tokens a player lays another token in its place, so the value is measured against that "
+        "replacement; a negative value means the nation does better with the replacement (the players' choice of "
+        "six is not the best), and a token no race changed is one the players never laid in the row or never "
+        "used.</p>")
+    table = pd.concat(out, ignore_index=True)
+    table = M.flag(table.rename(columns={"base_rate": "with_token", "without": "without_token"}), o.alpha)
+    table = s.table("wax_token_value", ctx.order_trails(table[
+        ["nation", "token", "index", sc, "with_token", "without_token", "value", "value_low", "value_high",
+         "units", "p", "p_holm", "significant", "changed_races", "variant"]]),
+        "Value of each wax token: the nation's win rate with it less without it (a blank in its place), "
+        "race by race on the same races, with intervals")
+    pooled = table[table[sc] == "all"]
+    s.figure("wax_token_value", F.bars(
+        pooled.assign(value=100 * pooled.value, low=100 * pooled.value_low, high=100 * pooled.value_high,
+                      label=pooled.nation + ": " + pooled.token),
+        "label", "value", "Value of each wax token", "percentage points of win rate", reference=0.0),
+        "What each token is worth to its nation: the win rate it loses when the token is a blank, "
+        "in percentage points, with intervals over races (courses pooled)")
+    parts = []
+    for r in pooled.sort_values("value", ascending=False).itertuples():
+        text = f"{r.token} {100 * r.value:+.1f} pp [{100 * r.value_low:+.1f}, {100 * r.value_high:+.1f}]"
+        if r.changed_races == "none":
+            text += " (no race changed: never laid in the row or never used)"
+        parts.append(text)
+    nations = ", ".join(dict.fromkeys(pooled.nation))
+    s.findings.append(f"Value of each wax token of {nations} (its win rate with the token less with a blank in "
+                      f"its place, same races, n={int(pooled.units.max()):,} races): " + "; ".join(parts) + ".")
 
 
 def stamina_section(ctx: Context, rows: pd.DataFrame) -> Section:
