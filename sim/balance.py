@@ -22,6 +22,9 @@ The search is greedy coordinate descent over knob steps, on common random number
   (asymptotically);
 * the best fully played candidate replaces the incumbent when its score is lower, then every other
   improving step of the round is tried on top of the new incumbent and kept if it still improves;
+* the model step: the round's neighbours, read as a linear model of the statistics, propose moves
+  of several knobs at once (Search.model_proposals); each proposal is played like a candidate and
+  taken when it beats the best single step;
   the search ends when no neighbour is better, or the budget (races, minutes, rounds) is spent.
 
 Every evaluation is logged (DIR/log.jsonl, DIR/evals/<key>.npz); a rerun replays the search from
@@ -145,6 +148,9 @@ class BalanceFile:
     targets: list[TargetSpec]
     knobs: list[Knob]
     base_docs: dict[str, dict] = field(default_factory=dict)
+    start: dict[str, int] = field(default_factory=dict)     # knob -> position the search starts from
+    model_steps: bool = True         # propose moves of several knobs from the neighbours' effects
+    model_reach: int = 2             # ... each at most this many steps from the incumbent
 
     @property
     def data_dir(self) -> Path:
@@ -152,7 +158,8 @@ class BalanceFile:
 
 
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
-            "cost_weight", "budget_races", "budget_minutes", "max_rounds", "designs", "target", "knob")
+            "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
+            "designs", "target", "knob", "start")
 
 
 def load_balance(path: str | Path) -> BalanceFile:
@@ -188,6 +195,8 @@ def load_balance(path: str | Path) -> BalanceFile:
     budget_races = t.int("budget_races", 2_000_000, 1, 10**12)
     budget_minutes = t.number("budget_minutes", 60.0, 0.0, 1e6)
     max_rounds = t.int("max_rounds", 20, 1, 10_000)
+    model_steps = t.bool("model_steps", True)
+    model_reach = t.int("model_reach", 2, 1, 100)
 
     # designs
     dt = t.table("designs", {})
@@ -315,13 +324,47 @@ def load_balance(path: str | Path) -> BalanceFile:
         t.problem("target", "a balance file needs at least one [[target]]")
     if not knobs and not problems.items:
         t.problem("knob", "a balance file needs at least one [[knob]]")
+    raw_start = t.raw("start", {})
     t.done()
     if not designs and not problems.items:
         t.problem("designs", "no design to play")
     problems.raise_if_any()
-    return BalanceFile(path, path.read_text(encoding="utf-8"), game, title, data, seed, check_seed, races,
-                       check_races, alpha, cost_weight, budget_races, budget_minutes, max_rounds, designs,
-                       targets, knobs, docs)
+    bf = BalanceFile(path, path.read_text(encoding="utf-8"), game, title, data, seed, check_seed, races,
+                     check_races, alpha, cost_weight, budget_races, budget_minutes, max_rounds, designs,
+                     targets, knobs, docs)
+    bf.start = _start_positions(bf, raw_start, Table(problems, file, "start", raw_start))
+    bf.model_steps, bf.model_reach = model_steps, model_reach
+    problems.raise_if_any()
+    return bf
+
+
+def _start_positions(bf: BalanceFile, raw: Any, t: Table) -> dict[str, int]:
+    """[start]: knob = value of its first member, where the search starts instead of the base data
+    (an earlier search's result, say); the base data stays the 'before' of every table."""
+    if not isinstance(raw, dict):
+        t.problem("", "must be a table of knob = value")
+        return {}
+    by_name = {k.name: k for k in bf.knobs}
+    out: dict[str, int] = {}
+    for name, value in raw.items():
+        knob = by_name.get(name)
+        if knob is None:
+            t.problem(name, f"names no knob; knobs: {', '.join(by_name)}")
+            continue
+        if knob.choices:
+            if value not in knob.choices:
+                t.problem(name, f"must be one of {list(knob.choices)}, got {value!r}")
+                continue
+            out[name] = knob.choices.index(value)
+            continue
+        base = _element(bf.base_docs[knob.members[0].file], knob.members[0])
+        k = (value - base) / knob.step if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        if k is None or abs(k - round(k)) > 1e-9 or not allowed(bf, knob, int(round(k))):
+            t.problem(name, f"must be a value the knob reaches (base {base!r}, step {knob.step:g}, within "
+                            f"[{knob.lo:g}, {knob.hi:g}] for every member), got {value!r}")
+            continue
+        out[name] = int(round(k))
+    return out
 
 
 def _persona(mod, design) -> str:
@@ -870,23 +913,43 @@ class Search:
         inc = self.evaluate(start, self.n_blocks)
         base = inc
         self.log(f"base: score {self.total(inc):.3f} ({self._met_text(inc)})")
+        if bf.start:
+            inc = self.evaluate({**start, **bf.start}, self.n_blocks)
+            self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
         for rnd in range(bf.max_rounds):
             if (why := self.out_of_budget()):
                 self.stopped = why
                 break
-            improving = []
+            improving, tried = [], []
             for knob, j in self.neighbours(inc.pos):
                 if (why := self.out_of_budget()):
                     self.stopped = why
                     break
                 cand = self._try(inc, knob, j)
+                tried.append((knob, j))
                 if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
                     improving.append((self.total(cand), knob.name, knob, j, cand))
+            improving.sort(key=lambda x: (x[0], x[1]))
+            # the model step: every neighbour's paired effects, added up, propose a move of several
+            # knobs at once (what single steps cannot find when each one overshoots)
+            model = None
+            if bf.model_steps and not self.stopped:
+                for proposal in self.model_proposals(inc, tried):
+                    if self.out_of_budget():
+                        break
+                    cand = self._try_pos(inc, proposal, "  model step " + self._moves_text(inc.pos, proposal))
+                    if cand is not None and (model is None or self.total(cand) < self.total(model)):
+                        model = cand
+            best_single = improving[0][0] if improving else self.total(inc) - 1e-12
+            if model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12):
+                self._step_many(rnd, inc, model)
+                inc = model
+                self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
+                continue
             if not improving:
                 if not self.stopped:
                     self.stopped = "no single step improves the score (a local optimum)"
                 break
-            improving.sort(key=lambda x: (x[0], x[1]))
             _, _, knob, j, new = improving[0]
             self._step(rnd, knob, inc, new)
             moved = {knob.name}
@@ -911,7 +974,13 @@ class Search:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on
         the same races; None when the data is invalid or the candidate is dropped early."""
         pos = {**inc.pos, knob.name: j}
-        shown = f"  {knob.name} -> {self.values(pos)[knob.name]!r}"
+        return self._try_pos(inc, pos, f"  {knob.name} -> {self.values(pos)[knob.name]!r}", knob)
+
+    def _moves_text(self, a: dict[str, int], b: dict[str, int]) -> str:
+        va, vb = self.values(a), self.values(b)
+        return ", ".join(f"{k} {va[k]!r} -> {vb[k]!r}" for k in vb if va[k] != vb[k])
+
+    def _try_pos(self, inc: Evaluation, pos: dict[str, int], shown: str, knob: Knob | None = None) -> Evaluation | None:
         early = len(STAGES) - 1
         for s, frac in enumerate(STAGES):
             blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
@@ -921,7 +990,8 @@ class Search:
                 self.tried["invalid data"] += 1
                 return None
             diff, se = self.paired(cand, inc, blocks)
-            self._sensitivity(knob, inc, cand, blocks)
+            if knob is not None:
+                self._sensitivity(knob, inc, cand, blocks)
             if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
                 self.log(f"{shown}: dropped after {frac:.0%} of the races (paired score difference "
                          f"{diff:+.3f}, se {se:.3f})")
@@ -931,6 +1001,160 @@ class Search:
         self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; paired "
                  f"difference {diff:+.3f}, se {se:.3f})")
         return cand
+
+    def model_proposals(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> list[dict[str, int]]:
+        """A move of several knobs at once, chosen on a linear model of the targets: each knob's effect
+        per step up and per step down is its neighbour's paired change of every statistic (on the races
+        both played), effects add up, and each knob moves at most `model_reach` steps from the
+        incumbent. Three starts: the incumbent, and the bounded least-squares steps towards the bands'
+        centres, whole and halved (rounded; the model is only linear near the incumbent); from each,
+        greedy on the model's score (the targets' score of the predicted means plus the change cost):
+        the single-knob change that lowers it most, repeated until none does. Every distinct result
+        that moves at least two knobs and that the model expects to lower the score is a proposal,
+        played and judged like any candidate."""
+        bf = self.bf
+        effect: dict[tuple[str, int], dict[str, np.ndarray]] = {}
+        for knob, j in tried:
+            ev = self.evals.get(self.key({**inc.pos, knob.name: j}))
+            if ev is None or ev.invalid:
+                continue
+            d = {}
+            for label in ev.sums:
+                n = min(ev.blocks[label], inc.blocks[label])
+                if n < 1:
+                    break
+                d[label] = np.nan_to_num(residuals(ev.sums[label], n)[0] - residuals(inc.sums[label], n)[0])
+            else:
+                effect[(knob.name, j)] = d
+        if not effect:
+            return []
+        by_name = {k.name: k for k in bf.knobs}
+        base_means = score_of(self.scoring, inc.sums)[2]
+        k0 = {k.name: inc.pos.get(k.name, base_position(bf, k)) for k in bf.knobs}
+
+        def contribution(name: str, q: int) -> dict[str, np.ndarray] | None:
+            knob, p = by_name[name], k0[name]
+            if q == p:
+                return {}
+            if knob.choices:
+                return effect.get((name, q))
+            one = effect.get((name, p + (1 if q > p else -1)))
+            return None if one is None else {lab: v * abs(q - p) for lab, v in one.items()}
+
+        def predicted(pos: dict[str, int]) -> float:
+            means = {lab: m.copy() for lab, m in base_means.items()}
+            for name, q in pos.items():
+                for lab, v in (contribution(name, q) or {}).items():
+                    means[lab] += v
+            total = 0.0
+            for lab, m in means.items():
+                lo, hi, h, w = (self.scoring.lo[lab], self.scoring.hi[lab], self.scoring.scale[lab],
+                                self.scoring.weight[lab])
+                excess = np.nan_to_num(np.maximum(lo - m, 0) + np.maximum(m - hi, 0)) / h
+                total += float((w * excess ** 2).sum())
+            return total + bf.cost_weight * change_cost(bf, pos)
+
+        start_score = predicted(k0)
+        out: list[dict[str, int]] = []
+        firsts = [k0] + [self._least_squares(k0, effect, base_means, f) for f in (1.0, 0.5)]
+        for first in firsts:
+            pos, score = self._polish(dict(first), k0, effect, contribution, predicted)
+            if score < start_score - 1e-9 and sum(pos[n] != k0[n] for n in pos) >= 2 and pos not in out:
+                out.append(pos)
+        return out
+
+    def _least_squares(self, k0: dict[str, int], effect, means: dict[str, np.ndarray],
+                       fraction: float = 1.0) -> dict[str, int]:
+        """The numeric knobs' steps that bring the predicted statistics closest to their bands' centres
+        (least squares in units of the bands' half-widths, each knob's effect per step the mean of its
+        up and down neighbours', at most `model_reach` steps and within its bounds), rounded."""
+        from scipy.optimize import lsq_linear
+
+        bf = self.bf
+        names, cols, lo, hi = [], [], [], []
+        labels = list(means)
+        for knob in bf.knobs:
+            if knob.choices:
+                continue
+            p = k0[knob.name]
+            up, down = effect.get((knob.name, p + 1)), effect.get((knob.name, p - 1))
+            if up is None and down is None:
+                continue
+            col = []
+            for lab in labels:
+                u = up[lab] if up is not None else None
+                d = -down[lab] if down is not None else None
+                col.append(u if d is None else d if u is None else (u + d) / 2)
+            names.append(knob.name)
+            cols.append(np.concatenate(col))
+            a = -bf.model_reach if down is not None else 0
+            b = bf.model_reach if up is not None else 0
+            while a < 0 and not allowed(bf, knob, p + a):
+                a += 1
+            while b > 0 and not allowed(bf, knob, p + b):
+                b -= 1
+            lo.append(a - 1e-9)
+            hi.append(b + 1e-9)
+        out = dict(k0)
+        if not names:
+            return out
+        w = np.concatenate([self.scoring.weight[lab] for lab in labels])
+        h = np.concatenate([self.scoring.scale[lab] for lab in labels])
+        m = np.concatenate([np.nan_to_num(means[lab]) for lab in labels])
+        lo_b = np.concatenate([self.scoring.lo[lab] for lab in labels])
+        hi_b = np.concatenate([self.scoring.hi[lab] for lab in labels])
+        keep = (w > 0) & np.isfinite(lo_b) & np.isfinite(hi_b)
+        # win rates aim at the fair share (the band's centre); a range (race length) only at the band
+        is_range = np.concatenate([[st.metric != "win_rate" for st in self.stats[lab]] for lab in labels])
+        centre = np.where(is_range, np.clip(m, lo_b, hi_b), (lo_b + hi_b) / 2)
+        rw = np.sqrt(w[keep]) / h[keep]
+        A = np.array(cols).T[keep] * rw[:, None]
+        b = (centre[keep] - m[keep]) * rw
+        ridge = math.sqrt(max(bf.cost_weight, 1e-6))
+        A = np.vstack([A, ridge * np.eye(len(names))])
+        b = np.concatenate([b, np.zeros(len(names))])
+        x = lsq_linear(A, b, bounds=(np.array(lo), np.array(hi))).x
+        for name, v in zip(names, x):
+            out[name] = k0[name] + int(round(fraction * v))
+        return out
+
+    def _polish(self, pos: dict[str, int], k0: dict[str, int], effect, contribution, predicted):
+        """Greedy on the model from `pos`: the single-knob change that lowers the predicted score
+        most, repeated until none does."""
+        bf = self.bf
+        by_name = {k.name: k for k in bf.knobs}
+        score = predicted(pos)
+        for _ in range(4 * len(bf.knobs)):
+            best = None
+            for name, knob in by_name.items():
+                p = pos[name]
+                if knob.choices:
+                    options = [j for (n, j) in effect if n == name] + [k0[name]]
+                else:
+                    options = [p - 1, p + 1]
+                for q in options:
+                    if q == p or (not knob.choices and (abs(q - k0[name]) > bf.model_reach
+                                                        or not allowed(bf, knob, q))):
+                        continue
+                    if contribution(name, q) is None:
+                        continue
+                    sc = predicted({**pos, name: q})
+                    if sc < score - 1e-9 and (best is None or sc < best[0]):
+                        best = (sc, name, q)
+            if best is None:
+                break
+            score, name, q = best
+            pos[name] = q
+        return pos, score
+
+    def _step_many(self, rnd: int, inc: Evaluation, new: Evaluation) -> None:
+        va, vb = self.values(inc.pos), self.values(new.pos)
+        for name in vb:
+            if va[name] != vb[name]:
+                self.steps.append({"round": rnd + 1, "knob": name, "from": va[name], "to": vb[name],
+                                   "score": self.total(new)})
+        self.log(f"step (model): {self._moves_text(inc.pos, new.pos)}, score {self.total(inc):.3f} -> "
+                 f"{self.total(new):.3f}")
 
     def _step(self, rnd: int, knob: Knob, inc: Evaluation, new: Evaluation) -> None:
         a, b = self.values(inc.pos)[knob.name], self.values(new.pos)[knob.name]
@@ -1138,6 +1362,9 @@ class Outcome:
                  "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
         lines.append(check_text(check))
         lines += ["", "## Path", ""]
+        if bf.start:
+            lines.append("- start ([start] of the file): " + ", ".join(
+                f"{k} {v!r}" for k, v in s.values({**self.base.pos, **bf.start}).items() if k in bf.start))
         lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f})"
                   for st in s.steps] or ["- no step taken"]
         lines += ["", "## Sensitivities", "",

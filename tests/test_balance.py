@@ -8,6 +8,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -416,3 +417,65 @@ def test_more_races_continue_the_logged_evaluations(tmp_path):
     fewer = Search(bf, tmp_path / "out", races=600, log=lambda s: None)
     fewer.run()
     assert fewer.races_played == 0
+
+
+def test_a_search_can_start_from_an_earlier_result(tmp_path, capsys):
+    """[start] puts the first incumbent at the given knob values; the base data stays the 'before'
+    (changes and costs are counted from it), and a value the knob cannot reach is refused."""
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text() + '\n[start]\n"bo-one-initiative" = 3\n')
+    bf = load_balance(f)
+    base_init = next(c for c in tomllib.loads((tmp_path / "data" / "biathletes" / "bo.toml").read_text())["card"]
+                     if c["name"] == "Bo One")["initiative"]
+    assert bf.start == {"bo-one-initiative": 3 - base_init}
+    lines = []
+    s = Search(bf, tmp_path / "out", budget_races=10**6, log=lines.append)
+    res = s.run()
+    assert any(line.startswith("start ([start] of the file)") for line in lines)
+    assert res.base.pos["bo-one-initiative"] == 0
+    # the start's cost counts: moving an initiative that decides nothing back to the base pays off
+    assert res.final.pos["bo-one-initiative"] == 0
+    f.write_text(f.read_text().replace('"bo-one-initiative" = 3', '"bo-one-initiative" = 40'))
+    assert main(["balance", str(f), "--out", str(tmp_path / "o2")]) == 2
+    err = capsys.readouterr().err
+    assert "start: bo-one-initiative: must be a value the knob reaches" in err
+
+
+def test_the_model_step_combines_steps_that_each_overshoot(tmp_path):
+    """Two knobs that each fix one biathlete but break another (alone, neither lowers the score)
+    and together fix both: coordinate descent is stuck, the model step proposes both at once.
+    The effects are fabricated evaluations of the neighbours on the search's designs."""
+    from sim.balance import Evaluation, base_position
+
+    bf = load_balance(blast_case(tmp_path))
+    s = Search(bf, tmp_path / "out", log=lambda x: None)
+    (label,) = s.stats
+    names = [st.label for st in s.stats[label]]
+    n = s.n_blocks[label]
+
+    def ev(rates: dict[str, float], pos: dict[str, int]) -> Evaluation:
+        sums = np.zeros((2, n, len(names)))
+        for j, name in enumerate(names):
+            r = rates.get(name, 0.25) if name != "mean rounds" else 6.0
+            sums[1, :, j] = 100
+            sums[0, :, j] = 100 * r
+        e = Evaluation(s.key(pos), pos, {label: sums}, {label: n})
+        s.evals[e.key] = e
+        return e
+
+    a, b = "ann-accuracy-low", "bo-one-initiative"
+    k0 = {k.name: base_position(bf, k) for k in bf.knobs}
+    bis = [x for x in names if x != "mean rounds"]
+    ann, bo, third = bis[0], bis[1], bis[2]
+    inc = ev({ann: 0.05, bo: 0.45}, k0)
+    fix_ann = ev({ann: 0.25, bo: 0.45, third: 0.05}, {**k0, a: -1})        # Ann fixed, the third broken
+    ev({ann: 0.0, bo: 0.45, third: 0.30}, {**k0, a: 1})                    # the other directions: worse
+    fix_bo = ev({ann: 0.05, bo: 0.25, third: 0.45}, {**k0, b: 1})          # Bo fixed, the third broken
+    ev({ann: 0.05, bo: 0.50, third: 0.20}, {**k0, b: -1})
+    for single in (fix_ann, fix_bo):
+        assert s.total(single) >= s.total(inc)                              # neither step alone helps
+    tried = [(next(k for k in bf.knobs if k.name == a), -1), (next(k for k in bf.knobs if k.name == a), 1),
+             (next(k for k in bf.knobs if k.name == b), 1), (next(k for k in bf.knobs if k.name == b), -1)]
+    proposals = s.model_proposals(inc, tried)
+    assert {**k0, a: -1, b: 1} in proposals
+    assert all(sum(p[k] != k0[k] for k in p) >= 2 for p in proposals)
