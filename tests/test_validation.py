@@ -369,3 +369,21 @@ def test_fork_heading_must_name_a_branch_of_the_route(minidir):
     one_problem(minidir, "venues/testhausen.toml: segment 'stretch': segments.stretch.fork_heading.finale: "
                          "'finale' never follows segment 'stretch' in a trail's route of this venue "
                          "(it is followed by: final, loop)")
+
+
+def test_a_named_example_set_loads_by_name_from_any_folder(tmp_path, monkeypatch, capsys):
+    """--data NAME (and load_data(NAME)) finds a shipped example set (sim/data/examples/NAME) from any
+    folder;
+    an unknown name is a missing folder."""
+    from sim.cli import main
+    from sim.data import example_names, examples_dir
+
+    assert "blast-unbalanced" in example_names()
+    monkeypatch.chdir(tmp_path)
+    data = load_data("blast-unbalanced")
+    assert {b.name for b in data.biathletes} >= {"Bakken", "Owens", "Olsson", "Pinto"}
+    assert main(["validate", "blast-unbalanced"]) == 0
+    assert "valid" in capsys.readouterr().out
+    assert (examples_dir() / "blast-unbalanced" / "game.toml").read_text().count("NAMED EXAMPLE") == 1
+    with pytest.raises(DataError, match="must be a data directory"):
+        load_data("no-such-example")

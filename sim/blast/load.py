@@ -12,6 +12,7 @@ from pathlib import Path
 from kernels.blast.consts import COLOUR_NAMES, HEADING_LETTERS, MAX_RACERS, TERRAIN_LETTERS
 from kernels.blast.state import MAX_FACE_UP, MAX_MOTIVATION, MAX_VISITS
 
+from ..data import resolve
 from ..validation import Patch, Problem, Problems, Table
 from .model import (
     ZERO, Action, Biathlete, BlastData, Card, CoachZone, Gear, Range, Rules, Segment, Switches,
@@ -36,7 +37,7 @@ def default_data_dir() -> Path:
 def load_data(path: str | Path | None = None, patches: list[Patch] = ()) -> BlastData:
     """Read and validate a data directory (the shipped one by default), with `patches` applied
     to the files as they are read (a data variant; the data hash follows the patched values)."""
-    root = Path(path) if path is not None else default_data_dir()
+    root = resolve(path) if path is not None else default_data_dir()
     p = Problems(root, patches)
     if not root.is_dir():
         p.add(str(root), "", "", "must be a data directory (see docs/data-format.md)")

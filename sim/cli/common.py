@@ -57,7 +57,7 @@ def split_list(text: str | None) -> list[str] | None:
 
 
 def data_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", default=None, metavar="DIR", help="data directory (default: shipped)")
+    p.add_argument("--data", default=None, metavar="DIR", help="data directory, or the name of a shipped example set such as blast-unbalanced (default: the shipped data)")
 
 
 def jobs_option(p: argparse.ArgumentParser) -> None:
