@@ -1312,7 +1312,8 @@ class Outcome:
             sed = np.sqrt(((ra - rb) ** 2).sum(0))
             played = (sums["before"][1].sum(0) > 0) | (sums["after"][1].sum(0) > 0)
             for j, st in enumerate(stats):
-                if s.scoring.weight[d.label][j] == 0 or not played[j]:     # a value no race seated
+                # no target reads it, or a value no race seated; a target of weight 0 is only measured
+                if not s.scoring.target[d.label][j] or not played[j]:
                     continue
                 lo, hi = s.scoring.lo[d.label][j], s.scoring.hi[d.label][j]
                 rows.append({"target": s.scoring.target[d.label][j], "design": d.label, "scenario": d.scenario,

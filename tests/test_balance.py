@@ -479,3 +479,17 @@ def test_the_model_step_combines_steps_that_each_overshoot(tmp_path):
     proposals = s.model_proposals(inc, tried)
     assert {**k0, a: -1, b: 1} in proposals
     assert all(sum(p[k] != k0[k] for k in p) >= 2 for p in proposals)
+
+
+def test_a_target_of_weight_zero_is_measured_not_searched(tmp_path):
+    """weight = 0: the check shows the target before and after, the score ignores it."""
+    f = blast_case(tmp_path)
+    plain = Search(load_balance(f), tmp_path / "a", budget_races=1, log=lambda x: None).run()
+    f.write_text(f.read_text() + '\n[[target]]\nname = "colours watched"\nmetric = "win_rate"\n'
+                 'by = "colour"\nwithin_pp = 0.5\nweight = 0\n')
+    watched = Search(load_balance(f), tmp_path / "b", budget_races=1, log=lambda x: None).run()
+    assert watched.search.total(watched.base) == pytest.approx(plain.search.total(plain.base))
+    check = watched.check(races=600)
+    colours = check[check.target == "colours watched"]
+    assert len(colours) >= 4 and set(colours.statistic.str.split().str[0]) == {"colour"}
+    assert not colours.met_before.all()         # a band of half a point: some colour is outside it

@@ -373,8 +373,7 @@ def test_fork_heading_must_name_a_branch_of_the_route(minidir):
 
 def test_a_named_example_set_loads_by_name_from_any_folder(tmp_path, monkeypatch, capsys):
     """--data NAME (and load_data(NAME)) finds a shipped example set (sim/data/examples/NAME) from any
-    folder;
-    an unknown name is a missing folder."""
+    folder; an unknown name is a missing folder."""
     from sim.cli import main
     from sim.data import example_names, examples_dir
 
