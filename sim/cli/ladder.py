@@ -30,7 +30,7 @@ def player_game_options(p: argparse.ArgumentParser) -> None:
             seen[option].append(f"{games.game(g).title}: {', '.join(map(str, values))}, default {values[0]}")
     for option, texts in seen.items():
         p.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=None,
-                       help="; ".join(texts))
+                       metavar=option.upper(), help="; ".join(texts))
 
 
 def players_game(args: argparse.Namespace, command: str):
