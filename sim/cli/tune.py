@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
                "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
-    tu.add_argument("--trails", "--courses", dest="trails", required=True,
+    tu.add_argument("--trails", "--courses", dest="trails", metavar="NAMES", required=True,
                     help="comma-separated trails (Ski Tour: courses) to tune on, e.g. Kurz,Lang or Starter,Long")
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
