@@ -1263,19 +1263,24 @@ class Outcome:
         for p in patches:
             by_file.setdefault(p.file, []).append(p)
         changes = self.changes()
+        import tomlkit
+
         for f, ps in by_file.items():
             path = folder / f
             text = path.read_text(encoding="utf-8")
             doc = tomllib.loads(text)
+            kept = tomlkit.parse(text)          # the same edits on a parse that keeps every comment
             for p in ps:
-                why = _apply(doc, p)
+                why = _apply(doc, p) or _apply_kept(kept, p)
                 if why:
                     raise ValueError(f"{f}: {why}")
             note = [f"# CHANGED by biathlon-sim balance ({s.bf.path.name}): "
                     + "; ".join(f"{r.entry}: {r.field} {r.old!r} -> {r.new!r}"
-                                for r in changes[changes.file == f].itertuples()),
-                    "# The file was rewritten from its parsed values: comments other than the header are not kept."]
-            new = "\n".join(_header(text) + note) + "\n\n" + dump_toml(doc)
+                                for r in changes[changes.file == f].itertuples())]
+            body = tomlkit.dumps(kept)
+            head = _header(body)
+            new = "\n".join(head + note) + "\n" + body.split("\n", len(head))[-1] if head else \
+                "\n".join(note) + "\n\n" + body
             assert tomllib.loads(new) == doc, f"{f}: the rewritten file does not read back the same"
             path.write_text(new, encoding="utf-8")
         written = s.mod.load_bundle(folder)
@@ -1426,6 +1431,29 @@ def _apply(doc: dict, p: Patch) -> str | None:
     return apply_patch(doc, p)
 
 
+def _apply_kept(doc, p: Patch) -> str | None:
+    """The patch on a tomlkit document: a list of the same length is edited element by element, so
+    the comments beside its elements stay (a track's squares, say); anything else is set whole."""
+    parts = p.path.split(".")
+    node = doc
+    for part in parts[:-1]:
+        key, pick = _SEGMENT.match(part.strip()).groups()
+        node = node[key]
+        if pick is not None:
+            node = next(t for t in node if str(t.get("name", "")).lower() == pick.lower())
+    key, pick = _SEGMENT.match(parts[-1].strip()).groups()
+    if pick is not None:
+        return _apply(doc, p)
+    cur = node.get(key)
+    if isinstance(cur, list) and isinstance(p.value, list) and len(cur) == len(p.value):
+        for j, (a, b) in enumerate(zip(list(cur), p.value)):
+            if a != b:
+                cur[j] = b
+        return None
+    node[key] = p.value
+    return None
+
+
 def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
     parts = m.path.split(".")
     entry, rest = "", parts
@@ -1480,66 +1508,6 @@ def check_text(check: pd.DataFrame) -> str:
 
 # --- a small TOML writer (the data folder's changed files) ---------------------------------------------
 
-_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key(k: str) -> str:
-    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
-
-
-def _inline(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, list):
-        return "[" + ", ".join(_inline(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + " }" if v else "{}"
-    raise TypeError(f"cannot write {type(v).__name__} as TOML")
-
-
-def _flat(d: dict) -> bool:
-    return all(not isinstance(x, dict) and not (isinstance(x, list) and x and all(isinstance(y, dict) for y in x))
-               for x in d.values())
-
-
-def dump_toml(doc: dict) -> str:
-    """TOML text for a parsed document: sections for tables, [[arrays of tables]], inline tables for
-    small flat tables inside entries. tomllib reads it back to the same document."""
-    out: list[str] = []
-
-    def table(d: dict, prefix: str, in_array: bool) -> None:
-        sub, arrays = [], []
-        for k, v in d.items():
-            if isinstance(v, dict) and not (in_array and _flat(v)) and not (prefix and not v):
-                sub.append((k, v))
-            elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-                arrays.append((k, v))
-            else:
-                out.append(f"{_key(k)} = {_inline(v)}")
-        for k, v in sub:
-            name = f"{prefix}.{_key(k)}" if prefix else _key(k)
-            out.append("")
-            out.append(f"[{name}]")
-            table(v, name, False)
-        for k, v in arrays:
-            name = f"{prefix}.{_key(k)}" if prefix else _key(k)
-            for item in v:
-                out.append("")
-                out.append(f"[[{name}]]")
-                table(item, name, True)
-
-    table(doc, "", False)
-    return "\n".join(out).strip("\n") + "\n"
 
 
 def _header(text: str) -> list[str]:
@@ -1555,5 +1523,5 @@ def _header(text: str) -> list[str]:
     return lines
 
 
-__all__ = ["BalanceFile", "Knob", "Member", "TargetSpec", "load_balance", "Search", "Outcome", "dump_toml",
-           "get_path", "patches_for"]
+__all__ = ["BalanceFile", "Knob", "Member", "TargetSpec", "load_balance", "Search", "Outcome", "get_path",
+           "patches_for"]

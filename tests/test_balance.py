@@ -14,7 +14,7 @@ import pytest
 
 from minidata import edit, write_minidata
 from sim import games
-from sim.balance import Search, dump_toml, load_balance
+from sim.balance import Search, load_balance
 from sim.cli import main
 
 BLAST = """\
@@ -161,7 +161,7 @@ def skitour_case(tmp: Path) -> Path:
 
 def blast_case(tmp: Path) -> Path:
     data = write_minidata(tmp / "data")
-    edit(data / "biathletes" / "ann.toml", "accuracy = [2, 3, 4]", "accuracy = [4, 5, 5]")
+    edit(data / "biathletes" / "ann.toml", "accuracy = [2, 3, 4]", "accuracy = [4, 5, 5]    # made poor on purpose")
     f = tmp / "balance.toml"
     f.write_text(BLAST.format(data=data))
     return f
@@ -212,6 +212,13 @@ def test_a_tiny_search_restores_the_deliberate_change(game, tmp_path):
     info = games.game(game)
     assert main(["--game", game, "validate", str(out / "data")]) == 0
     assert info.load().load_bundle(out / "data").data_hash != info.load().load_bundle(bf.data).data_hash
+    # a changed file keeps every comment of the base file (a trailing one too) and names the change
+    for rel in set(changes.file):
+        before = (Path(bf.data) / rel).read_text()
+        after = (out / "data" / rel).read_text()
+        comments = [line[line.index("#"):] for line in before.splitlines() if "#" in line]
+        assert comments and all(c in after for c in comments), rel
+        assert "# CHANGED by biathlon-sim balance" in after
     # sensitivities of the knob the search touched, per step, with standard errors
     sens = pd.read_csv(out / "sensitivities.csv")
     assert knob in set(sens.knob) and sens.se_per_step.notna().all()
@@ -284,13 +291,17 @@ def test_bad_balance_files_name_the_file_entry_and_field(change, expected, tmp_p
 
 
 def test_every_shipped_data_file_survives_the_toml_writer():
+    """The changed data folder is written through tomlkit: every shipped file (and example set)
+    comes back byte for byte when nothing changes, comments and layout included."""
+    import tomlkit
+
     roots = {games.game(name).load().default_data_dir() for name in games.names()}
     roots.add(Path(__file__).resolve().parent.parent / "sim" / "data")     # Ski Tour's and the personas too
     paths = sorted({p for root in roots for p in root.rglob("*.toml")})
     assert len(paths) > 20
     for path in paths:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        assert tomllib.loads(dump_toml(doc)) == doc, path
+        text = path.read_text(encoding="utf-8")
+        assert tomlkit.dumps(tomlkit.parse(text)) == text, path
 
 
 def test_dry_run_lists_designs_targets_and_knobs(tmp_path, capsys):
