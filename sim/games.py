@@ -29,6 +29,13 @@ What a game module provides (see sim/blast/game.py, sim/mania/game.py):
                                                  most; RuntimeError naming the capacity when it needs more
     referee(bundle, design, seed, race) -> None  replays the race's event log through the game's
                                                  independent referee; raises on any disagreement
+
+Optional (a game without it refuses the command in one line):
+
+    roster() -> Roster                           the players of a game with players (Blast, Ski Tour):
+                                                 sim.ladder and sim.tune ask it to resolve players, seat
+                                                 them and play; see sim/blast/game.py's Roster
+    report_params(bundle) -> dict, data_warnings(bundle) -> list[str]     extra report inputs
 """
 from __future__ import annotations
 
