@@ -215,3 +215,69 @@ def exact_page(out: str | Path, summary: pd.DataFrame, turns: pd.DataFrame, pena
 
 
 __all__ = ["write_page", "page_beside", "compare_page", "ladder_page", "worldcup_page", "tune_page", "exact_page"]
+
+
+# --- balance ---------------------------------------------------------------------------------------
+
+def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check: pd.DataFrame,
+                 sens: pd.DataFrame, sensitivity_lines: list[str], meta: list[str] = ()) -> Path:
+    """balance's page (DIR/page.html): the changes, every target before and after on fresh seeds
+    (heat maps of the distance from the band's centre, per design), and what each changed knob moves
+    per step (paired races).
+
+    changes, check, sens: the search's changes.csv, targets.csv and sensitivities.csv tables."""
+    ch = Section("changes", "Changes")
+    ch.intro = ("Every value the search changed, file by file (the rest of the data is the base data). The data "
+                "folder DIR/data holds them and passes `biathlon-sim validate`.")
+    if len(changes):
+        ch.table("changes", changes, "The changes (file, entry, field, old -> new)", percent=False)
+        ch.findings.append(f"{len(changes)} values changed by {changes.knob.nunique()} knobs.")
+    else:
+        ch.findings.append("No value changed: the base data already meets the targets, or no change helped.")
+    tg = Section("targets", "Targets before and after, on fresh seeds")
+    tg.intro = ("Each target statistic on races the search never played (the check seeds), the same races on the "
+                "base data and on the result; 95% intervals clustered by balanced block. The maps show the "
+                "distance from the band's centre (percentage points for win rates, rounds for race length); a "
+                "dot marks a statistic outside its band.")
+    if len(check):
+        c = check.copy()
+        rate = c.metric == "win_rate"
+        scale = np.where(rate, 100.0, 1.0)
+        centre = (c.band_low + c.band_high) / 2
+        for when in ("before", "after"):
+            c[f"{when}_off"] = (c[when] - centre) * scale
+            c[f"{when}_mark"] = np.where(c[f"met_{when}"], "", "*")
+        half = float(((c.band_high - c.band_low) / 2 * scale)[rate].max()) if rate.any() else 1.0
+        for when in ("before", "after"):
+            for target, part in c[rate].groupby("target", sort=False):
+                piv = part.pivot_table(index="statistic", columns="design", values=f"{when}_off", sort=False)
+                marks = part.pivot_table(index="statistic", columns="design", values=f"{when}_mark",
+                                         aggfunc="first", sort=False).reindex_like(piv)
+                name = f"{when}_{len(tg.figures)}"
+                tg.figure(name, F.heatmap(piv, 0.0, f"{target}: {when}", "points from the band's centre",
+                                          marks=marks, fmt="{:+.1f}", min_span=half),
+                          f"{target}, {when} the search: points from the band's centre (* outside the band)")
+        for when in ("before", "after"):
+            met, n = int(c[f"met_{when}"].sum()), len(c)
+            tg.findings.append(f"In band {when}: {met} of {n} target statistics.")
+        worst = c.assign(off=c.after_off.abs()).sort_values("off", ascending=False).head(3)
+        for r in worst.itertuples():
+            unit = "points" if r.metric == "win_rate" else "rounds"
+            tg.findings.append(f"Farthest after: {r.design} {r.statistic} {r.after_off:+.1f} {unit} from the "
+                               f"band's centre ({'in' if r.met_after else 'outside'} its band; target {r.target}).")
+        tg.table("targets", check, "Every target statistic before and after (the search's targets.csv)")
+    else:
+        tg.skipped = "No check was played."
+    sv = Section("sensitivities", "What each change moves, per step")
+    sv.intro = ("Every comparison of a candidate with its incumbent, on the same races, is an estimate of what "
+                "one step of the knob moves: the change of each target statistic per step with its standard "
+                "error. Below: the clearest effects of each changed knob's first step from the base value.")
+    sv.findings += [line.lstrip("- ") for line in sensitivity_lines]
+    if len(sens) and len(changes):
+        z = 1.959963984540054
+        t = sens[sens.knob.isin(set(changes.knob))].copy()
+        t["low"], t["high"] = t.per_step - z * t.se_per_step, t.per_step + z * t.se_per_step
+        t = t.sort_values("races", ascending=False).drop_duplicates(["knob", "from", "to", "design", "statistic"])
+        sv.table("sensitivities", t.sort_values(["knob", "design", "statistic"]),
+                 "Change of every target statistic per knob step (changed knobs, every step tried)", percent=False)
+    return write_page(Path(out) / "page.html", "balance", "Balance search", [description, *meta], [ch, tg, sv])

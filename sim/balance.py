@@ -1348,8 +1348,15 @@ class Outcome:
         check.to_csv(out / "targets.csv", index=False)
         (out / "changes.md").write_text(changes_text(changes))
         (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash))
+        from reports.pages import balance_page
+
+        page = balance_page(out, f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})", changes, check,
+                            sens, sensitivity_lines(sens, changes),
+                            [f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
+                             f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
+                             f"(on the search's races)."])
         return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
-                "sensitivities": out / "sensitivities.csv", "report": out / "report.md"}
+                "sensitivities": out / "sensitivities.csv", "report": out / "report.md", "page": page}
 
     def report_text(self, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str) -> str:
         s = self.search
@@ -1506,9 +1513,7 @@ def check_text(check: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-# --- a small TOML writer (the data folder's changed files) ---------------------------------------------
-
-
+# --- the changed data folder's files ---------------------------------------------------------------
 
 def _header(text: str) -> list[str]:
     """The comment lines at the top of a file (its note on where the values come from)."""

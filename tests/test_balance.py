@@ -224,6 +224,11 @@ def test_a_tiny_search_restores_the_deliberate_change(game, tmp_path):
     assert knob in set(sens.knob) and sens.se_per_step.notna().all()
     report = (out / "report.md").read_text()
     assert "## Targets before and after" in report and "fresh seeds" in report.lower()
+    # the page: the changes, the targets before and after (heat maps) and the sensitivities
+    page = (out / "page.html").read_text()
+    assert "Balance search" in page and knob in page and "In band after" in page
+    assert any((out / "figures").glob("before_*.png")) and any((out / "figures").glob("after_*.png"))
+    assert (out / "tables" / "sensitivities.csv").exists()
 
 
 def test_the_search_resumes_from_its_log(tmp_path):
