@@ -14,6 +14,7 @@ So the random player and every persona see exactly the same legal options.
 import numpy as np
 
 from ..jit import inline
+from .nolit import unliteral_calls
 from ..rng import below_nb
 from .consts import PLAYER_RANDOM
 
@@ -71,3 +72,6 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
         if sc[k] > sc[best]:
             best = k
     return best
+
+
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)

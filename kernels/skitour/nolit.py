@@ -1,0 +1,49 @@
+"""One compiled version of each Ski Tour helper, not one per constant its callers pass.
+
+Numba types a constant argument (`EV_STEP`, `MOMENT_A`, a literal `0`) as a literal type
+(`Literal[int](17)`), and a call from kernel code compiles the callee for exactly the argument
+types it sees. So a helper called with different constants is compiled once per combination:
+before this module, the race kernel compiled `ev_nb` (the event-log writer, 13 integer
+arguments) 46 times, `ev4_nb` 27 times, `token_options_nb` 9 times, `wax_moment_nb` (the moment
+A, B, C) 3 times with everything it calls, and so on, 268 compilations in all, each optimised by
+LLVM on its own and again inside every caller that links it. That took most of the first compile.
+
+With the calls unliteral, the kernel compiles 113 functions instead of 268; together with
+splicing the single-caller parts of a turn into the entry point (engine.py) the first compile
+went from 223 s to 59 s; splicing alone gives 88 s (same machine, back to back).
+
+`unliteral_calls` makes kernel code call a helper with the plain types of its arguments
+(`types.unliteral`: a literal int is an int64, a literal bool a boolean); the caller casts the
+constant to that type, as for any call. Nothing is lost at run time: every helper is inlined by
+LLVM into its callers (`kernels.jit.inline`), where the constants are propagated again. Results
+are bit-identical (the golden event logs and the determinism tests check it).
+
+Only the Ski Tour kernels' own dispatchers are changed (shared helpers such as `kernels.rng`
+are left as they are, so the other games compile exactly as before).
+"""
+from __future__ import annotations
+
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+
+PREFIX = "kernels.skitour"
+
+
+def unliteral_calls(namespace: dict) -> None:
+    """Every Ski Tour kernel function in `namespace` resolves calls from kernel code on the
+    unliteral types of the arguments."""
+    for obj in list(namespace.values()):
+        if (isinstance(obj, CPUDispatcher) and obj.py_func.__module__.startswith(PREFIX)
+                and not getattr(obj, "_unliteral_calls", False)):
+            obj.get_call_template = _unliteral(obj.get_call_template)
+            obj._unliteral_calls = True
+
+
+def _unliteral(get_call_template):
+    def call_template(args, kws):
+        return get_call_template(tuple(types.unliteral(a) for a in args),
+                                 {k: types.unliteral(v) for k, v in kws.items()})
+    return call_template
+
+
+__all__ = ["unliteral_calls"]
