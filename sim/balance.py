@@ -151,6 +151,7 @@ class BalanceFile:
     start: dict[str, int] = field(default_factory=dict)     # knob -> position the search starts from
     model_steps: bool = True         # propose moves of several knobs from the neighbours' effects
     model_reach: int = 2             # ... each at most this many steps from the incumbent
+    model_repeats: int = 3           # ... and again on the same effects after one is taken
 
     @property
     def data_dir(self) -> Path:
@@ -159,6 +160,7 @@ class BalanceFile:
 
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
             "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
+            "model_repeats",
             "designs", "target", "knob", "start")
 
 
@@ -197,6 +199,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     max_rounds = t.int("max_rounds", 20, 1, 10_000)
     model_steps = t.bool("model_steps", True)
     model_reach = t.int("model_reach", 2, 1, 100)
+    model_repeats = t.int("model_repeats", 3, 0, 100)
 
     # designs
     dt = t.table("designs", {})
@@ -333,7 +336,7 @@ def load_balance(path: str | Path) -> BalanceFile:
                      check_races, alpha, cost_weight, budget_races, budget_minutes, max_rounds, designs,
                      targets, knobs, docs)
     bf.start = _start_positions(bf, raw_start, Table(problems, file, "start", raw_start))
-    bf.model_steps, bf.model_reach = model_steps, model_reach
+    bf.model_steps, bf.model_reach, bf.model_repeats = model_steps, model_reach, model_repeats
     problems.raise_if_any()
     return bf
 
@@ -943,7 +946,23 @@ class Search:
             best_single = improving[0][0] if improving else self.total(inc) - 1e-12
             if model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12):
                 self._step_many(rnd, inc, model)
+                # further model steps on the same effects (each one evaluation), while they pay
+                effect, around = self.effects(inc, tried), inc.pos
                 inc = model
+                for _ in range(bf.model_repeats):
+                    if self.out_of_budget():
+                        break
+                    best = None
+                    for proposal in self.model_proposals(inc, [], self.moved_effects(effect, around, inc.pos)):
+                        if self.out_of_budget():
+                            break
+                        cand = self._try_pos(inc, proposal, "  model step again " + self._moves_text(inc.pos, proposal))
+                        if cand is not None and (best is None or self.total(cand) < self.total(best)):
+                            best = cand
+                    if best is None or self.total(best) >= self.total(inc) - 1e-12:
+                        break
+                    self._step_many(rnd, inc, best)
+                    inc = best
                 self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
                 continue
             if not improving:
@@ -1002,17 +1021,9 @@ class Search:
                  f"difference {diff:+.3f}, se {se:.3f})")
         return cand
 
-    def model_proposals(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> list[dict[str, int]]:
-        """A move of several knobs at once, chosen on a linear model of the targets: each knob's effect
-        per step up and per step down is its neighbour's paired change of every statistic (on the races
-        both played), effects add up, and each knob moves at most `model_reach` steps from the
-        incumbent. Three starts: the incumbent, and the bounded least-squares steps towards the bands'
-        centres, whole and halved (rounded; the model is only linear near the incumbent); from each,
-        greedy on the model's score (the targets' score of the predicted means plus the change cost):
-        the single-knob change that lowers it most, repeated until none does. Every distinct result
-        that moves at least two knobs and that the model expects to lower the score is a proposal,
-        played and judged like any candidate."""
-        bf = self.bf
+    def effects(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> dict[tuple[str, int], dict[str, np.ndarray]]:
+        """(knob, position) -> the paired change of every statistic per design from the incumbent to
+        that neighbour, on the races both played."""
         effect: dict[tuple[str, int], dict[str, np.ndarray]] = {}
         for knob, j in tried:
             ev = self.evals.get(self.key({**inc.pos, knob.name: j}))
@@ -1026,6 +1037,39 @@ class Search:
                 d[label] = np.nan_to_num(residuals(ev.sums[label], n)[0] - residuals(inc.sums[label], n)[0])
             else:
                 effect[(knob.name, j)] = d
+        return effect
+
+    def moved_effects(self, effect, old: dict[str, int], new: dict[str, int]):
+        """The effects measured around `old`, read around `new`: a numeric knob's step up (down) keeps
+        its effect per step; a choice knob that moved loses its effects (they were relative to the old
+        choice)."""
+        by_name = {k.name: k for k in self.bf.knobs}
+        out = {}
+        for (name, j), d in effect.items():
+            knob = by_name[name]
+            p0 = old.get(name, base_position(self.bf, knob))
+            p1 = new.get(name, base_position(self.bf, knob))
+            if knob.choices:
+                if p0 == p1:
+                    out[(name, j)] = d
+            else:
+                out[(name, p1 + (j - p0))] = d
+        return out
+
+    def model_proposals(self, inc: Evaluation, tried: list[tuple[Knob, int]],
+                        effect: dict | None = None) -> list[dict[str, int]]:
+        """A move of several knobs at once, chosen on a linear model of the targets: each knob's effect
+        per step up and per step down is its neighbour's paired change of every statistic (on the races
+        both played), effects add up, and each knob moves at most `model_reach` steps from the
+        incumbent. Three starts: the incumbent, and the bounded least-squares steps towards the bands'
+        centres, whole and halved (rounded; the model is only linear near the incumbent); from each,
+        greedy on the model's score (the targets' score of the predicted means plus the change cost):
+        the single-knob change that lowers it most, repeated until none does. Every distinct result
+        that moves at least two knobs and that the model expects to lower the score is a proposal,
+        played and judged like any candidate."""
+        bf = self.bf
+        if effect is None:
+            effect = self.effects(inc, tried)
         if not effect:
             return []
         by_name = {k.name: k for k in bf.knobs}

@@ -494,6 +494,10 @@ def test_the_model_step_combines_steps_that_each_overshoot(tmp_path):
              (next(k for k in bf.knobs if k.name == b), 1), (next(k for k in bf.knobs if k.name == b), -1)]
     proposals = s.model_proposals(inc, tried)
     assert {**k0, a: -1, b: 1} in proposals
+    # after a move, the effects per step are read around the new position (the next model step)
+    eff = s.effects(inc, tried)
+    moved = s.moved_effects(eff, k0, {**k0, a: -1})
+    assert moved[(a, -2)] is eff[(a, -1)] and moved[(a, 0)] is eff[(a, 1)] and moved[(b, 1)] is eff[(b, 1)]
     assert all(sum(p[k] != k0[k] for k in p) >= 2 for p in proposals)
 
 
