@@ -47,9 +47,10 @@ def test_hits_for_fixed_accuracy_and_wind_match_the_binomial():
     b = load_bundle()
     tb = b.tables
     facing = C.NORTH
-    pinto = b.biathlete_id("Pinto")          # accuracy 1, 3, 3
-    for pulse, threshold in ((1, 1), (5, 3)):
-        assert tb.accuracy[pinto, 0 if pulse <= 2 else 1] == threshold
+    pinto = b.biathlete_id("Pinto")          # 3+ at medium pulse (the rulebook's shooting example)
+    assert tb.accuracy[pinto, 1] == 3
+    for pulse in (1, 5):
+        threshold = int(tb.accuracy[pinto, 0 if pulse <= 2 else 1])
         p = (6 - threshold) / 6
         x = binomial(5, p)
         headwind = x                                         # no change
