@@ -935,30 +935,21 @@ class Search:
             improving.sort(key=lambda x: (x[0], x[1]))
             # the model step: every neighbour's paired effects, added up, propose a move of several
             # knobs at once (what single steps cannot find when each one overshoots)
-            model = None
+            model, effect = None, {}
             if bf.model_steps and not self.stopped:
-                for proposal in self.model_proposals(inc, tried):
-                    if self.out_of_budget():
-                        break
-                    cand = self._try_pos(inc, proposal, "  model step " + self._moves_text(inc.pos, proposal))
-                    if cand is not None and (model is None or self.total(cand) < self.total(model)):
-                        model = cand
+                effect = self.effects(inc, tried)
+                model = self._play_proposals(inc, self.model_proposals(inc, tried, effect), "model step")
             best_single = improving[0][0] if improving else self.total(inc) - 1e-12
             if model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12):
                 self._step_many(rnd, inc, model)
                 # further model steps on the same effects (each one evaluation), while they pay
-                effect, around = self.effects(inc, tried), inc.pos
-                inc = model
+                around, inc = inc.pos, model
                 for _ in range(bf.model_repeats):
                     if self.out_of_budget():
                         break
-                    best = None
-                    for proposal in self.model_proposals(inc, [], self.moved_effects(effect, around, inc.pos)):
-                        if self.out_of_budget():
-                            break
-                        cand = self._try_pos(inc, proposal, "  model step again " + self._moves_text(inc.pos, proposal))
-                        if cand is not None and (best is None or self.total(cand) < self.total(best)):
-                            best = cand
+                    best = self._play_proposals(
+                        inc, self.model_proposals(inc, [], self.moved_effects(effect, around, inc.pos)),
+                        "model step again")
                     if best is None or self.total(best) >= self.total(inc) - 1e-12:
                         break
                     self._step_many(rnd, inc, best)
@@ -994,6 +985,17 @@ class Search:
         the same races; None when the data is invalid or the candidate is dropped early."""
         pos = {**inc.pos, knob.name: j}
         return self._try_pos(inc, pos, f"  {knob.name} -> {self.values(pos)[knob.name]!r}", knob)
+
+    def _play_proposals(self, inc: Evaluation, proposals: list[dict[str, int]], what: str) -> Evaluation | None:
+        """Each proposal played like a candidate against the incumbent; the best that survives, or None."""
+        best = None
+        for proposal in proposals:
+            if self.out_of_budget():
+                break
+            cand = self._try_pos(inc, proposal, f"  {what} " + self._moves_text(inc.pos, proposal))
+            if cand is not None and (best is None or self.total(cand) < self.total(best)):
+                best = cand
+        return best
 
     def _moves_text(self, a: dict[str, int], b: dict[str, int]) -> str:
         va, vb = self.values(a), self.values(b)
