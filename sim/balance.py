@@ -1317,7 +1317,7 @@ class Outcome:
             doc = tomllib.loads(text)
             kept = tomlkit.parse(text)          # the same edits on a parse that keeps every comment
             for p in ps:
-                why = _apply(doc, p) or _apply_kept(kept, p)
+                why = _apply(doc, p) or _apply(kept, p)
                 if why:
                     raise ValueError(f"{f}: {why}")
             note = [f"# CHANGED by biathlon-sim balance ({s.bf.path.name}): "
@@ -1482,29 +1482,6 @@ def _apply(doc: dict, p: Patch) -> str | None:
     from .validation import apply_patch
 
     return apply_patch(doc, p)
-
-
-def _apply_kept(doc, p: Patch) -> str | None:
-    """The patch on a tomlkit document: a list of the same length is edited element by element, so
-    the comments beside its elements stay (a track's squares, say); anything else is set whole."""
-    parts = p.path.split(".")
-    node = doc
-    for part in parts[:-1]:
-        key, pick = _SEGMENT.match(part.strip()).groups()
-        node = node[key]
-        if pick is not None:
-            node = next(t for t in node if str(t.get("name", "")).lower() == pick.lower())
-    key, pick = _SEGMENT.match(parts[-1].strip()).groups()
-    if pick is not None:
-        return _apply(doc, p)
-    cur = node.get(key)
-    if isinstance(cur, list) and isinstance(p.value, list) and len(cur) == len(p.value):
-        for j, (a, b) in enumerate(zip(list(cur), p.value)):
-            if a != b:
-                cur[j] = b
-        return None
-    node[key] = p.value
-    return None
 
 
 def _entry_field(doc: dict, m: Member) -> tuple[str, str]:

@@ -59,7 +59,8 @@ _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
 
 
 def apply_patch(doc: dict, patch: Patch) -> str | None:
-    """Set patch.value in doc; None, or what was expected when the path does not fit the file."""
+    """Set patch.value in doc (a plain parse, or a tomlkit one whose comments stay); None, or what
+    was expected when the path does not fit the file."""
     parts = patch.path.split(".")
     node: Any = doc
     for i, part in enumerate(parts):
@@ -69,7 +70,15 @@ def apply_patch(doc: dict, patch: Patch) -> str | None:
         key, pick = m.group(1), m.group(2)
         last = i == len(parts) - 1
         if pick is None and last:
-            node[key] = patch.value
+            cur = node.get(key)
+            if isinstance(cur, list) and isinstance(patch.value, list) and len(cur) == len(patch.value):
+                # element by element: a document that keeps comments (tomlkit) keeps those beside
+                # the elements (a track's squares); a plain one ends up with the same list
+                for j, (a, b) in enumerate(zip(list(cur), patch.value)):
+                    if a != b:
+                        cur[j] = b
+            else:
+                node[key] = patch.value
             return None
         if key not in node:
             return f"path {patch.path!r}: {key!r} is not in the file"
