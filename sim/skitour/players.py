@@ -48,6 +48,10 @@ def _resolve(doc: dict, seen=()) -> list[float]:
         if key not in K.PARAM_NAMES:
             raise ValueError(f"{doc.get('_path', 'persona')}: unknown weight {key!r}; known: "
                              f"{', '.join(K.PARAM_NAMES)}")
+        lo, hi, _ = WEIGHTS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not lo <= value <= hi:
+            raise ValueError(f"{doc.get('_path', 'persona')}: weights.{key}: expected a number from {lo:g} to "
+                             f"{hi:g}, got {value!r}")
         weights[K.PARAM_NAMES.index(key)] = float(value)
     return weights
 

@@ -34,6 +34,14 @@ def test_unknown_player_and_weight_are_errors(tmp_path):
         P.get_player(str(bad))
 
 
+@pytest.mark.parametrize("value, shown", [("11.0", "11.0"), ("-1", "-1"), ('"high"', "'high'"), ("true", "True")])
+def test_a_weight_out_of_its_range_is_a_clear_error(tmp_path, value, shown):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'name = "bad"\nkind = "heuristic"\n[weights]\nextra_min = {value}\n')
+    with pytest.raises(ValueError, match=rf"bad.toml: weights.extra_min: expected a number from 0 to 10, got {shown}"):
+        P.get_player(str(bad))
+
+
 def test_personas_play_differently():
     from sim.skitour.compile import load_bundle
     from sim.skitour.play import play_block
