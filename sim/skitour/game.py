@@ -178,9 +178,21 @@ def design_dict(design: Design) -> dict:
 
 
 def design_from_dict(d: dict, players: dict | None = None) -> Design:
+    """The design a manifest records; `players`: the manifest's player records (kind and weights,
+    player_records), so a replay plays the run's races with the weights they were played with, even
+    for a player held in memory (a tuning candidate) or a persona file changed since."""
     d = dict(d)
     d["nations"] = tuple(d["nations"]) if d.get("nations") else None
-    d["players"] = tuple(d.get("players") or ("balanced",))
+    names = tuple(d.get("players") or ("balanced",))
+    records = players or {}
+
+    def spec(name: str):
+        r = records.get(name)
+        if not r or r.get("kind") not in C.PLAYER_KINDS or r.get("kind") == "random":
+            return name
+        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), tuple(float(w) for w in r["weights"]))
+
+    d["players"] = tuple(spec(n) for n in names)
     return Design(**d)
 
 

@@ -50,3 +50,26 @@ def test_design_round_trip_and_describe(bundle):
     assert seats.dtype == G.SEAT_DTYPE and len(seats) == 80
     assert set(G.player_records(d)) == {"balanced", "random"}
     assert "Norway" in G.replay(bundle, d, 1, 3)
+
+
+def test_a_manifest_rebuilds_players_held_in_memory(bundle):
+    """A tuning candidate is a PlayerSpec no file holds: the manifest's player records (kind and
+    weights) bring it back, so the recorded design replays the same races."""
+    from sim.skitour import players as PL
+
+    base = PL.get_player("balanced")
+    w = list(base.weights)
+    w[0] += 1.5                                     # extra_min: a player that plays differently
+    cand = G.P.PlayerSpec("candidate-3", base.kind, tuple(w))
+    d = G.make_design("Starter", 4, players=(cand,))
+    G.check_design(bundle, d)
+    records = G.player_records(d)
+    assert G.design_dict(d)["players"] == ["candidate-3"]
+    back = G.design_from_dict(G.design_dict(d), records)
+    assert back.players == (cand,)
+    assert np.array_equal(G.play_chunk(bundle, back, 5, 0, 30)[0], G.play_chunk(bundle, d, 5, 0, 30)[0])
+    # a named persona comes back with the weights it was played with, random stays a name
+    d2 = G.make_design("Starter", 4, players=("balanced", "random", "balanced", "random"))
+    back2 = G.design_from_dict(G.design_dict(d2), G.player_records(d2))
+    assert back2.players[1] == "random" and back2.players[0].weights == base.weights
+    assert np.array_equal(G.play_chunk(bundle, back2, 5, 0, 30)[0], G.play_chunk(bundle, d2, 5, 0, 30)[0])
