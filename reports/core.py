@@ -639,6 +639,11 @@ def verdict_section(ctx: Context) -> Section:
         counts.append(f"{dim} × {T}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
                                                    ("in band", "over", "under", "not enough races") if c.get(k, 0)))
     off = v[v.verdict.isin(["over", "under"])].sort_values("size", key=np.abs, ascending=False)
+    # what the data cannot change without changing the box (the game's report_params "fixed": a
+    # dimension and why) comes after what it can, with the reason
+    fixed = dict(ctx.source.params.get("fixed") or {})
+    if fixed:
+        off = pd.concat([off[~off.dimension.isin(list(fixed))], off[off.dimension.isin(list(fixed))]])
     levers = _levers(ctx, off.head(12))
     items = []
     for r in off.head(12).itertuples():
@@ -657,6 +662,8 @@ def verdict_section(ctx: Context) -> Section:
                     f"→ {g.ratio_after:.2f} x" for g in good.head(3).itertuples())
             elif len(mine):
                 text += "<br>no variant of this study moves it toward fair measurably"
+        if r.dimension in fixed:
+            text += f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}"
         items.append(f"<li>{text}</li>")
     if items:
         s.blocks.append("<h3>What to change first</h3><ol class='actions'>" + "".join(items) + "</ol>")

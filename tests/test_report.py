@@ -319,3 +319,21 @@ def test_races_played_are_counted_from_the_finished_chunks(study_dir, tmp_path):
 
     _, warnings = health_section(Context(partial, ReportOptions()))
     assert warnings and warnings[0].startswith(f"Partial results: {partial.played:,} of the {full.planned:,}")
+
+
+def test_colours_fixed_by_the_box_come_last_with_the_reason(report):
+    """While every ski colour's gear is the box's, the verdict lists the colours after what the data
+    can change, each with why the box fixes them; the colour section says so too."""
+    from sim.blast.game import load_bundle, report_params
+    from sim.validation import Patch
+
+    assert "ski colour" in report_params(load_bundle())["fixed"]
+    assert "fixed" not in report_params(load_bundle(None, [Patch("game.toml", "gear.green.wax.green", 5)]))
+    html = (report.out / "report.html").read_text()
+    items = html.split("What to change first", 1)[1].split("</ol>", 1)[0].split("<li>")[1:]
+    colour = [("(ski colour)" in i) for i in items]
+    assert any(colour), "the tiny study's colours are out of band on the shipped data"
+    assert colour == sorted(colour), "a colour comes before a result the data can change"
+    assert all("fixed by the box" in i for i, c in zip(items, colour) if c)
+    assert not any("fixed by the box" in i for i, c in zip(items, colour) if not c)
+    assert any(f.startswith("The ski colours' gear is fixed by the box") for f in report.findings)

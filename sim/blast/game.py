@@ -51,10 +51,31 @@ def load_bundle(data=None, patches=()) -> CompiledBundle:
     return _load_bundle(data, patches)
 
 
+#: the box's gear (../shared/game-facts.md): bullets and wax per ski colour, each colour's wax of its
+#: own colour (the inferred assignment)
+BOX_BULLETS = {"red": 4, "black": 3, "yellow": 3, "green": 3, "blue": 3, "white": 3}
+BOX_WAX = {"red": {}, "black": {"black": 2}, "yellow": {"yellow": 3}, "green": {"green": 4},
+           "blue": {"blue": 3}, "white": {"white": 2}}
+
+
 def report_params(bundle: CompiledBundle) -> dict:
     """What the report needs from the data: the first pulse of each accuracy band after 0
-    (accuracy_bands [2, 6] are the bands' last pulses: bands 0-2, 3-6, 7-10 start at 3 and 7)."""
-    return {"pulse_band_starts": [int(b) + 1 for b in bundle.data.rules.accuracy_bands]}
+    (accuracy_bands [2, 6] are the bands' last pulses: bands 0-2, 3-6, 7-10 start at 3 and 7);
+    and, while every ski colour's gear is the box's, that the colours are fixed by the box and why
+    ("fixed": the report lists them after what the data can change, with this reason)."""
+    out = {"pulse_band_starts": [int(b) + 1 for b in bundle.data.rules.accuracy_bands]}
+    g = bundle.data.gear
+    box = dict(g.bullets) == BOX_BULLETS and {c: dict(w) for c, w in g.wax.items() if sum(w.values())} == \
+        {c: w for c, w in BOX_WAX.items() if w}
+    if box:
+        out["fixed"] = {"ski colour": (
+            "every colour's bullets and wax are the box's (red 4 bullets and no wax; black, yellow, green, "
+            "blue and white 3 bullets and 2, 3, 4, 3 and 2 wax of their own colour), and a step of black, "
+            "yellow or green wax decides more races than a pulse point of blue wax or a change of wind of "
+            "white: the data cannot even them out without changing the box or the rules of wax "
+            "(docs/balance.md, \"The ski colours\", measures every assignment of the counts and what pulse "
+            "costs would do)")}
+    return out
 
 
 def scenarios(bundle: CompiledBundle) -> tuple[str, ...]:
