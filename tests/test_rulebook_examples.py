@@ -97,10 +97,14 @@ def test_initiative_virtuoso_beats_offset_with_red_die_3(shipped):
 
 def test_initiative_ties_go_by_ski_colour_order(shipped):
     b = shipped
+    # a Fischer card whose printed initiative Offset (2 x red die) can equal (the values are data)
+    fischer = next(x for x in b.data.biathletes if x.name == "Fischer")
+    even = next(c for c in fischer.cards if c.initiative.source is None and c.initiative.base % 2 == 0
+                and c.initiative.base <= 10)
     st = scenario(b, 0, [b.biathlete_id("Fischer"), b.biathlete_id("Owens")], [C.WHITE, C.GREEN])
-    st.seat[SEAT_CHOSEN, 0] = b.card_id("Prime Time")             # initiative 6
-    st.seat[SEAT_CHOSEN, 1] = b.card_id("Offset")                 # 2 x red = 6
-    st.dice[b.data.rules.dice.index("red")] = 3
+    st.seat[SEAT_CHOSEN, 0] = b.card_id(even.name)                # initiative 2k
+    st.seat[SEAT_CHOSEN, 1] = b.card_id("Offset")                 # 2 x red = 2k
+    st.dice[b.data.rules.dice.index("red")] = even.initiative.base // 2
     st.seat[SEAT_PLAYED, :] = 0
     assert next_seat_nb(b.tables, st) == 1             # green comes before white
 

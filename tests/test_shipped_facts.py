@@ -63,3 +63,18 @@ def test_the_cards_of_the_worked_examples(data):
     assert (plain(dragon.uphill), plain(dragon.downhill)) == (2, 5)
     assert plain(card(data, "Rush More").bottom.flat) == 2
     assert card(data, "Carnival").initiative.base == 5
+
+
+def test_the_shipped_tiles_keep_their_descriptions():
+    """Not facts of the box but of the reconstruction: the ship search's accuracy knobs are bounded
+    by the biathletes' flags and descriptions (experiments/balance_ship.toml), so the shipped tiles
+    still say what the descriptions say. Pinto is "the sharpest shot in the field"; Girard "shoots
+    almost perfectly while calm"; Leitner has "an ordinary rifle" and "sprays shots once tired";
+    Bakken's rifle is "steady rather than brilliant"; Wei's is "reliable", not the best."""
+    by = {b.name: b for b in load_data(None).biathletes}
+    total = {n: sum(b.accuracy) for n, b in by.items()}
+    assert total["Pinto"] == min(total.values()), total
+    assert by["Pinto"].accuracy[0] == 1 and by["Girard"].accuracy[0] == 1
+    assert list(by["Leitner"].accuracy) == [2, 4, 5]
+    assert by["Bakken"].accuracy[0] >= 2 and by["Bakken"].accuracy[2] - by["Bakken"].accuracy[0] <= 1
+    assert total["Wei"] > total["Pinto"] and by["Wei"].accuracy[0] >= 2
