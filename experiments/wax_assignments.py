@@ -29,14 +29,14 @@ import numpy as np
 import pandas as pd
 
 from sim.blast.design import Design
-from sim.blast.game import load_bundle, scenarios
+from sim.blast.game import BOX_WAX, load_bundle, scenarios
 from sim.blast.load import default_data_dir
 from sim.data import resolve
 from sim.run import run_races
 from sim.validation import Patch
 
-WAX_COLOURS = ["black", "yellow", "green", "blue", "white"]
-BOX_COUNTS = (2, 3, 4, 3, 2)
+WAX_COLOURS = [c for c, w in BOX_WAX.items() if w]                      # black .. white
+BOX_COUNTS = tuple(sum(BOX_WAX[c].values()) for c in WAX_COLOURS)       # 2, 3, 4, 3, 2
 LETTER = {"black": "K", "yellow": "Y", "green": "G", "blue": "B", "white": "W"}
 
 

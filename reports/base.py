@@ -119,6 +119,12 @@ class Context:
         self.verdicts: list[pd.DataFrame] = []
 
     @property
+    def fixed(self) -> dict[str, str]:
+        """Dimensions the data cannot move without changing the box, and why (the game's
+        report_params "fixed", read from the manifest); {} where the game names none."""
+        return dict(self.source.params.get("fixed") or {})
+
+    @property
     def band_text(self) -> str:
         return f"{1 - self.band:.2f} to {1 + self.band:.2f} wins per fair share (±{self.band:.0%})"
 

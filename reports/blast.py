@@ -39,7 +39,7 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
     s.findings.append(f"Ski colours outside the band ({ctx.band_text}): " + (", ".join(
         f"{r.colour_name} {r.verdict} ({r.ratio:.2f} x fair share; {pct(r.win_rate)} vs {pct(r.fair_share)})"
         for r in off.itertuples()) if len(off) else "none") + ".")
-    why = (ctx.source.params.get("fixed") or {}).get("ski colour")
+    why = ctx.fixed.get("ski colour")
     if why and len(off):
         s.findings.append(f"The ski colours' gear is fixed by the box: {why}.")
     if "red" in pooled.index:

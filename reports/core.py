@@ -639,9 +639,8 @@ def verdict_section(ctx: Context) -> Section:
         counts.append(f"{dim} × {T}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
                                                    ("in band", "over", "under", "not enough races") if c.get(k, 0)))
     off = v[v.verdict.isin(["over", "under"])].sort_values("size", key=np.abs, ascending=False)
-    # what the data cannot change without changing the box (the game's report_params "fixed": a
-    # dimension and why) comes after what it can, with the reason
-    fixed = dict(ctx.source.params.get("fixed") or {})
+    # what the data cannot change without changing the box comes after what it can, with the reason
+    fixed = ctx.fixed
     if fixed:
         off = pd.concat([off[~off.dimension.isin(list(fixed))], off[off.dimension.isin(list(fixed))]])
     levers = _levers(ctx, off.head(12))
