@@ -220,12 +220,14 @@ __all__ = ["write_page", "page_beside", "compare_page", "ladder_page", "worldcup
 # --- balance ---------------------------------------------------------------------------------------
 
 def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check: pd.DataFrame,
-                 sens: pd.DataFrame, sensitivity_lines: list[str], meta: list[str] = ()) -> Path:
+                 sens: pd.DataFrame, sensitivity_lines: list[str], meta: list[str] = (),
+                 agreement: list[str] = ()) -> Path:
     """balance's page (DIR/page.html): the changes, every target before and after on fresh seeds
     (heat maps of the distance from the band's centre, per design), and what each changed knob moves
     per step (paired races).
 
-    changes, check, sens: the search's changes.csv, targets.csv and sensitivities.csv tables."""
+    changes, check, sens: the search's changes.csv, targets.csv and sensitivities.csv tables;
+    agreement: the report's lines on where the personas disagree (sim.balance.persona_text)."""
     ch = Section("changes", "Changes")
     ch.intro = ("Every value the search changed, file by file (the rest of the data is the base data). The data "
                 "folder DIR/data holds them and passes `biathlon-sim validate`.")
@@ -265,6 +267,7 @@ def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check
             unit = "points" if r.metric == "win_rate" else "rounds"
             tg.findings.append(f"Farthest after: {r.design} {r.statistic} {r.after_off:+.1f} {unit} from the "
                                f"band's centre ({'in' if r.met_after else 'outside'} its band; target {r.target}).")
+        tg.findings += [line.lstrip("- ") for line in agreement]
         tg.table("targets", check, "Every target statistic before and after (the search's targets.csv)")
     else:
         tg.skipped = "No check was played."

@@ -1397,10 +1397,10 @@ class Outcome:
         from reports.pages import balance_page
 
         page = balance_page(out, f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})", changes, check,
-                            sens, sensitivity_lines(sens, changes),
-                            [f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
-                             f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
-                             f"(on the search's races)."])
+                            sens, sensitivity_lines(sens, changes), agreement=persona_text(check),
+                            meta=[f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
+                                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
+                                  f"(on the search's races)."])
         return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md", "page": page}
 
@@ -1420,6 +1420,12 @@ class Outcome:
                  "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
                  "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
         lines.append(check_text(check))
+        agree = persona_text(check)
+        if agree:
+            lines += ["", "## Where the personas disagree", "",
+                      "A statistic several personas read can be out of reach for a change that moves them all "
+                      "alike: what is left is their disagreement, which only a change that moves one persona's "
+                      "figure more than another's can close (persona_agreement in sim/balance.py).", ""] + agree
         lines += ["", "## Path", ""]
         if bf.start:
             lines.append("- start ([start] of the file): " + ", ".join(
@@ -1536,6 +1542,68 @@ def check_text(check: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:
+    """Where several personas share a target statistic (the same scenario, racers and statistic), how
+    far apart they are: one row per such statistic with the personas' distances from their band
+    centres, the shared part (their mean), the spread (largest minus smallest) and whether any change
+    that moved every persona alike could put all of them in their bands at once (the intervals
+    [distance - half-width, distance + half-width] meet). When they cannot, what is left is the
+    personas' disagreement: only a change that moves one persona's figure more than another's helps.
+    Distances in points for win rates, in the statistic's units otherwise."""
+    cols = ["scenario", "racers", "statistic", "metric", "personas", "shared", "spread", "worst_persona",
+            "worst_specific", "common_shift_meets"]
+    if not len(check) or "persona" not in check:
+        return pd.DataFrame(columns=cols)
+    c = check.assign(scale=np.where(check.metric == "win_rate", 100.0, 1.0))
+    c = c.assign(off=(c[when] - (c.band_low + c.band_high) / 2) * c.scale,
+                 half=(c.band_high - c.band_low) / 2 * c.scale)
+    rows = []
+    for (scen, racers, stat, metric), g in c.groupby(["scenario", "racers", "statistic", "metric"], sort=False):
+        if g.persona.nunique() < 2:
+            continue
+        shared = float(g.off.mean())
+        specific = g.off - shared
+        worst = specific.abs().idxmax()
+        rows.append({"scenario": scen, "racers": racers, "statistic": stat, "metric": metric,
+                     "personas": g.persona.nunique(), "shared": shared, "spread": float(g.off.max() - g.off.min()),
+                     "worst_persona": g.persona[worst], "worst_specific": float(specific[worst]),
+                     "common_shift_meets": bool((g.off - g.half).max() <= (g.off + g.half).min() + 1e-12)})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def persona_text(check: pd.DataFrame) -> list[str]:
+    """The report's lines on how far the personas agree, per axis (biathlete, colour, ...; the first
+    word of the statistic), before and after; empty when no statistic is read under two personas."""
+    rms = lambda x: float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0  # noqa: E731
+    unit = lambda m: "points" if m == "win_rate" else "rounds"  # noqa: E731
+    out = []
+    for when in ("before", "after"):
+        a = persona_agreement(check, when)
+        if not len(a):
+            return []
+        c = check.assign(scale=np.where(check.metric == "win_rate", 100.0, 1.0))
+        c = c.assign(off=(c[when] - (c.band_low + c.band_high) / 2) * c.scale)
+        keys = ["scenario", "racers", "statistic", "metric"]
+        c = c.assign(specific=c.off - c.groupby(keys).off.transform("mean"))
+        a = a.assign(axis=np.where(a.metric == "win_rate", a.statistic.str.split().str[0], "race length"))
+        for axis, g in a.groupby("axis", sort=False):
+            mine = c.merge(g[keys], on=keys)
+            per = ", ".join(f"{p} {rms(x.specific):.1f}" for p, x in mine.groupby("persona", sort=False))
+            u = unit(g.metric.iloc[0])
+            out.append(f"- {when}, {axis} ({len(g)} statistic{'s' if len(g) != 1 else ''} under {int(g.personas.max())} personas): "
+                       f"{int((~g.common_shift_meets).sum())} out of reach of any change that moves every persona "
+                       f"alike; shared distance from the band centre {rms(g.shared):.1f} {u} RMS, each persona's "
+                       f"own part {per} {u} RMS.".replace("  ", " "))
+    a = persona_agreement(check, "after")
+    blocked = a[~a.common_shift_meets]
+    if len(blocked):
+        top = blocked.reindex(blocked.spread.sort_values(ascending=False).index).head(5)
+        out.append("- widest after: " + "; ".join(
+            f"{r.scenario} {r.statistic} (spread {r.spread:.1f}, {r.worst_persona} {r.worst_specific:+.1f} "
+            f"from the personas' mean)" for r in top.itertuples()) + ".")
+    return out
+
+
 # --- the changed data folder's files ---------------------------------------------------------------
 
 def _header(text: str) -> list[str]:
@@ -1552,4 +1620,4 @@ def _header(text: str) -> list[str]:
 
 
 __all__ = ["BalanceFile", "Knob", "Member", "TargetSpec", "load_balance", "Search", "Outcome", "get_path",
-           "patches_for"]
+           "patches_for", "persona_agreement"]

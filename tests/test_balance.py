@@ -513,3 +513,52 @@ def test_a_target_of_weight_zero_is_measured_not_searched(tmp_path):
     colours = check[check.target == "colours watched"]
     assert len(colours) >= 4 and set(colours.statistic.str.split().str[0]) == {"colour"}
     assert not colours.met_before.all()         # a band of half a point: some colour is outside it
+
+
+def _check_row(persona, statistic, value, half, metric="win_rate", scenario="Lang"):
+    centre = 0.25 if metric == "win_rate" else 17.5
+    return {"target": "t", "design": f"{scenario}-4-{persona}", "scenario": scenario, "racers": 4,
+            "persona": persona, "statistic": statistic, "metric": metric, "band_low": centre - half,
+            "band_high": centre + half, "before": centre, "after": value,
+            "met_before": True, "met_after": abs(value - centre) <= half}
+
+
+def test_persona_agreement_says_which_statistics_no_common_change_can_meet():
+    from sim.balance import persona_agreement, persona_text
+
+    check = pd.DataFrame([
+        # +4 under a band of 3 and -4 under a band of 5: [1, 7] and [-9, 1] meet at +1 (one change fits both)
+        _check_row("balanced", "biathlete A", 0.29, 0.03), _check_row("sprinter", "biathlete A", 0.21, 0.05),
+        # +5 and -4: [2, 8] and [-9, 1] do not meet, though each alone is a step from its band
+        _check_row("balanced", "biathlete B", 0.30, 0.03), _check_row("sprinter", "biathlete B", 0.21, 0.05),
+        # read under one persona only: not a question of agreement
+        _check_row("balanced", "biathlete C", 0.40, 0.03, scenario="Kurz"),
+        _check_row("balanced", "mean rounds", 30.0, 7.5, metric="rounds"),
+        _check_row("sprinter", "mean rounds", 12.0, 7.5, metric="rounds"),
+    ])
+    a = persona_agreement(check).set_index("statistic")
+    assert list(a.index) == ["biathlete A", "biathlete B", "mean rounds"]
+    assert a.loc["biathlete A", "common_shift_meets"] and not a.loc["biathlete B", "common_shift_meets"]
+    assert a.loc["biathlete B", "shared"] == pytest.approx(0.5) and a.loc["biathlete B", "spread"] == pytest.approx(9)
+    assert a.loc["biathlete B", "worst_specific"] == pytest.approx(4.5)
+    # rounds in rounds: +12.5 and -5.5 with half-width 7.5: [5, 20] and [-13, 2] do not meet
+    assert a.loc["mean rounds", "spread"] == pytest.approx(18) and not a.loc["mean rounds", "common_shift_meets"]
+    before = persona_agreement(check, "before")
+    assert before.common_shift_meets.all() and (before.spread == 0).all()
+    text = "\n".join(persona_text(check))
+    assert "after, biathlete (2 statistics under 2 personas): 1 out of reach" in text
+    assert "after, race length (1 statistic under 2 personas): 1 out of reach" in text
+    assert "widest after: Lang mean rounds (spread 18.0" in text
+    assert persona_text(check[check.persona == "balanced"]) == []
+
+
+def test_the_report_says_where_the_personas_disagree(tmp_path):
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text().replace('racers = [4]\n', 'racers = [4]\npersonas = ["balanced", "sprinter"]\n', 1))
+    outcome = Search(load_balance(f), tmp_path / "out", budget_races=1, log=lambda x: None).run()
+    outcome.write(check_races=600)
+    report = (tmp_path / "out" / "report.md").read_text()
+    section = report.split("## Where the personas disagree")[1].split("## Path")[0]
+    assert "- after, biathlete (6 statistics under 2 personas): " in section
+    assert "- after, race length (1 statistic under 2 personas): " in section
+    assert "out of reach of any change that moves every persona alike" in (tmp_path / "out" / "page.html").read_text()
