@@ -1375,7 +1375,8 @@ class Outcome:
                              "before_high": mb[j] + z * seb[j], "after": ma[j], "after_low": ma[j] - z * sea[j],
                              "after_high": ma[j] + z * sea[j], "change": ma[j] - mb[j],
                              "change_low": ma[j] - mb[j] - z * sed[j], "change_high": ma[j] - mb[j] + z * sed[j],
-                             "met_before": bool(lo <= mb[j] <= hi), "met_after": bool(lo <= ma[j] <= hi)})
+                             "met_before": bool(lo <= mb[j] <= hi), "met_after": bool(lo <= ma[j] <= hi),
+                             "weight": float(s.scoring.weight[d.label][j])})
         return pd.DataFrame(rows)
 
     def write(self, check_races: int | None = None) -> dict:
@@ -1400,7 +1401,8 @@ class Outcome:
                             sens, sensitivity_lines(sens, changes), agreement=persona_text(check),
                             meta=[f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
                                   f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
-                                  f"(on the search's races)."])
+                                  f"(on the search's races).",
+                                  check_score_text(check, s.target_score(self.base), s.target_score(self.final))])
         return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md", "page": page}
 
@@ -1416,6 +1418,7 @@ class Outcome:
                  f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.",
                  "Candidates tried: " + ", ".join(f"{n} {what}" for what, n in s.tried.items()) + ".", "",
                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} (on the search's races).",
+                 check_score_text(check, s.target_score(self.base), s.target_score(self.final)),
                  "", "## Changes", "", changes_text(changes), "", "## Targets before and after",
                  "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
                  "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
@@ -1540,6 +1543,27 @@ def check_text(check: pd.DataFrame) -> str:
     met_b, met_a = int(check.met_before.sum()), int(check.met_after.sum())
     lines += ["", f"In band: {met_b} of {len(check)} before, {met_a} of {len(check)} after."]
     return "\n".join(lines)
+
+
+def check_score(check: pd.DataFrame, when: str = "after") -> float:
+    """The targets' part of the score (weight x excess^2, excess beyond the band in half-widths) read
+    off the check's races: the search's own score is optimistic, since among many candidates played on
+    the same races it keeps those whose luck helped."""
+    if not len(check):
+        return 0.0
+    half = (check.band_high - check.band_low) / 2
+    excess = (np.maximum(check.band_low - check[when], 0) + np.maximum(check[when] - check.band_high, 0)) / half
+    return float((check.weight * excess ** 2).sum())
+
+
+def check_score_text(check: pd.DataFrame, searched_before: float, searched_after: float) -> str:
+    if not len(check) or "weight" not in check:
+        return ""
+    return (f"Targets' part of the score (the change cost left out) on the check's fresh races: before "
+            f"{check_score(check, 'before'):.3f}, after {check_score(check, 'after'):.3f}; on the search's races "
+            f"{searched_before:.3f} and {searched_after:.3f}. An 'after' higher on fresh races than on the "
+            f"search's is the search's selection: among many candidates played on the same races it keeps "
+            f"those the races' luck favoured.")
 
 
 def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:

@@ -520,7 +520,7 @@ def _check_row(persona, statistic, value, half, metric="win_rate", scenario="Lan
     return {"target": "t", "design": f"{scenario}-4-{persona}", "scenario": scenario, "racers": 4,
             "persona": persona, "statistic": statistic, "metric": metric, "band_low": centre - half,
             "band_high": centre + half, "before": centre, "after": value,
-            "met_before": True, "met_after": abs(value - centre) <= half}
+            "met_before": True, "met_after": abs(value - centre) <= half, "weight": 1.0}
 
 
 def test_persona_agreement_says_which_statistics_no_common_change_can_meet():
@@ -552,6 +552,17 @@ def test_persona_agreement_says_which_statistics_no_common_change_can_meet():
     assert persona_text(check[check.persona == "balanced"]) == []
 
 
+def test_the_check_scores_the_targets_on_fresh_races():
+    from sim.balance import check_score
+
+    check = pd.DataFrame([_check_row("balanced", "biathlete B", 0.30, 0.03),     # 2 points over a band of 3
+                          _check_row("sprinter", "biathlete B", 0.15, 0.05),     # 5 points under a band of 5
+                          _check_row("balanced", "mean rounds", 27.5, 7.5, metric="rounds"),  # 2.5 rounds over
+                          {**_check_row("balanced", "colour red", 0.45, 0.03), "weight": 0.0}])  # measured only
+    assert check_score(check, "before") == 0
+    assert check_score(check) == pytest.approx((2 / 3) ** 2 + 1 ** 2 + (2.5 / 7.5) ** 2)
+
+
 def test_the_report_says_where_the_personas_disagree(tmp_path):
     f = blast_case(tmp_path)
     f.write_text(f.read_text().replace('racers = [4]\n', 'racers = [4]\npersonas = ["balanced", "sprinter"]\n', 1))
@@ -561,4 +572,12 @@ def test_the_report_says_where_the_personas_disagree(tmp_path):
     section = report.split("## Where the personas disagree")[1].split("## Path")[0]
     assert "- after, biathlete (6 statistics under 2 personas): " in section
     assert "- after, race length (1 statistic under 2 personas): " in section
-    assert "out of reach of any change that moves every persona alike" in (tmp_path / "out" / "page.html").read_text()
+    page = (tmp_path / "out" / "page.html").read_text()
+    assert "out of reach of any change that moves every persona alike" in page
+    # the targets' score on the check's races beside the search's own (budget 1: base = result)
+    line = next(x for x in report.splitlines() if x.startswith("Targets' part of the score"))
+    check = pd.read_csv(tmp_path / "out" / "targets.csv")
+    from sim.balance import check_score
+    assert f"before {check_score(check, 'before'):.3f}, after {check_score(check, 'after'):.3f}" in line
+    assert line.split("; on the search's races ")[1].startswith(f"{outcome.search.target_score(outcome.base):.3f}")
+    assert "fresh races: before" in page
