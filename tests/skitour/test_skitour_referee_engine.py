@@ -198,6 +198,26 @@ def test_a_two_player_race_ends_at_its_first_finish_whatever_move_crosses():
     assert crossed["move"] and crossed["bonus"] + crossed["drafter's bonus"], crossed
 
 
+def test_two_player_finish_in_the_movers_own_bonus_ends_the_race_at_once():
+    """The case the sample above may miss: the mover's own downhill bonus carries it over the line
+    (found by scanning races; seed 5, race 110 under balanced). FINISH, in the bonus phase of the
+    finisher's own turn, is followed by END alone, and the referee accepts the log."""
+    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in DATA_MIX])
+    game = load_game(patches=DATA_MIX)
+    names = ["Germany", "United Kingdom", "Italy", "Sweden"]
+    seats, visits, log = play_one(bundle, "Long", names, seed=5, race=110, players=("balanced",),
+                                  variant="two_player")
+    kinds = list(log[:, 2])
+    f = kinds.index(C.EV_FINISH)
+    assert kinds[f + 1:] == [C.EV_END]
+    assert log[f - 1, 2] == C.EV_STEP and log[f - 1, 4] == C.STEP_FINISH and log[f - 1, 3] != C.PHASE_MOVE
+    turn = max(i for i in range(f) if log[i, 2] == C.EV_TURN)
+    assert log[turn, 1] == log[f, 1]                # the finisher's own turn: its own bonus crossed
+    rep = referee_race(game, dict(course="Long", nations=names, variant="two_player"), log,
+                       seats=seats, visits=visits)
+    assert rep.ok, rep.message
+
+
 def test_blank_tokens_are_laid_used_for_nothing_and_refereed():
     """data-format.md: a "blank" token has no icon; it may be laid in the row and used like any
     token, which only flips it. Every nation with two tokens blanked: the logs pass the referee,
