@@ -152,6 +152,7 @@ class BalanceFile:
     model_steps: bool = True         # propose moves of several knobs from the neighbours' effects
     model_reach: int = 2             # ... each at most this many steps from the incumbent
     model_repeats: int = 3           # ... and again on the same effects after one is taken
+    fresh_rounds: bool = False       # every round plays new races; a round's moves that lose there are undone
 
     @property
     def data_dir(self) -> Path:
@@ -160,7 +161,7 @@ class BalanceFile:
 
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
             "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
-            "model_repeats",
+            "model_repeats", "fresh_rounds",
             "designs", "target", "knob", "start")
 
 
@@ -200,6 +201,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     model_steps = t.bool("model_steps", True)
     model_reach = t.int("model_reach", 2, 1, 100)
     model_repeats = t.int("model_repeats", 3, 0, 100)
+    fresh_rounds = t.bool("fresh_rounds", False)
 
     # designs
     dt = t.table("designs", {})
@@ -337,6 +339,7 @@ def load_balance(path: str | Path) -> BalanceFile:
                      targets, knobs, docs)
     bf.start = _start_positions(bf, raw_start, Table(problems, file, "start", raw_start))
     bf.model_steps, bf.model_reach, bf.model_repeats = model_steps, model_reach, model_repeats
+    bf.fresh_rounds = fresh_rounds
     problems.raise_if_any()
     return bf
 
@@ -746,17 +749,23 @@ class Search:
         self.steps: list[dict] = []
         self.tried = {"played in full": 0, "dropped early": 0, "invalid data": 0}
         self.sens_rows: list[dict] = []
+        self.epoch = 0                      # the round whose races are played (fresh_rounds), 0: the file's seeds
         (self.out / "evals").mkdir(parents=True, exist_ok=True)
         self._read_log()
 
     # -- identity and the log
+    def seed_of(self, d: DesignSpec) -> int:
+        """The seed of design d's races now: its own, or with fresh_rounds from round 2 on, one of the
+        round's (every candidate of a round plays the same races, each round new ones)."""
+        return d.seed if not self.epoch else cell_seed(d.seed, f"round {self.epoch + 1}")
+
     def key(self, pos: dict[str, int]) -> str:
         moved = {k: v for k, v in sorted(pos.items())
                  if v != base_position(self.bf, next(x for x in self.bf.knobs if x.name == k))}
         patches = [(p.file, p.path, p.value) for p in patches_for(self.bf, moved)]
         ident = {"format": FORMAT, "game": self.bf.game, "engine": self.engine, "base": self.base_bundle.data_hash,
                  "patches": patches,
-                 "designs": [(d.label, self.mod.design_dict(d.design), d.seed) for d in self.bf.designs],
+                 "designs": [(d.label, self.mod.design_dict(d.design), self.seed_of(d)) for d in self.bf.designs],
                  "block": self.block,
                  "stats": {k: [(s.metric, s.by, s.value) for s in v] for k, v in self.stats.items()}}
         return hashlib.blake2b(json.dumps(ident, sort_keys=True, default=str).encode(), digest_size=10).hexdigest()
@@ -839,7 +848,8 @@ class Search:
             for a in range(b0, b1, step):
                 e = min(a + step, b1)
                 tasks.append(Task((d.label, a, e), _play,
-                                  (self.bf.game, bundle, d.design, d.seed, a * blk, e * blk, self.stats[d.label], blk),
+                                  (self.bf.game, bundle, d.design, self.seed_of(d), a * blk, e * blk,
+                                   self.stats[d.label], blk),
                                   (e - a) * blk))
         for task, arr in run_tasks(tasks, self.n_jobs):
             label, a, e = task.key
@@ -919,10 +929,14 @@ class Search:
         if bf.start:
             inc = self.evaluate({**start, **bf.start}, self.n_blocks)
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
+        before_round = inc
         for rnd in range(bf.max_rounds):
             if (why := self.out_of_budget()):
                 self.stopped = why
                 break
+            if bf.fresh_rounds and rnd:
+                inc = self._fresh_races(rnd, inc, before_round)
+            before_round = inc
             improving, tried = [], []
             for knob, j in self.neighbours(inc.pos):
                 if (why := self.out_of_budget()):
@@ -977,8 +991,33 @@ class Search:
                 break
         else:
             self.stopped = f"the most rounds ({bf.max_rounds}) are played"
+        if self.epoch:          # before and after on the same races: the last round's
+            base = self.evaluate(base.pos, self.n_blocks)
         self._write_log({"event": "end", "incumbent": inc.key, "stopped": self.stopped, "races": self.races_used})
         return Outcome(self, base, inc)
+
+    def _fresh_races(self, rnd: int, inc: Evaluation, before: Evaluation) -> Evaluation:
+        """fresh_rounds: round rnd + 1 plays new races. The incumbent, and the incumbent the last
+        round started from, are played on them; when the older one scores better there, the last
+        round's moves were the luck of its races, and they are undone."""
+        self.epoch = rnd
+        new = self.evaluate(inc.pos, self.n_blocks)
+        if before.pos == inc.pos:
+            self.log(f"round {rnd + 1} plays new races: incumbent score {self.total(new):.3f}")
+            return new
+        old = self.evaluate(before.pos, self.n_blocks)
+        if self.total(old) < self.total(new):
+            va, vb = self.values(inc.pos), self.values(old.pos)
+            for name in va:
+                if va[name] != vb[name]:
+                    self.steps.append({"round": rnd + 1, "knob": name, "from": va[name], "to": vb[name],
+                                       "score": self.total(old), "undone": True})
+            self.log(f"round {rnd + 1} plays new races: round {rnd}'s moves lose there ({self.total(new):.3f} "
+                     f"against {self.total(old):.3f} before them) and are undone")
+            return old
+        self.log(f"round {rnd + 1} plays new races: round {rnd}'s moves hold ({self.total(new):.3f} against "
+                 f"{self.total(old):.3f} before them)")
+        return new
 
     def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on
@@ -1433,8 +1472,11 @@ class Outcome:
         if bf.start:
             lines.append("- start ([start] of the file): " + ", ".join(
                 f"{k} {v!r}" for k, v in s.values({**self.base.pos, **bf.start}).items() if k in bf.start))
-        lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f})"
+        lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f}"
+                  + ("; undone: the last round's move lost on this round's new races)" if st.get("undone") else ")")
                   for st in s.steps] or ["- no step taken"]
+        if bf.fresh_rounds:
+            lines.append("- fresh_rounds: every round played new races; the scores above are on each round's races")
         lines += ["", "## Sensitivities", "",
                   f"sensitivities.csv ({len(sens)} rows) has the change of every target statistic per knob step, "
                   "from paired races. For each changed knob, the clearest effects of its first step from the base "

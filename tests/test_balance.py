@@ -581,3 +581,40 @@ def test_the_report_says_where_the_personas_disagree(tmp_path):
     assert f"before {check_score(check, 'before'):.3f}, after {check_score(check, 'after'):.3f}" in line
     assert line.split("; on the search's races ")[1].startswith(f"{outcome.search.target_score(outcome.base):.3f}")
     assert "fresh races: before" in page
+
+
+def test_fresh_rounds_play_new_races_and_undo_moves_that_lose_there(tmp_path):
+    """fresh_rounds = true: from round 2 on, every round plays new races (every candidate of a round
+    the same ones); the incumbent and the one the last round started from are played on them, and
+    the last round's moves are undone when they lose there."""
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text().replace("budget_races = 100000\n", "budget_races = 100000\nfresh_rounds = true\n", 1))
+    bf = load_balance(f)
+    assert bf.fresh_rounds
+    lines: list[str] = []
+    search = Search(bf, tmp_path / "out", log=lines.append)
+    base = {k.name: 0 for k in bf.knobs}
+    fixed = {**base, "ann-accuracy-low": -2}            # Ann's low-pulse accuracy back towards fair
+    bad, good = search.evaluate(base, search.n_blocks), search.evaluate(fixed, search.n_blocks)
+    assert search.total(good) < search.total(bad)
+    # a round that moved from bad to good: the move holds on the new races
+    held = search._fresh_races(1, good, bad)
+    assert held.pos == fixed and held.key != good.key and not search.steps
+    assert "moves hold" in lines[-1]
+    # a round that moved from good to bad: undone, back to good, played on round 3's races
+    undone = search._fresh_races(2, bad, good)
+    assert undone.pos == fixed and undone.key not in (good.key, held.key)
+    assert [s["knob"] for s in search.steps] == ["ann-accuracy-low"] and search.steps[0]["undone"]
+    assert "are undone" in lines[-1]
+    # the whole search still finds the change, and its before and after share the last round's races
+    outcome = Search(bf, tmp_path / "whole", log=lambda x: None).run()
+    assert outcome.final.pos["ann-accuracy-low"] < 0
+    assert outcome.search.epoch >= 1 and outcome.base.key == outcome.search.key(base)
+    check = outcome.check(races=1200)
+    assert check.met_after.all() and not check.met_before.all()
+    # round 1 plays the file's seeds, as a search without fresh_rounds does (the same log keys)
+    plain = f.with_name("plain.toml")
+    plain.write_text(f.read_text().replace("fresh_rounds = true\n", ""))
+    assert not load_balance(plain).fresh_rounds
+    assert (Search(load_balance(plain), tmp_path / "p", log=lambda x: None).key(fixed)
+            == Search(bf, tmp_path / "q", log=lambda x: None).key(fixed) == good.key)
