@@ -1608,6 +1608,18 @@ def check_score_text(check: pd.DataFrame, searched_before: float, searched_after
             f"those the races' luck favoured.")
 
 
+_PERSONA_KEYS = ["scenario", "racers", "statistic", "metric"]
+
+
+def _persona_offsets(check: pd.DataFrame, when: str) -> pd.DataFrame:
+    """The check's rows with off (distance from the band centre), half (the band's half-width), both in
+    points for win rates, and specific (off minus the mean of the personas sharing the statistic)."""
+    scale = np.where(check.metric == "win_rate", 100.0, 1.0)
+    c = check.assign(off=(check[when] - (check.band_low + check.band_high) / 2) * scale,
+                     half=(check.band_high - check.band_low) / 2 * scale)
+    return c.assign(specific=c.off - c.groupby(_PERSONA_KEYS).off.transform("mean"))
+
+
 def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:
     """Where several personas share a target statistic (the same scenario, racers and statistic), how
     far apart they are: one row per such statistic with the personas' distances from their band
@@ -1616,23 +1628,18 @@ def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:
     [distance - half-width, distance + half-width] meet). When they cannot, what is left is the
     personas' disagreement: only a change that moves one persona's figure more than another's helps.
     Distances in points for win rates, in the statistic's units otherwise."""
-    cols = ["scenario", "racers", "statistic", "metric", "personas", "shared", "spread", "worst_persona",
-            "worst_specific", "common_shift_meets"]
+    cols = [*_PERSONA_KEYS, "personas", "shared", "spread", "worst_persona", "worst_specific", "common_shift_meets"]
     if not len(check) or "persona" not in check:
         return pd.DataFrame(columns=cols)
-    c = check.assign(scale=np.where(check.metric == "win_rate", 100.0, 1.0))
-    c = c.assign(off=(c[when] - (c.band_low + c.band_high) / 2) * c.scale,
-                 half=(c.band_high - c.band_low) / 2 * c.scale)
     rows = []
-    for (scen, racers, stat, metric), g in c.groupby(["scenario", "racers", "statistic", "metric"], sort=False):
+    for (scen, racers, stat, metric), g in _persona_offsets(check, when).groupby(_PERSONA_KEYS, sort=False):
         if g.persona.nunique() < 2:
             continue
-        shared = float(g.off.mean())
-        specific = g.off - shared
-        worst = specific.abs().idxmax()
+        worst = g.specific.abs().idxmax()
         rows.append({"scenario": scen, "racers": racers, "statistic": stat, "metric": metric,
-                     "personas": g.persona.nunique(), "shared": shared, "spread": float(g.off.max() - g.off.min()),
-                     "worst_persona": g.persona[worst], "worst_specific": float(specific[worst]),
+                     "personas": g.persona.nunique(), "shared": float(g.off.mean()),
+                     "spread": float(g.off.max() - g.off.min()), "worst_persona": g.persona[worst],
+                     "worst_specific": float(g.specific[worst]),
                      "common_shift_meets": bool((g.off - g.half).max() <= (g.off + g.half).min() + 1e-12)})
     return pd.DataFrame(rows, columns=cols)
 
@@ -1641,27 +1648,23 @@ def persona_text(check: pd.DataFrame) -> list[str]:
     """The report's lines on how far the personas agree, per axis (biathlete, colour, ...; the first
     word of the statistic), before and after; empty when no statistic is read under two personas."""
     rms = lambda x: float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0  # noqa: E731
-    unit = lambda m: "points" if m == "win_rate" else "rounds"  # noqa: E731
-    out = []
+    out, a = [], None
     for when in ("before", "after"):
         a = persona_agreement(check, when)
         if not len(a):
             return []
-        c = check.assign(scale=np.where(check.metric == "win_rate", 100.0, 1.0))
-        c = c.assign(off=(c[when] - (c.band_low + c.band_high) / 2) * c.scale)
-        keys = ["scenario", "racers", "statistic", "metric"]
-        c = c.assign(specific=c.off - c.groupby(keys).off.transform("mean"))
+        c = _persona_offsets(check, when)
         a = a.assign(axis=np.where(a.metric == "win_rate", a.statistic.str.split().str[0], "race length"))
         for axis, g in a.groupby("axis", sort=False):
-            mine = c.merge(g[keys], on=keys)
+            mine = c.merge(g[_PERSONA_KEYS], on=_PERSONA_KEYS)
             per = ", ".join(f"{p} {rms(x.specific):.1f}" for p, x in mine.groupby("persona", sort=False))
-            u = unit(g.metric.iloc[0])
-            out.append(f"- {when}, {axis} ({len(g)} statistic{'s' if len(g) != 1 else ''} under {int(g.personas.max())} personas): "
-                       f"{int((~g.common_shift_meets).sum())} out of reach of any change that moves every persona "
-                       f"alike; shared distance from the band centre {rms(g.shared):.1f} {u} RMS, each persona's "
-                       f"own part {per} {u} RMS.".replace("  ", " "))
-    a = persona_agreement(check, "after")
-    blocked = a[~a.common_shift_meets]
+            u = "points" if g.metric.iloc[0] == "win_rate" else "rounds"
+            n = len(g)
+            out.append(f"- {when}, {axis} ({n} statistic{'s' if n != 1 else ''} under {int(g.personas.max())} "
+                       f"personas): {int((~g.common_shift_meets).sum())} out of reach of any change that moves "
+                       f"every persona alike; shared distance from the band centre {rms(g.shared):.1f} {u} RMS, "
+                       f"each persona's own part {per} {u} RMS.")
+    blocked = a[~a.common_shift_meets]           # after
     if len(blocked):
         top = blocked.reindex(blocked.spread.sort_values(ascending=False).index).head(5)
         out.append("- widest after: " + "; ".join(
