@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from sim.balance import persona_agreement
+from sim.balance import persona_agreement, persona_offsets
 
 ISSUE_BAND = {"balanced": 3.0}          # points; every other persona: 5
 OTHER_BAND = 5.0
@@ -26,29 +26,29 @@ def biathletes(path: str) -> pd.DataFrame:
     c = c[(c.metric == "win_rate") & c.statistic.str.startswith("biathlete ")].copy()
     half = c.persona.map(ISSUE_BAND).fillna(OTHER_BAND) / 100
     centre = 1.0 / c.racers
-    return c.assign(band_low=centre - half, band_high=centre + half, half=half * 100, centre=centre)
+    return c.assign(band_low=centre - half, band_high=centre + half)
 
 
 def summary(c: pd.DataFrame, when: str) -> pd.DataFrame:
-    off = (c[when] - c.centre) * 100
-    g = c.assign(off=off, inside=off.abs() <= c.half + 1e-12).groupby("persona", sort=False)
+    c = persona_offsets(c, when)            # off and half in points
+    g = c.assign(inside=c.off.abs() <= c.half + 1e-12).groupby("persona", sort=False)
     return pd.DataFrame({"in band": g.inside.sum().astype(int), "of": g.size(),
                          "largest": g.off.apply(lambda x: x.abs().max()).round(1),
                          "RMS": g.off.apply(lambda x: float(np.sqrt((x ** 2).mean()))).round(1)})
 
 
 def main(paths: list[str]) -> None:
-    first = biathletes(paths[0])
+    checks = {p: biathletes(p) for p in paths}
+    first = checks[paths[0]]
     cols = {"before": summary(first, "before"), "after": summary(first, "after")}
     for p in paths[1:]:
-        cols[p] = summary(biathletes(p), "after")
+        cols[p] = summary(checks[p], "after")
     table = pd.concat(cols, axis=1)
     pd.set_option("display.width", 200)
     print(f"biathlete win rates, issue's bands (balanced ±3, others ±5); first file {paths[0]} "
           f"({int(first.races.max()):,} races per design, check seed(s) {sorted(set(first.seed))[:3]}...)")
     print(table.to_string())
-    for p in paths:
-        c = biathletes(p)
+    for p, c in checks.items():
         for when in (("before", "after") if p == paths[0] else ("after",)):
             a = persona_agreement(c, when)
             print(f"{p} {when}: {int((~a.common_shift_meets).sum())} of {len(a)} biathlete statistics out of reach "

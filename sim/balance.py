@@ -1611,7 +1611,7 @@ def check_score_text(check: pd.DataFrame, searched_before: float, searched_after
 _PERSONA_KEYS = ["scenario", "racers", "statistic", "metric"]
 
 
-def _persona_offsets(check: pd.DataFrame, when: str) -> pd.DataFrame:
+def persona_offsets(check: pd.DataFrame, when: str) -> pd.DataFrame:
     """The check's rows with off (distance from the band centre), half (the band's half-width), both in
     points for win rates, and specific (off minus the mean of the personas sharing the statistic)."""
     scale = np.where(check.metric == "win_rate", 100.0, 1.0)
@@ -1632,7 +1632,7 @@ def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:
     if not len(check) or "persona" not in check:
         return pd.DataFrame(columns=cols)
     rows = []
-    for (scen, racers, stat, metric), g in _persona_offsets(check, when).groupby(_PERSONA_KEYS, sort=False):
+    for (scen, racers, stat, metric), g in persona_offsets(check, when).groupby(_PERSONA_KEYS, sort=False):
         if g.persona.nunique() < 2:
             continue
         worst = g.specific.abs().idxmax()
@@ -1653,7 +1653,7 @@ def persona_text(check: pd.DataFrame) -> list[str]:
         a = persona_agreement(check, when)
         if not len(a):
             return []
-        c = _persona_offsets(check, when)
+        c = persona_offsets(check, when)
         a = a.assign(axis=np.where(a.metric == "win_rate", a.statistic.str.split().str[0], "race length"))
         for axis, g in a.groupby("axis", sort=False):
             mine = c.merge(g[_PERSONA_KEYS], on=_PERSONA_KEYS)
@@ -1689,4 +1689,4 @@ def _header(text: str) -> list[str]:
 
 
 __all__ = ["BalanceFile", "Knob", "Member", "TargetSpec", "load_balance", "Search", "Outcome", "get_path",
-           "patches_for", "persona_agreement"]
+           "patches_for", "persona_agreement", "persona_offsets"]
