@@ -1433,19 +1433,23 @@ class Outcome:
         check = self.check(check_races)
         check.to_csv(out / "targets.csv", index=False)
         (out / "changes.md").write_text(changes_text(changes))
-        (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash))
+        agree = persona_text(check)
+        scored = check_score_text(check, s.target_score(self.base), s.target_score(self.final))
+        (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash, agree, scored))
         from reports.pages import balance_page
 
         page = balance_page(out, f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})", changes, check,
-                            sens, sensitivity_lines(sens, changes), agreement=persona_text(check),
+                            sens, sensitivity_lines(sens, changes), agreement=agree,
                             meta=[f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
                                   f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
-                                  f"(on the search's races).",
-                                  check_score_text(check, s.target_score(self.base), s.target_score(self.final))])
+                                  f"(on the search's races).", scored])
         return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md", "page": page}
 
-    def report_text(self, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str) -> str:
+    def report_text(self, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str,
+                    agree: list[str], scored: str) -> str:
+        """report.md; agree: persona_text(check), scored: check_score_text (write() reads both once
+        for the report and the page)."""
         s = self.search
         bf = s.bf
         lines = [f"# Balance search: {bf.title}", "",
@@ -1457,12 +1461,11 @@ class Outcome:
                  f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.",
                  "Candidates tried: " + ", ".join(f"{n} {what}" for what, n in s.tried.items()) + ".", "",
                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} (on the search's races).",
-                 check_score_text(check, s.target_score(self.base), s.target_score(self.final)),
+                 scored,
                  "", "## Changes", "", changes_text(changes), "", "## Targets before and after",
                  "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
                  "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
         lines.append(check_text(check))
-        agree = persona_text(check)
         if agree:
             lines += ["", "## Where the personas disagree", "",
                       "A statistic several personas read can be out of reach for a change that moves them all "
