@@ -67,10 +67,11 @@ def test_the_cards_of_the_worked_examples(data):
 
 def test_the_shipped_tiles_keep_their_descriptions():
     """Not facts of the box but of the reconstruction: the ship search's accuracy knobs are bounded
-    by the biathletes' flags and descriptions (experiments/balance_ship.toml), so the shipped tiles
+    by the biathletes' flags and descriptions (experiments/balance_ship7.toml), so the shipped tiles
     still say what the descriptions say. Pinto is "the sharpest shot in the field"; Girard "shoots
     almost perfectly while calm"; Leitner has "an ordinary rifle" and "sprays shots once tired";
-    Bakken's rifle is "steady rather than brilliant"; Wei's is "reliable", not the best."""
+    Bakken's rifle is "steady rather than brilliant"; Wei's is "reliable", not the best; Fischer's
+    "sharp while fresh and wild when tired"."""
     by = {b.name: b for b in load_data(None).biathletes}
     total = {n: sum(b.accuracy) for n, b in by.items()}
     assert total["Pinto"] == min(total.values()), total
@@ -78,3 +79,7 @@ def test_the_shipped_tiles_keep_their_descriptions():
     assert list(by["Leitner"].accuracy) == [2, 4, 5]
     assert by["Bakken"].accuracy[0] >= 2 and by["Bakken"].accuracy[2] - by["Bakken"].accuracy[0] <= 1
     assert total["Wei"] > total["Pinto"] and by["Wei"].accuracy[0] >= 2
+    # Wei "reliable": never more than two pips between calm and tired, no worse than 4+; Fischer
+    # "sharp while fresh and wild when tired": 2+ or better calm, 4+ or worse tired
+    assert by["Wei"].accuracy[2] - by["Wei"].accuracy[0] <= 2 and max(by["Wei"].accuracy) <= 4
+    assert by["Fischer"].accuracy[0] <= 2 and by["Fischer"].accuracy[2] >= 4
