@@ -32,6 +32,11 @@ def block(balance_file: str, run_dir: str, rows: pd.DataFrame) -> list[str]:
 
 
 def main(run_dir: str, balance_file: str) -> None:
+    for need in (Path(run_dir) / "changes.csv", Path(run_dir) / "data", Path(balance_file)):
+        if not need.exists():
+            print(f"ship_data: {need}: not found (RUN_DIR must be a finished balance search's --out)",
+                  file=sys.stderr)
+            sys.exit(2)
     changes = pd.read_csv(Path(run_dir) / "changes.csv")
     for name, rows in changes.groupby("file", sort=True):
         shipped = (SHIPPED / name).read_text().splitlines()
@@ -44,5 +49,6 @@ def main(run_dir: str, balance_file: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     main(*sys.argv[1:])
