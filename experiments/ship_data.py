@@ -31,6 +31,11 @@ def block(balance_file: str, run_dir: str, rows: pd.DataFrame) -> list[str]:
             "# as the example blast-unbalanced. Changed in this file:"] + [f"#   {line}" for line in body]
 
 
+def _body_start(lines: list[str]) -> int:
+    """The index of a TOML file's first line that is neither a comment nor blank."""
+    return next((i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")), len(lines))
+
+
 def main(run_dir: str, balance_file: str) -> None:
     for need in (Path(run_dir) / "changes.csv", Path(run_dir) / "data", Path(balance_file)):
         if not need.exists():
@@ -40,9 +45,16 @@ def main(run_dir: str, balance_file: str) -> None:
     changes = pd.read_csv(Path(run_dir) / "changes.csv")
     for name, rows in changes.groupby("file", sort=True):
         shipped = (SHIPPED / name).read_text().splitlines()
-        head = shipped[:next(i for i, line in enumerate(shipped) if line.startswith(MARK))]
+        cut = [i for i, line in enumerate(shipped) if line.startswith(MARK)]
+        if cut:                         # the header ends where the last search's block begins
+            head = shipped[:cut[0]]
+        else:                           # a file no search changed yet: its comments, then the block
+            head = shipped[:_body_start(shipped)]
+            while head and not head[-1].strip():
+                head.pop()
+            head.append("#")
         new = (Path(run_dir) / "data" / name).read_text().splitlines()
-        body = new[next(i for i, line in enumerate(new) if line and not line.startswith("#")):]
+        body = new[_body_start(new):]
         (SHIPPED / name).write_text("\n".join(head + block(balance_file, run_dir, rows) + [""] + body) + "\n")
         print(f"{name}: {len(rows)} change(s)")
 
