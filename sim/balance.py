@@ -56,6 +56,9 @@ from .validation import DataError, Patch, Problems, Table
 
 FORMAT = 1
 STAGES = (0.25, 0.5, 1.0)
+#: candidates played side by side (Search._try_batch): enough to keep 16 workers busy on a quarter
+#: stage of 20 designs; a constant, so that where a budget stops a search does not depend on --jobs
+BATCH = 32
 METRICS = ("win_rate", "rounds")
 _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
 
@@ -725,10 +728,12 @@ class Search:
     """The balance search on one balance file and one output folder (module docstring)."""
 
     def __init__(self, bf: BalanceFile, out: str | Path, *, n_jobs: int = 1, budget_races: int | None = None,
-                 budget_minutes: float | None = None, races: int | None = None, log: Callable[[str], None] = print):
+                 budget_minutes: float | None = None, races: int | None = None, log: Callable[[str], None] = print,
+                 scheduler: str | None = None):
         self.bf = bf
         self.out = Path(out)
         self.n_jobs = n_jobs
+        self.scheduler = scheduler          # a dask.distributed scheduler's address: play there
         self.log = log
         self.budget_races = bf.budget_races if budget_races is None else budget_races
         self.budget_minutes = bf.budget_minutes if budget_minutes is None else budget_minutes
@@ -814,6 +819,71 @@ class Search:
     # -- playing
     def evaluate(self, pos: dict[str, int], blocks: dict[str, int]) -> Evaluation:
         """The candidate at `pos`, played (or read from the log) up to `blocks` blocks per design."""
+        return self.evaluate_many([(pos, blocks)])[0]
+
+    def evaluate_many(self, wanted: list[tuple[dict[str, int], dict[str, int]]]) -> list[Evaluation]:
+        """Every (pos, blocks) of `wanted` played (or read from the log) up to its blocks per design,
+        all in one batch of tasks, so that many candidates keep many workers busy (one candidate's
+        quarter-evaluation is too little to share among more than a few). A candidate's races do
+        not depend on the batch: race i of a design is the same race whatever plays it."""
+        evs: list[Evaluation] = []
+        todo: dict[str, tuple[Evaluation, dict[str, int]]] = {}
+        for pos, blocks in wanted:
+            ev = self._evaluation(pos)
+            evs.append(ev)
+            if ev.invalid:
+                continue
+            want = {k: min(v, self.n_blocks[k]) for k, v in blocks.items()}
+            if ev.key in todo:          # asked twice in one batch: the more races of the two
+                want = {k: max(v, todo[ev.key][1].get(k, 0)) for k, v in want.items()}
+            if not ev.complete(want):
+                todo[ev.key] = (ev, want)
+        from .runner import Task, run_tasks
+
+        jobs = []
+        for ev, want in todo.values():
+            try:
+                bundle = self.mod.load_bundle(self.bf.data, patches_for(self.bf, ev.pos))
+            except DataError as exc:
+                ev.invalid = "; ".join(str(p) for p in exc.problems[:3])
+                self._log_eval(ev)
+                continue
+            ev.bundle_hash = bundle.data_hash
+            jobs.append((ev, want, bundle))
+        # tasks: one per candidate and design, split when there are fewer than two per worker
+        pairs = sum(want[d.label] > ev.blocks[d.label] for ev, want, _ in jobs for d in self.bf.designs)
+        tasks = []
+        for ev, want, bundle in jobs:
+            for d in self.bf.designs:
+                b0, b1 = ev.blocks[d.label], want[d.label]
+                if b1 <= b0:
+                    continue
+                blk = self.block[d.label]
+                for a, e in _splits(b1 - b0, self.n_jobs, pairs):
+                    a, e = a + b0, e + b0
+                    tasks.append(Task((ev.key, d.label, a, e), _play,
+                                      (self.bf.game, bundle, d.design, self.seed_of(d), a * blk, e * blk,
+                                       self.stats[d.label], blk),
+                                      (e - a) * blk))
+        # (every job has a task: a job's evaluation lacks blocks of some design)
+        left = {ev.key: 0 for ev, _, _ in jobs}
+        for task in tasks:
+            left[task.key[0]] += 1
+        for task, arr in run_tasks(tasks, self.n_jobs, self.scheduler):
+            key, label, a, e = task.key
+            ev, want = todo[key]
+            ev.sums[label][:, a:e] = arr
+            self.races_used += task.races
+            self.races_played += task.races
+            left[key] -= 1
+            if not left[key]:           # logged as soon as played: an interruption loses no finished one
+                for lab in want:
+                    ev.blocks[lab] = max(ev.blocks[lab], want[lab])
+                self._log_eval(ev)
+        return evs
+
+    def _evaluation(self, pos: dict[str, int]) -> Evaluation:
+        """The evaluation of `pos` so far: in memory, read from the log, or new (nothing played)."""
         key = self.key(pos)
         ev = self.evals.get(key)
         if ev is None:
@@ -824,41 +894,6 @@ class Search:
             ev = Evaluation(key, pos, {d.label: np.zeros((2, self.n_blocks[d.label], len(self.stats[d.label])))
                                        for d in self.bf.designs}, {d.label: 0 for d in self.bf.designs})
         self.evals[key] = ev
-        if ev.invalid:
-            return ev
-        want = {k: min(v, self.n_blocks[k]) for k, v in blocks.items()}
-        if ev.complete(want):
-            return ev
-        try:
-            bundle = self.mod.load_bundle(self.bf.data, patches_for(self.bf, pos))
-        except DataError as exc:
-            ev.invalid = "; ".join(str(p) for p in exc.problems[:3])
-            self._log_eval(ev)
-            return ev
-        ev.bundle_hash = bundle.data_hash
-        from .runner import Task, run_tasks
-
-        tasks = []
-        for d in self.bf.designs:
-            b0, b1 = ev.blocks[d.label], want[d.label]
-            if b1 <= b0:
-                continue
-            blk = self.block[d.label]
-            step = max(1, -(-(b1 - b0) // max(1, 2 * abs(self.n_jobs) if self.n_jobs != 1 else 1)))
-            for a in range(b0, b1, step):
-                e = min(a + step, b1)
-                tasks.append(Task((d.label, a, e), _play,
-                                  (self.bf.game, bundle, d.design, self.seed_of(d), a * blk, e * blk,
-                                   self.stats[d.label], blk),
-                                  (e - a) * blk))
-        for task, arr in run_tasks(tasks, self.n_jobs):
-            label, a, e = task.key
-            ev.sums[label][:, a:e] = arr
-            self.races_used += task.races
-            self.races_played += task.races
-        for label in want:
-            ev.blocks[label] = max(ev.blocks[label], want[label])
-        self._log_eval(ev)
         return ev
 
     def _log_eval(self, ev: Evaluation) -> None:
@@ -923,11 +958,12 @@ class Search:
         early = len(STAGES) - 1
         self.z_drop = z_value(1 - 2 * bf.alpha / early) if early else math.inf   # one-sided at alpha / looks
         start = {k.name: base_position(bf, k) for k in bf.knobs}
-        inc = self.evaluate(start, self.n_blocks)
+        first = [(start, self.n_blocks)] + ([({**start, **bf.start}, self.n_blocks)] if bf.start else [])
+        inc, *started = self.evaluate_many(first)
         base = inc
         self.log(f"base: score {self.total(inc):.3f} ({self._met_text(inc)})")
         if bf.start:
-            inc = self.evaluate({**start, **bf.start}, self.n_blocks)
+            inc = started[0]
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
         before_round = inc
         for rnd in range(bf.max_rounds):
@@ -937,13 +973,8 @@ class Search:
             if bf.fresh_rounds and rnd:
                 inc = self._fresh_races(rnd, inc, before_round)
             before_round = inc
-            improving, tried = [], []
-            for knob, j in self.neighbours(inc.pos):
-                if (why := self.out_of_budget()):
-                    self.stopped = why
-                    break
-                cand = self._try(inc, knob, j)
-                tried.append((knob, j))
+            improving, tried = [], self.neighbours(inc.pos)
+            for (knob, j), cand in zip(tried, self._try_many(inc, tried)):
                 if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
                     improving.append((self.total(cand), knob.name, knob, j, cand))
             improving.sort(key=lambda x: (x[0], x[1]))
@@ -1001,11 +1032,11 @@ class Search:
         round started from, are played on them; when the older one scores better there, the last
         round's moves were the luck of its races, and they are undone."""
         self.epoch = rnd
-        new = self.evaluate(inc.pos, self.n_blocks)
         if before.pos == inc.pos:
+            new = self.evaluate(inc.pos, self.n_blocks)
             self.log(f"round {rnd + 1} plays new races: incumbent score {self.total(new):.3f}")
             return new
-        old = self.evaluate(before.pos, self.n_blocks)
+        new, old = self.evaluate_many([(inc.pos, self.n_blocks), (before.pos, self.n_blocks)])
         if self.total(old) < self.total(new):
             va, vb = self.values(inc.pos), self.values(old.pos)
             for name in va:
@@ -1022,16 +1053,21 @@ class Search:
     def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on
         the same races; None when the data is invalid or the candidate is dropped early."""
-        pos = {**inc.pos, knob.name: j}
-        return self._try_pos(inc, pos, f"  {knob.name} -> {self.values(pos)[knob.name]!r}", knob)
+        return self._try_many(inc, [(knob, j)])[0]
+
+    def _try_many(self, inc: Evaluation, moves: list[tuple[Knob, int]]) -> list[Evaluation | None]:
+        """_try for each (knob, j) of `moves`, played side by side (_try_batch)."""
+        cands = []
+        for knob, j in moves:
+            pos = {**inc.pos, knob.name: j}
+            cands.append((pos, f"  {knob.name} -> {self.values(pos)[knob.name]!r}", knob))
+        return self._try_batch(inc, cands)
 
     def _play_proposals(self, inc: Evaluation, proposals: list[dict[str, int]], what: str) -> Evaluation | None:
         """Each proposal played like a candidate against the incumbent; the best that survives, or None."""
         best = None
-        for proposal in proposals:
-            if self.out_of_budget():
-                break
-            cand = self._try_pos(inc, proposal, f"  {what} " + self._moves_text(inc.pos, proposal))
+        cands = [(p, f"  {what} " + self._moves_text(inc.pos, p), None) for p in proposals]
+        for cand in self._try_batch(inc, cands):
             if cand is not None and (best is None or self.total(cand) < self.total(best)):
                 best = cand
         return best
@@ -1040,27 +1076,47 @@ class Search:
         va, vb = self.values(a), self.values(b)
         return ", ".join(f"{k} {va[k]!r} -> {vb[k]!r}" for k in vb if va[k] != vb[k])
 
-    def _try_pos(self, inc: Evaluation, pos: dict[str, int], shown: str, knob: Knob | None = None) -> Evaluation | None:
+    def _try_batch(self, inc: Evaluation, cands: list[tuple[dict[str, int], str, Knob | None]]) -> list[Evaluation | None]:
+        """Each candidate (pos, how the log shows it, the knob it steps or None) played stage by
+        stage against the incumbent on the same races: a stage of every candidate still in play is
+        one batch of tasks (evaluate_many), then each is judged on its own as if played alone.
+        Candidates go in groups of BATCH, whatever the number of workers, and the budget is checked
+        before each group: where a budget stops the search does not depend on --jobs. Returns, per
+        candidate, its evaluation played in full, or None (invalid data, dropped early, or not
+        played because the budget is spent)."""
         early = len(STAGES) - 1
-        for s, frac in enumerate(STAGES):
-            blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
-            cand = self.evaluate(pos, blocks)
-            if cand.invalid:
-                self.log(f"{shown}: invalid data ({cand.invalid})")
-                self.tried["invalid data"] += 1
-                return None
-            diff, se = self.paired(cand, inc, blocks)
-            if knob is not None:
-                self._sensitivity(knob, inc, cand, blocks)
-            if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
-                self.log(f"{shown}: dropped after {frac:.0%} of the races (paired score difference "
-                         f"{diff:+.3f}, se {se:.3f})")
-                self.tried["dropped early"] += 1
-                return None
-        self.tried["played in full"] += 1
-        self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; paired "
-                 f"difference {diff:+.3f}, se {se:.3f})")
-        return cand
+        out: list[Evaluation | None] = [None] * len(cands)
+        for g0 in range(0, len(cands), BATCH):
+            if (why := self.out_of_budget()):
+                self.stopped = why
+                break
+            alive = list(range(g0, min(g0 + BATCH, len(cands))))
+            for s, frac in enumerate(STAGES):
+                blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
+                evs = self.evaluate_many([(cands[i][0], blocks) for i in alive])
+                still = []
+                for i, cand in zip(alive, evs):
+                    pos, shown, knob = cands[i]
+                    if cand.invalid:
+                        self.log(f"{shown}: invalid data ({cand.invalid})")
+                        self.tried["invalid data"] += 1
+                        continue
+                    diff, se = self.paired(cand, inc, blocks)
+                    if knob is not None:
+                        self._sensitivity(knob, inc, cand, blocks)
+                    if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
+                        self.log(f"{shown}: dropped after {frac:.0%} of the races (paired score difference "
+                                 f"{diff:+.3f}, se {se:.3f})")
+                        self.tried["dropped early"] += 1
+                        continue
+                    if s == early:
+                        self.tried["played in full"] += 1
+                        self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; "
+                                 f"paired difference {diff:+.3f}, se {se:.3f})")
+                        out[i] = cand
+                    still.append(i)
+                alive = still
+        return out
 
     def effects(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> dict[tuple[str, int], dict[str, np.ndarray]]:
         """(knob, position) -> the paired change of every statistic per design from the incumbent to
@@ -1332,7 +1388,7 @@ class Outcome:
         # the estimate on the most races for every knob step, design and statistic
         if len(df):
             df["_from"], df["_to"] = df["from"].astype(str), df["to"].astype(str)
-            df = df.sort_values("races").drop_duplicates(["knob", "_from", "_to", "design", "statistic"], keep="last")
+            df = df.sort_values("races", kind="stable").drop_duplicates(["knob", "_from", "_to", "design", "statistic"], keep="last")
             df = df.drop(columns=["_from", "_to"]).sort_values(["knob", "design", "statistic"], kind="stable")
         return df.reset_index(drop=True)
 
@@ -1383,24 +1439,27 @@ class Outcome:
                    "after": s.mod.load_bundle(s.bf.data, patches_for(s.bf, self.final.pos))}
         from .runner import Task, run_tasks
 
+        # every design, before and after, in one batch of tasks (enough to keep many workers busy)
+        nbs = {d.label: max(1, -(-races // s.block[d.label])) for d in s.bf.designs}
+        sums = {(d.label, which): np.zeros((2, nbs[d.label], len(s.stats[d.label])))
+                for d in s.bf.designs for which in bundles}
+        tasks = [Task((d.label, which, a, e), _play, (s.bf.game, bundle, d.design, d.check_seed,
+                                                     a * s.block[d.label], e * s.block[d.label],
+                                                     s.stats[d.label], s.block[d.label]))
+                 for d in s.bf.designs for which, bundle in bundles.items()
+                 for a, e in _splits(nbs[d.label], s.n_jobs, len(s.bf.designs) * len(bundles))]
+        for task, part in run_tasks(tasks, s.n_jobs, s.scheduler):
+            label, which, a, e = task.key
+            sums[(label, which)][:, a:e] = part
         rows = []
         for d in s.bf.designs:
-            blk = s.block[d.label]
-            nb = max(1, -(-races // blk))
-            stats = s.stats[d.label]
-            sums = {}
-            for which, bundle in bundles.items():
-                tasks = [Task((a, e), _play, (s.bf.game, bundle, d.design, d.check_seed, a * blk, e * blk, stats, blk))
-                         for a, e in _splits(nb, s.n_jobs)]
-                arr = np.zeros((2, nb, len(stats)))
-                for task, part in run_tasks(tasks, s.n_jobs):
-                    arr[:, task.key[0]:task.key[1]] = part
-                sums[which] = arr
-            mb, rb = residuals(sums["before"], nb)
-            ma, ra = residuals(sums["after"], nb)
+            blk, nb, stats = s.block[d.label], nbs[d.label], s.stats[d.label]
+            sums_d = {which: sums[(d.label, which)] for which in bundles}
+            mb, rb = residuals(sums_d["before"], nb)
+            ma, ra = residuals(sums_d["after"], nb)
             seb, sea = np.sqrt((rb ** 2).sum(0)), np.sqrt((ra ** 2).sum(0))
             sed = np.sqrt(((ra - rb) ** 2).sum(0))
-            played = (sums["before"][1].sum(0) > 0) | (sums["after"][1].sum(0) > 0)
+            played = (sums_d["before"][1].sum(0) > 0) | (sums_d["after"][1].sum(0) > 0)
             for j, st in enumerate(stats):
                 # no target reads it, or a value no race seated; a target of weight 0 is only measured
                 if not s.scoring.target[d.label][j] or not played[j]:
@@ -1526,8 +1585,13 @@ def _per(statistic: str, x: float, sign: bool = True) -> str:
     return f"{100 * x:+.2f} pp" if sign else f"{100 * x:.2f}"
 
 
-def _splits(nb: int, n_jobs: int) -> list[tuple[int, int]]:
-    parts = max(1, 2 * abs(n_jobs)) if n_jobs != 1 else 1
+def _splits(nb: int, n_jobs: int, pairs: int = 1) -> list[tuple[int, int]]:
+    """Blocks 0 .. nb-1 of one of `pairs` like pieces of work, in parts: about two tasks per worker
+    over all of them (-1 jobs: every core)."""
+    from .runner import workers
+
+    n = workers(n_jobs)
+    parts = 1 if n == 1 else max(1, -(-2 * n // max(1, pairs)))
     step = max(1, -(-nb // parts))
     return [(a, min(a + step, nb)) for a in range(0, nb, step)]
 

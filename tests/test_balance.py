@@ -618,3 +618,48 @@ def test_fresh_rounds_play_new_races_and_undo_moves_that_lose_there(tmp_path):
     assert not load_balance(plain).fresh_rounds
     assert (Search(load_balance(plain), tmp_path / "p", log=lambda x: None).key(fixed)
             == Search(bf, tmp_path / "q", log=lambda x: None).key(fixed) == good.key)
+
+
+def _logged(folder: Path) -> dict[str, tuple]:
+    """Every evaluation's last logged state: key -> (blocks, score)."""
+    out = {}
+    for line in (folder / "log.jsonl").read_text().splitlines():
+        e = json.loads(line)
+        if e["event"] == "evaluation":
+            out[e["key"]] = (json.dumps(e["blocks"], sort_keys=True), e.get("score"))
+    return out
+
+
+def test_candidates_played_side_by_side_match_one_by_one(tmp_path):
+    """A round's candidates play side by side (evaluate_many, one batch of tasks): each gets exactly
+    the sums it gets played alone, and the search takes the same steps, logs the same evaluations
+    and stops at the same place under a race budget whatever the number of workers."""
+    f = blast_case(tmp_path)
+    bf = load_balance(f)
+    base = {k.name: 0 for k in bf.knobs}
+    positions = [base, {**base, "ann-accuracy-low": -1}, {**base, "bo-one-initiative": 1},
+                 {**base, "ann-accuracy-low": -2, "bo-one-initiative": -1}]
+    half = {k: v // 2 for k, v in Search(bf, tmp_path / "x", log=lambda s: None).n_blocks.items()}
+    together = Search(bf, tmp_path / "together", n_jobs=2, log=lambda s: None)
+    batch = together.evaluate_many([(p, half) for p in positions] + [(positions[1], together.n_blocks)])
+    assert len(batch) == 5 and batch[1] is batch[4]           # asked twice: played once, the more races
+    alone = Search(bf, tmp_path / "alone", log=lambda s: None)
+    for p, ev in zip(positions, batch):
+        one = alone.evaluate(p, together.n_blocks if p is positions[1] else half)
+        assert one.blocks == ev.blocks
+        for label in one.sums:
+            assert np.array_equal(one.sums[label], ev.sums[label])
+    assert together.races_played == alone.races_played
+    # every evaluation of the batch is in the log, with its blocks (a rerun plays nothing)
+    again = Search(bf, tmp_path / "together", log=lambda s: None)
+    again.evaluate_many([(p, half) for p in positions])
+    assert again.races_played == 0
+    # whole searches, on one worker and on two, with a budget that stops them part way
+    runs = {}
+    for jobs in (1, 2):
+        s = Search(bf, tmp_path / f"j{jobs}", n_jobs=jobs, budget_races=2000, log=lambda s: None)
+        out = s.run()
+        runs[jobs] = (out.final.pos, s.races_used, s.stopped, s.steps, s.tried, _logged(tmp_path / f"j{jobs}"))
+    assert runs[1] == runs[2]
+    assert runs[1][2].startswith("the race budget")
+

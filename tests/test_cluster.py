@@ -20,3 +20,24 @@ def test_a_run_on_a_local_cluster_equals_the_local_run():
     assert info.chunks_played == 9
     pd.testing.assert_frame_equal(local, remote)
     assert set(remote.player_name) == {"balanced", "sprinter", "random", "conservative"}
+
+
+def test_a_balance_search_on_a_local_cluster_equals_the_local_search(tmp_path):
+    """biathlon-sim balance --scheduler: the candidates play on the cluster; every evaluation, the
+    path and the check are those of the local search."""
+    from test_balance import _logged, blast_case
+
+    from sim.balance import Search, load_balance
+
+    bf = load_balance(blast_case(tmp_path))
+    local = Search(bf, tmp_path / "local", budget_races=2000, log=lambda s: None)
+    lo = local.run()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = Search(bf, tmp_path / "remote", budget_races=2000, log=lambda s: None,
+                        scheduler=cluster.scheduler_address)
+        ro = remote.run()
+        remote_check = ro.check(races=600)
+    assert ro.final.pos == lo.final.pos and remote.steps == local.steps
+    assert _logged(tmp_path / "remote") == _logged(tmp_path / "local")
+    pd.testing.assert_frame_equal(remote_check, lo.check(races=600))

@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
         epilog="examples:\n"
                "  biathlon-sim balance experiments/balance_blast.toml --out runs/bal-blast --jobs 2\n"
                "  biathlon-sim balance experiments/balance_mania.toml --out runs/bal-mania --max-minutes 10\n"
-               "  biathlon-sim balance experiments/balance_blast.toml --dry-run",
+               "  biathlon-sim balance experiments/balance_blast.toml --dry-run\n"
+               "  biathlon-sim balance experiments/balance_ship7.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ba.add_argument("file", metavar="FILE", help="the balance file (TOML, docs/balance.md)")
     ba.add_argument("--out", metavar="DIR", type=out_dir, help="where the results go (required unless --dry-run)")
@@ -35,6 +36,8 @@ def add_parser(sub) -> None:
     ba.add_argument("--check-races", type=races_count, default=None, metavar="N",
                     help="races per design of the before/after check on fresh seeds (default: the file's)")
     ba.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
+    ba.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="play on the dask.distributed cluster at ADDRESS (the same results as locally)")
     ba.add_argument("--dry-run", action="store_true", help="check the file, list designs, targets and knobs")
     ba.add_argument("--quiet", action="store_true", help="print only the result")
     ba.set_defaults(func=cmd_balance)
@@ -69,7 +72,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
         return fail("balance", "--out DIR is required (or --dry-run)")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, flush=True))
     search = Search(bf, args.out, n_jobs=args.jobs, budget_races=args.max_races,
-                    budget_minutes=args.max_minutes, races=args.races, log=log)
+                    budget_minutes=args.max_minutes, races=args.races, log=log, scheduler=args.scheduler)
     outcome = search.run()
     paths = outcome.write(args.check_races)
     print(f"stopped: {search.stopped}; {search.races_used:,} races in the search "
