@@ -165,15 +165,15 @@ class BalanceFile:
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
             "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
             "model_repeats", "fresh_rounds",
-            "designs", "target", "knob", "start")
+            "designs", "target", "knob", "start", "extends", "drop_knobs", "drop_targets")
 
 
 def load_balance(path: str | Path) -> BalanceFile:
     """Read and check a balance file; DataError lists every problem (file, entry, field, expected)."""
     path = Path(path)
     problems = Problems(path.parent)
-    doc = problems.read_toml(path) if path.is_file() else None
-    if doc is None:
+    doc, origin = _read_extended(path, problems, ()) if path.is_file() else (None, {})
+    if doc is None or problems.items:
         if not path.is_file():
             problems.add(str(path), "", "", "is not a balance file (see docs/balance.md)")
         problems.raise_if_any()
@@ -187,9 +187,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     mod = info.load()
     title = t.str("title", path.stem)
     t.str("description", "")
-    data = t.str("data", "") or None
-    if data is not None and not Path(data).is_absolute():
-        data = str((path.parent / data).resolve())
+    data = t.str("data", "") or None       # (made absolute by _read_extended, from the file that names it)
     seed = t.int("seed", None, 0, 2**63 - 1)
     check_seed = t.int("check_seed", seed + 1 if isinstance(seed, int) else 1, 0, 2**63 - 1)
     if check_seed == seed:
@@ -254,7 +252,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     targets: list[TargetSpec] = []
     raw_targets = t.tables("target", None)
     for i, raw in enumerate(raw_targets):
-        tt = Table(problems, file, f"target {i + 1}", raw)
+        tt = Table(problems, origin["target"][i], f"target {i + 1}", raw)
         name = tt.str("name", f"target {i + 1}")
         tt.entry = f"target {name!r}"
         metric = tt.choice("metric", METRICS)
@@ -282,13 +280,14 @@ def load_balance(path: str | Path) -> BalanceFile:
     docs: dict[str, dict] = {}
     knobs: list[Knob] = []
     for i, raw in enumerate(t.tables("knob", None)):
-        kt = Table(problems, file, f"knob {i + 1}", raw)
+        kfile = origin["knob"][i]           # the file the entry is written in (extends: maybe another)
+        kt = Table(problems, kfile, f"knob {i + 1}", raw)
         if isinstance(raw, dict) and isinstance(raw.get("name"), str) and raw["name"].strip():
             kt.entry = f"knob {raw['name'].strip()!r}"
-        members = [_member(kt, problems, file, data_dir, docs, raw, "")]
+        members = [_member(kt, problems, kfile, data_dir, docs, raw, "")]
         for j, extra in enumerate(kt.tables("also", [])):
-            mt = Table(problems, file, f"{kt.entry}: also {j + 1}", extra)
-            members.append(_member(mt, problems, file, data_dir, docs, extra, ""))
+            mt = Table(problems, kfile, f"{kt.entry}: also {j + 1}", extra)
+            members.append(_member(mt, problems, kfile, data_dir, docs, extra, ""))
             mt.done()
         name = kt.str("name", "") or (members[0].label() if members[0] else f"knob {i + 1}")
         kt.entry = f"knob {name!r}"
@@ -333,7 +332,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     if not knobs and not problems.items:
         t.problem("knob", "a balance file needs at least one [[knob]]")
     raw_start = t.raw("start", {})
-    t.done()
+    t.done(hint=TOP_KEYS)
     if not designs and not problems.items:
         t.problem("designs", "no design to play")
     problems.raise_if_any()
@@ -345,6 +344,88 @@ def load_balance(path: str | Path) -> BalanceFile:
     bf.fresh_rounds = fresh_rounds
     problems.raise_if_any()
     return bf
+
+
+def _read_extended(path: Path, problems: Problems, chain: tuple[Path, ...]) -> tuple[dict | None, dict]:
+    """A balance file's table with what it extends merged in (docs/balance.md, "Extending a file"),
+    and, for every [[knob]] and [[target]] entry of the result, the file it is written in.
+
+    `extends = "other.toml"` (relative to this file) reads the other file first; then every key of
+    this file replaces the other's, but for the entries: a [[knob]] or [[target]] named like one of
+    the other file's (or named by its `replaces`) replaces it where it stands, any other is added
+    after them, and `drop_knobs` / `drop_targets` (lists of names) remove the other's. `data` is
+    relative to the file naming it."""
+    doc = problems.read_toml(path)
+    if doc is None:
+        return None, {}
+    file = problems.rel(path)
+    if isinstance(doc.get("data"), str) and doc["data"] and not Path(doc["data"]).is_absolute():
+        doc["data"] = str((path.parent / doc["data"]).resolve())
+    origin = {key: [file] * len(doc[key]) if isinstance(doc.get(key), list) else []
+              for key in ("knob", "target")}
+    parent = doc.pop("extends", None)
+    drops = {"knob": doc.pop("drop_knobs", None), "target": doc.pop("drop_targets", None)}
+    if parent is None:
+        for key, names in drops.items():
+            if names is not None:
+                problems.add(file, "", f"drop_{key}s", "needs `extends`: it removes entries of the file this one extends")
+        return doc, origin
+    if not isinstance(parent, str) or not parent.strip():
+        problems.add(file, "", "extends", f"must be the path of another balance file, got {parent!r}")
+        return doc, origin
+    ppath = (path.parent / parent).resolve()
+    if ppath in chain or ppath == path.resolve():
+        problems.add(file, "", "extends", f"{parent!r} extends, directly or not, this file: a loop")
+        return None, {}
+    if not ppath.is_file():
+        problems.add(file, "", "extends", f"{parent!r} is not a file (a path relative to {file})")
+        return None, {}
+    base, borigin = _read_extended(ppath, problems, chain + (path.resolve(),))
+    if base is None:
+        return None, {}
+    merged = {**base, **{k: v for k, v in doc.items() if k not in ("knob", "target")}}
+    for key in ("knob", "target"):
+        entries, where = list(base.get(key, [])), list(borigin[key])
+        if not isinstance(base.get(key, []), list):
+            entries, where = [], []
+        names = [e.get("name") if isinstance(e, dict) else None for e in entries]
+        dropped = drops[key]
+        if dropped is not None:
+            if not isinstance(dropped, list) or not all(isinstance(n, str) for n in dropped):
+                problems.add(file, "", f"drop_{key}s", f"must be a list of {key} names, got {dropped!r}")
+                dropped = []
+            for n in dropped:
+                if n not in names:
+                    problems.add(file, "", f"drop_{key}s", f"names no [[{key}]] of {parent!r}: {n!r}")
+            keep = [i for i, n in enumerate(names) if n not in dropped]
+            entries, where, names = [entries[i] for i in keep], [where[i] for i in keep], [names[i] for i in keep]
+        own = doc.get(key, [])
+        if not isinstance(own, list):
+            merged[key] = own               # not a list of tables: load_balance says so
+            continue
+        replaced: set[str] = set()
+        for e in own:
+            n = e.get("name") if isinstance(e, dict) else None
+            if isinstance(e, dict) and "replaces" in e:     # takes the place of another name's entry
+                e = dict(e)
+                n = e.pop("replaces")
+                if not isinstance(n, str) or n not in names or n in replaced:
+                    problems.add(file, f"{key} {e.get('name')!r}", "replaces",
+                                 f"names no [[{key}]] of {parent!r} (or one already replaced): {n!r}")
+                    n = None
+            if isinstance(n, str) and n in names and n not in replaced:
+                i = names.index(n)
+                entries[i], where[i] = e, file
+                names[i] = e.get("name")
+                replaced |= {n, names[i]}
+            else:
+                entries.append(e)
+                where.append(file)
+                names.append(e.get("name") if isinstance(e, dict) else None)
+        if entries or key in base or key in doc:
+            merged[key] = entries
+        origin[key] = where
+    return merged, origin
 
 
 def _start_positions(bf: BalanceFile, raw: Any, t: Table) -> dict[str, int]:

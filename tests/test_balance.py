@@ -663,3 +663,134 @@ def test_candidates_played_side_by_side_match_one_by_one(tmp_path):
     assert runs[1] == runs[2]
     assert runs[1][2].startswith("the race budget")
 
+
+PARENT = """\
+game = "blast"
+title = "parent"
+data = "data"
+seed = 5
+races = 1200
+budget_races = 100000
+
+[designs]
+scenarios = ["Loop"]
+racers = [4]
+
+[[target]]
+name = "biathletes fair"
+metric = "win_rate"
+by = "biathlete"
+within_pp = 10
+
+[[target]]
+name = "length"
+metric = "rounds"
+range = [4, 9]
+
+[[knob]]
+name = "ann-accuracy-low"
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 0
+min = 1
+max = 5
+step = 1
+
+[[knob]]
+name = "bo-one-initiative"
+file = "biathletes/bo.toml"
+path = "card[Bo One].initiative"
+min = 1
+max = 12
+step = 1
+cost = 2
+
+[[knob]]
+name = "ann-accuracy-high"
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 2
+min = 1
+max = 5
+step = 1
+
+[start]
+bo-one-initiative = 4
+"""
+
+CHILD = """\
+extends = "../parent/balance.toml"
+title = "child"
+seed = 6
+drop_knobs = ["ann-accuracy-high"]
+drop_targets = ["length"]
+
+[[knob]]
+name = "ann-accuracy-low"      # replaces the parent's where it stands: a narrower range
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 0
+min = 2
+max = 4
+step = 1
+
+[[knob]]
+name = "ann-accuracy-medium"   # added after the parent's
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 1
+min = 1
+max = 5
+step = 1
+
+[start]
+ann-accuracy-low = 3
+"""
+
+
+def test_a_balance_file_extends_another(tmp_path):
+    """extends: the other file first, this file's keys over it; a knob or target named like one of
+    the other's replaces it in place, others are added, drop_knobs / drop_targets remove; data is
+    relative to the file that names it."""
+    write_minidata(tmp_path / "parent" / "data")
+    (tmp_path / "parent" / "balance.toml").write_text(PARENT)
+    (tmp_path / "child").mkdir()
+    child = tmp_path / "child" / "balance.toml"
+    child.write_text(CHILD)
+    parent, bf = load_balance(tmp_path / "parent" / "balance.toml"), load_balance(child)
+    assert (bf.title, bf.seed, bf.races, bf.budget_races) == ("child", 6, 1200, 100000)
+    assert bf.data == parent.data == str((tmp_path / "parent" / "data").resolve())
+    assert [k.name for k in bf.knobs] == ["ann-accuracy-low", "bo-one-initiative", "ann-accuracy-medium"]
+    assert (bf.knobs[0].lo, bf.knobs[0].hi) == (2, 4) and bf.knobs[1] == parent.knobs[1]
+    assert [t.name for t in bf.targets] == ["biathletes fair"]
+    assert bf.start == {"ann-accuracy-low": 1}            # [start] replaced whole: positions from the base 2
+    assert [d.label for d in bf.designs] == [d.label for d in parent.designs]
+    assert [d.seed for d in bf.designs] != [d.seed for d in parent.designs]
+
+
+@pytest.mark.parametrize("change, expected", [
+    ('extends = "../parent/balance.toml"', "child.toml: extends: '../parent/nothing.toml' is not a file"),
+    ('drop_knobs = ["ann-accuracy-high"]', "child.toml: drop_knobs: names no [[knob]] of '../parent/balance.toml': 'nobody'"),
+    ('extends = "../parent/balance.toml"', "extends: 'child.toml' extends, directly or not, this file: a loop"),
+    ("name = \"bo-one-initiative\"", "balance.toml: knob 'bo-one-initiative': path: "),
+])
+def test_a_bad_extends_names_the_file_and_field(change, expected, tmp_path, capsys):
+    write_minidata(tmp_path / "parent" / "data")
+    parent = PARENT
+    child = CHILD
+    if "loop" in expected:
+        child = child.replace(change, 'extends = "child.toml"')
+    elif "nothing" in expected:
+        child = child.replace(change, 'extends = "../parent/nothing.toml"')
+    elif "nobody" in expected:
+        child = child.replace(change, 'drop_knobs = ["nobody"]')
+    else:       # a mistake in the parent's knob is reported against the parent's file
+        parent = parent.replace('path = "card[Bo One].initiative"', 'path = "card[Nobody].initiative"')
+    (tmp_path / "parent" / "balance.toml").write_text(parent)
+    (tmp_path / "child").mkdir()
+    (tmp_path / "child" / "child.toml").write_text(child)
+    assert main(["balance", str(tmp_path / "child" / "child.toml"), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert expected in err, err
+    if "Nobody" in parent:
+        assert "parent/balance.toml: knob 'bo-one-initiative'" in err and "child.toml: knob" not in err
