@@ -53,6 +53,40 @@ def main(paths: list[str]) -> None:
             a = persona_agreement(c, when)
             print(f"{p} {when}: {int((~a.common_shift_meets).sum())} of {len(a)} biathlete statistics out of reach "
                   f"of any change that moves every persona alike")
+            print("  " + split_text(c, when))
+            print("  " + reach_text(c, when))
+
+
+def split_text(c: pd.DataFrame, when: str) -> str:
+    """Each persona's distance from the fair share split into the part the personas share (their
+    mean, per statistic) and its own part (the rest): RMS over the statistics, in points."""
+    o = persona_offsets(c, when)
+    shared = o.groupby(["scenario", "racers", "statistic"]).off.transform("mean")
+    own = (o.off - shared).groupby(o.persona, sort=False).apply(lambda x: float(np.sqrt((x ** 2).mean())))
+    per_stat = o.assign(shared=shared).drop_duplicates(["scenario", "racers", "statistic"]).shared
+    return (f"shared part {float(np.sqrt((per_stat ** 2).mean())):.1f} points RMS; own part "
+            + ", ".join(f"{k} {v:.1f}" for k, v in own.items()))
+
+
+def reach_text(c: pd.DataFrame, when: str) -> str:
+    """Of the statistics a change moving every persona alike could put in every persona's band,
+    how many are there already, and for the rest the shift that would do it (the middle of the
+    reachable range): what is left for persona-uniform changes."""
+    o = persona_offsets(c, when)
+    rows = []
+    for key, g in o.groupby(["scenario", "statistic"], sort=False):
+        lo, hi = (g.off - g.half).max(), (g.off + g.half).min()      # shifts s with |off - s| <= half for all
+        if lo > hi + 1e-12:
+            continue
+        inside = bool(((g.off.abs() - g.half) <= 1e-12).all())
+        rows.append((key, inside, 0.0 if lo <= 0 <= hi else (lo if lo > 0 else hi)))
+    missed = [(k, s) for k, inside, s in rows if not inside]
+    text = (f"{len(rows) - len(missed)} of the {len(rows)} statistics a persona-uniform change could meet are met "
+            f"under every persona")
+    if missed:
+        text += "; the others need a shift of " + ", ".join(
+            f"{stat.removeprefix('biathlete ')} on {scen} {-s:+.1f}" for (scen, stat), s in missed)
+    return text
 
 
 if __name__ == "__main__":
