@@ -1573,7 +1573,7 @@ class Outcome:
         check = self.check(check_races)
         check.to_csv(out / "targets.csv", index=False)
         (out / "changes.md").write_text(changes_text(changes))
-        agree = persona_text(check)
+        agree = persona_text(check, sens)
         scored = check_score_text(check, s.target_score(self.base), s.target_score(self.final))
         (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash, agree, scored))
         from reports.pages import balance_page
@@ -1792,9 +1792,76 @@ def persona_agreement(check: pd.DataFrame, when: str = "after") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def persona_text(check: pd.DataFrame) -> list[str]:
+def persona_levers(check: pd.DataFrame, sens: pd.DataFrame, when: str = "after",
+                   alpha: float = 0.05) -> pd.DataFrame:
+    """For every statistic out of reach of a persona-uniform change (persona_agreement), the knob
+    steps the search measured that move its farthest persona's figure towards the others': the
+    step's paired effect on that persona minus its mean effect on the others, with its standard error,
+    kept when it is clear at `alpha` one-sided after Bonferroni over the knob steps measured on that
+    statistic (many are tried; most differences are noise). Sorted by statistic (widest spread first),
+    then by z. Effects in points for win rates. These are the changes that close a disagreement; the
+    search weighed each against every target and did not take it, so each costs somewhere else."""
+    from reports.stats import z_value
+
+    cols = ["scenario", "racers", "statistic", "persona", "specific", "knob", "from", "to", "persona_effect",
+            "others_effect", "difference", "se", "z", "races"]
+    if not len(check) or not len(sens) or "persona" not in check:
+        return pd.DataFrame(columns=cols)
+    agree = persona_agreement(check, when)
+    blocked = agree[~agree.common_shift_meets].sort_values("spread", ascending=False, kind="stable")
+    where = check[["design", "persona", "scenario", "racers"]].drop_duplicates("design")
+    s = sens.merge(where, on="design")
+    s = s.assign(_from=s["from"].astype(str), _to=s["to"].astype(str))
+    rows = []
+    for r in blocked.itertuples():
+        sub = s[(s.scenario == r.scenario) & (s.racers == r.racers) & (s.statistic == r.statistic)]
+        scale = 100.0 if r.metric == "win_rate" else 1.0
+        found = []
+        for (knob, f, t), g in sub.groupby(["knob", "_from", "_to"], sort=False):
+            mine, others = g[g.persona == r.worst_persona], g[g.persona != r.worst_persona]
+            if len(mine) != 1 or not len(others):
+                continue
+            # the move's own effect (per_step is per step up; a step down moves the other way)
+            k = float(mine.steps.iloc[0])
+            ep, eo = mine.per_step.iloc[0] * scale * k, float((others.per_step * others.steps).mean()) * scale
+            se = abs(k) * math.sqrt((mine.se_per_step.iloc[0] * scale) ** 2
+                                    + float(((others.se_per_step * scale) ** 2).sum()) / len(others) ** 2)
+            if not se > 0:
+                continue
+            toward = -np.sign(r.worst_specific) * (ep - eo) / se      # > 0: closes the gap
+            found.append((toward, knob, mine["from"].iloc[0], mine["to"].iloc[0], ep, eo, se,
+                          int(mine.races.iloc[0])))
+        if not found:
+            continue
+        z_min = z_value(1 - 2 * alpha / len(found))            # one-sided at alpha / steps measured
+        for toward, knob, f, t, ep, eo, se, races in sorted(found, key=lambda x: -x[0]):
+            if toward < z_min:
+                break
+            rows.append({"scenario": r.scenario, "racers": r.racers, "statistic": r.statistic,
+                         "persona": r.worst_persona, "specific": r.worst_specific, "knob": knob, "from": f,
+                         "to": t, "persona_effect": ep, "others_effect": eo, "difference": ep - eo, "se": se,
+                         "z": toward, "races": races})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def levers_text(levers: pd.DataFrame, statistics: int = 5, per: int = 2) -> list[str]:
+    """The report's lines: for the widest disagreements, the clearest knob steps that close them."""
+    out = []
+    for (scen, stat), g in list(levers.groupby(["scenario", "statistic"], sort=False))[:statistics]:
+        r = g.iloc[0]
+        side = "above" if r.specific > 0 else "below"
+        steps = "; ".join(f"{x.knob} {_py(x['from'])!r} -> {_py(x['to'])!r} moves {x.persona} {x.persona_effect:+.1f}, "
+                          f"the others {x.others_effect:+.1f} on average (difference {x.difference:+.1f} ± {x.se:.1f})"
+                          for _, x in g.head(per).iterrows())
+        out.append(f"- {stat} on {scen}, {r.persona} {abs(r.specific):.1f} {side} the personas' mean: {steps}.")
+    return out
+
+
+def persona_text(check: pd.DataFrame, sens: pd.DataFrame | None = None) -> list[str]:
     """The report's lines on how far the personas agree, per axis (biathlete, colour, ...; the first
-    word of the statistic), before and after; empty when no statistic is read under two personas."""
+    word of the statistic), before and after; empty when no statistic is read under two personas.
+    With the sensitivities, also the knob steps that move the farthest persona apart from the others
+    (persona_levers)."""
     rms = lambda x: float(np.sqrt(np.mean(np.square(x)))) if len(x) else 0.0  # noqa: E731
     out, a = [], None
     for when in ("before", "after"):
@@ -1818,6 +1885,13 @@ def persona_text(check: pd.DataFrame) -> list[str]:
         out.append("- widest after: " + "; ".join(
             f"{r.scenario} {r.statistic} (spread {r.spread:.1f}, {r.worst_persona} {r.worst_specific:+.1f} "
             f"from the personas' mean)" for r in top.itertuples()) + ".")
+        if sens is not None:
+            lev = levers_text(persona_levers(check, sens))
+            out += (["- what moves a persona apart from the others (knob steps the search measured, paired, "
+                     "clear after Bonferroni over the steps; the search weighed each against every target and "
+                     "did not take it):"] + ["  " + line for line in lev]) if lev else \
+                ["- no knob step the search measured moves the farthest persona of a disagreement clearly apart "
+                 "from the others (paired, Bonferroni over the steps)."]
     return out
 
 

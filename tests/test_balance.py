@@ -552,6 +552,54 @@ def test_persona_agreement_says_which_statistics_no_common_change_can_meet():
     assert persona_text(check[check.persona == "balanced"]) == []
 
 
+def _sens_row(knob, frm, to, steps, persona, per_step, se, statistic="biathlete B", races=2400):
+    return {"knob": knob, "from": frm, "to": to, "steps": steps, "design": f"Lang-4-{persona}",
+            "statistic": statistic, "target": "t", "races": races, "incumbent": 0.25,
+            "candidate": 0.25 + per_step * steps, "per_step": per_step, "se_per_step": se}
+
+
+def test_persona_levers_name_the_knob_steps_that_close_a_disagreement():
+    """Biathlete B: balanced +5 and sprinter -4 points, out of reach of one common change; balanced is
+    the farthest from the personas' mean (+4.5). A knob step that lowers balanced's figure clearly more
+    than sprinter's closes the gap and is named, with the move's own sign (a step down); one that
+    moves both alike, one that widens the gap and one lost in noise are not."""
+    from sim.balance import persona_levers, persona_text
+
+    check = pd.DataFrame([
+        _check_row("balanced", "biathlete A", 0.29, 0.03), _check_row("sprinter", "biathlete A", 0.21, 0.05),
+        _check_row("balanced", "biathlete B", 0.30, 0.03), _check_row("sprinter", "biathlete B", 0.21, 0.05),
+    ])
+    sens = pd.DataFrame([
+        # b-accuracy 3 -> 2 (a step down): balanced -3 points, sprinter -0.5 (per step up: +3, +0.5)
+        _sens_row("b-accuracy", 3, 2, -1.0, "balanced", 0.03, 0.004),
+        _sens_row("b-accuracy", 3, 2, -1.0, "sprinter", 0.005, 0.004),
+        # b-pulse 1 -> 2: both -2 points: no difference
+        _sens_row("b-pulse", 1, 2, 1.0, "balanced", -0.02, 0.004),
+        _sens_row("b-pulse", 1, 2, 1.0, "sprinter", -0.02, 0.004),
+        # b-glide 4 -> 5: balanced +3, sprinter 0: widens the gap
+        _sens_row("b-glide", 4, 5, 1.0, "balanced", 0.03, 0.004),
+        _sens_row("b-glide", 4, 5, 1.0, "sprinter", 0.0, 0.004),
+        # b-wax 1 -> 2: the right way, but 1 point of difference against a standard error of 1.4
+        _sens_row("b-wax", 1, 2, 1.0, "balanced", -0.01, 0.01, races=576),
+        _sens_row("b-wax", 1, 2, 1.0, "sprinter", 0.0, 0.01, races=576),
+        # a statistic one common change can meet (A) has no levers to show
+        _sens_row("b-accuracy", 3, 2, -1.0, "balanced", 0.03, 0.004, statistic="biathlete A"),
+        _sens_row("b-accuracy", 3, 2, -1.0, "sprinter", 0.005, 0.004, statistic="biathlete A"),
+    ])
+    lev = persona_levers(check, sens)
+    assert list(lev.knob) == ["b-accuracy"] and set(lev.statistic) == {"biathlete B"}
+    r = lev.iloc[0]
+    assert r.persona == "balanced" and r.specific == pytest.approx(4.5)
+    assert (r.persona_effect, r.others_effect, r.difference) == pytest.approx((-3.0, -0.5, -2.5))
+    assert r.se == pytest.approx(np.hypot(0.4, 0.4)) and r.z == pytest.approx(2.5 / np.hypot(0.4, 0.4))
+    text = "\n".join(persona_text(check, sens))
+    assert ("biathlete B on Lang, balanced 4.5 above the personas' mean: b-accuracy 3 -> 2 moves balanced -3.0, "
+            "the others -0.5 on average (difference -2.5 ± 0.6)") in text
+    assert "b-glide" not in text and "b-wax" not in text and "b-pulse" not in text
+    # no clear step: said so
+    assert "no knob step the search measured" in "\n".join(persona_text(check, sens[sens.knob == "b-wax"]))
+
+
 def test_the_check_scores_the_targets_on_fresh_races():
     from sim.balance import check_score
 
