@@ -712,47 +712,8 @@ def test_candidates_played_side_by_side_match_one_by_one(tmp_path):
     assert runs[1][2].startswith("the race budget")
 
 
-PARENT = """\
-game = "blast"
-title = "parent"
-data = "data"
-seed = 5
-races = 1200
-budget_races = 100000
-
-[designs]
-scenarios = ["Loop"]
-racers = [4]
-
-[[target]]
-name = "biathletes fair"
-metric = "win_rate"
-by = "biathlete"
-within_pp = 10
-
-[[target]]
-name = "length"
-metric = "rounds"
-range = [4, 9]
-
-[[knob]]
-name = "ann-accuracy-low"
-file = "biathletes/ann.toml"
-path = "accuracy"
-index = 0
-min = 1
-max = 5
-step = 1
-
-[[knob]]
-name = "bo-one-initiative"
-file = "biathletes/bo.toml"
-path = "card[Bo One].initiative"
-min = 1
-max = 12
-step = 1
-cost = 2
-
+# the mini case's file (its data beside it) with a third knob and a [start]
+PARENT = BLAST.format(data="data") + """
 [[knob]]
 name = "ann-accuracy-high"
 file = "biathletes/ann.toml"
