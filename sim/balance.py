@@ -991,11 +991,11 @@ class Search:
         self._write_log(entry)
 
     def values(self, pos: dict[str, int]) -> dict[str, Any]:
-        out = {}
-        for knob in self.bf.knobs:
-            k = pos.get(knob.name, base_position(self.bf, knob))
-            out[knob.name] = knob_value(self.bf, knob, knob.members[0], k)
-        return out
+        return {knob.name: self.value(pos, knob) for knob in self.bf.knobs}
+
+    def value(self, pos: dict[str, int], knob: Knob) -> Any:
+        """The value `knob` (its first member) has at `pos`."""
+        return knob_value(self.bf, knob, knob.members[0], pos.get(knob.name, base_position(self.bf, knob)))
 
     # -- scores
     def target_score(self, ev: Evaluation, blocks: dict[str, int] | None = None) -> float:
@@ -1141,7 +1141,7 @@ class Search:
         cands = []
         for knob, j in moves:
             pos = {**inc.pos, knob.name: j}
-            cands.append((pos, f"  {knob.name} -> {self.values(pos)[knob.name]!r}", knob))
+            cands.append((pos, f"  {knob.name} -> {self.value(pos, knob)!r}", knob))
         return self._try_batch(inc, cands)
 
     def _play_proposals(self, inc: Evaluation, proposals: list[dict[str, int]], what: str) -> Evaluation | None:
@@ -1399,6 +1399,7 @@ class Search:
             per = 1.0
         else:
             per = float(k1 - k0)
+        frm, to = self.value(inc.pos, knob), self.value(cand.pos, knob)
         for label, stats in self.stats.items():
             n = blocks[label]
             mc, rc = residuals(cand.sums[label], n)
@@ -1409,8 +1410,7 @@ class Search:
                 if self.scoring.weight[label][j] == 0 or not seated[j]:
                     continue
                 self.sens_rows.append({
-                    "knob": knob.name, "from": self.values(inc.pos)[knob.name],
-                    "to": self.values(cand.pos)[knob.name], "steps": per, "design": label,
+                    "knob": knob.name, "from": frm, "to": to, "steps": per, "design": label,
                     "statistic": _stat_label(s),
                     "target": self.scoring.target[label][j], "races": n * self.block[label],
                     "incumbent": mi[j], "candidate": mc[j], "per_step": (mc[j] - mi[j]) / per,
