@@ -156,6 +156,8 @@ class BalanceFile:
     model_reach: int = 2             # ... each at most this many steps from the incumbent
     model_repeats: int = 3           # ... and again on the same effects after one is taken
     fresh_rounds: bool = False       # every round plays new races; a round's moves that lose there are undone
+    confirm: bool = False            # a step is taken only when it also wins on races of its own (confirm_z)
+    confirm_z: float = 0.0           # ... by more than this many standard errors of the paired difference
 
     @property
     def data_dir(self) -> Path:
@@ -164,7 +166,7 @@ class BalanceFile:
 
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
             "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
-            "model_repeats", "fresh_rounds",
+            "model_repeats", "fresh_rounds", "confirm", "confirm_z",
             "designs", "target", "knob", "start", "extends", "drop_knobs", "drop_targets")
 
 
@@ -203,6 +205,8 @@ def load_balance(path: str | Path) -> BalanceFile:
     model_reach = t.int("model_reach", 2, 1, 100)
     model_repeats = t.int("model_repeats", 3, 0, 100)
     fresh_rounds = t.bool("fresh_rounds", False)
+    confirm = t.bool("confirm", False)
+    confirm_z = t.number("confirm_z", 0.0, 0.0, 10.0)
 
     # designs
     dt = t.table("designs", {})
@@ -342,6 +346,7 @@ def load_balance(path: str | Path) -> BalanceFile:
     bf.start = _start_positions(bf, raw_start, Table(problems, file, "start", raw_start))
     bf.model_steps, bf.model_reach, bf.model_repeats = model_steps, model_reach, model_repeats
     bf.fresh_rounds = fresh_rounds
+    bf.confirm, bf.confirm_z = confirm, confirm_z
     problems.raise_if_any()
     return bf
 
@@ -836,13 +841,20 @@ class Search:
         self.tried = {"played in full": 0, "dropped early": 0, "invalid data": 0}
         self.sens_rows: list[dict] = []
         self.epoch = 0                      # the round whose races are played (fresh_rounds), 0: the file's seeds
+        self.confirming = 0                 # confirm: the round whose confirmation races are played, 0: none
+        self.confirmation: dict = {}        # ... and the last step's paired difference there
+        if bf.confirm:
+            self.tried.update({"confirmed": 0, "not confirmed": 0})
         (self.out / "evals").mkdir(parents=True, exist_ok=True)
         self._read_log()
 
     # -- identity and the log
     def seed_of(self, d: DesignSpec) -> int:
         """The seed of design d's races now: its own, or with fresh_rounds from round 2 on, one of the
-        round's (every candidate of a round plays the same races, each round new ones)."""
+        round's (every candidate of a round plays the same races, each round new ones); with confirm,
+        while a step is confirmed, the round's confirmation races (_confirmed)."""
+        if self.confirming:
+            return cell_seed(d.seed, f"confirm {self.confirming}")
         return d.seed if not self.epoch else cell_seed(d.seed, f"round {self.epoch + 1}")
 
     def key(self, pos: dict[str, int]) -> str:
@@ -1046,7 +1058,7 @@ class Search:
         if bf.start:
             inc = started[0]
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
-        before_round = inc
+        before_round, idle = inc, 0        # idle: rounds in a row that took no step (confirm)
         for rnd in range(bf.max_rounds):
             if (why := self.out_of_budget()):
                 self.stopped = why
@@ -1066,7 +1078,8 @@ class Search:
                 effect = self.effects(inc, tried)
                 model = self._play_proposals(inc, self.model_proposals(inc, tried, effect), "model step")
             best_single = improving[0][0] if improving else self.total(inc) - 1e-12
-            if model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12):
+            if (model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12)
+                    and self._confirmed(rnd, inc, model, "model step")):
                 self._step_many(rnd, inc, model)
                 # further model steps on the same effects (each one evaluation), while they pay
                 around, inc = inc.pos, model
@@ -1076,30 +1089,44 @@ class Search:
                     best = self._play_proposals(
                         inc, self.model_proposals(inc, [], self.moved_effects(effect, around, inc.pos)),
                         "model step again")
-                    if best is None or self.total(best) >= self.total(inc) - 1e-12:
+                    if (best is None or self.total(best) >= self.total(inc) - 1e-12
+                            or not self._confirmed(rnd, inc, best, "model step again")):
                         break
                     self._step_many(rnd, inc, best)
                     inc = best
                 self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
+                idle = 0
                 continue
             if not improving:
                 if not self.stopped:
                     self.stopped = "no single step improves the score (a local optimum)"
                 break
-            _, _, knob, j, new = improving[0]
-            self._step(rnd, knob, inc, new)
-            moved = {knob.name}
-            for _, _, knob, j, _ in improving[1:]:
-                if knob.name in moved or self.out_of_budget():
+            # the best improving step, then the others, each on top of the steps taken and kept
+            # only if it still improves there (and, with confirm, wins on races of its own)
+            new, moved = inc, set()
+            for i, (_, _, knob, j, cand) in enumerate(improving):
+                if knob.name in moved or (i and self.out_of_budget()):
                     continue
-                cand = self._try(new, knob, j)
-                if cand is not None and self.total(cand) < self.total(new) - 1e-12:
-                    self._step(rnd, knob, new, cand)
-                    moved.add(knob.name)
-                    new = cand
+                if new is not inc:
+                    cand = self._try(new, knob, j)
+                    if cand is None or self.total(cand) >= self.total(new) - 1e-12:
+                        continue
+                if not self._confirmed(rnd, new, cand, knob.name):
+                    continue
+                self._step(rnd, knob, new, cand)
+                moved.add(knob.name)
+                new = cand
+            idle = 0 if new is not inc else idle + 1
             inc = new
             self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
             if self.stopped:
+                break
+            if idle and (not bf.fresh_rounds or idle > 1):
+                # (confirm alone: the same races would propose the same steps again; with fresh
+                # rounds one more round on new races gets its chance)
+                self.stopped = ("no improving step won on races of its own"
+                                + (" in two rounds in a row" if bf.fresh_rounds else "") + " (a local optimum, "
+                                "as far as the races can tell)")
                 break
         else:
             self.stopped = f"the most rounds ({bf.max_rounds}) are played"
@@ -1130,6 +1157,29 @@ class Search:
         self.log(f"round {rnd + 1} plays new races: round {rnd}'s moves hold ({self.total(new):.3f} against "
                  f"{self.total(old):.3f} before them)")
         return new
+
+    def _confirmed(self, rnd: int, inc: Evaluation, cand: Evaluation, what: str) -> bool:
+        """confirm: the step from `inc` to `cand` (chosen as the best of many on the round's races,
+        so its gain there is partly their luck) is taken only when `cand` also beats `inc` on races
+        of its own, the round's confirmation races (seed cell_seed(design seed, "confirm N")), by
+        more than confirm_z standard errors of the paired difference. Both are played in full there
+        (the incumbent once a round: it is the last step's candidate). Always True without confirm."""
+        if not self.bf.confirm:
+            return True
+        self.confirming = rnd + 1
+        try:
+            ci, cc = self.evaluate_many([(inc.pos, self.n_blocks), (cand.pos, self.n_blocks)])
+        finally:
+            self.confirming = 0
+        if cc.invalid or ci.invalid:        # (cannot happen: both were played on the round's races)
+            return False
+        diff, se = self.paired(cc, ci, self.n_blocks)
+        ok = diff < -self.bf.confirm_z * se and diff < 0
+        self.confirmation = {"confirm_difference": diff, "confirm_se": se}
+        self.tried["confirmed" if ok else "not confirmed"] += 1
+        self.log(f"  {what}: {'confirmed' if ok else 'not confirmed'} on races of its own (paired score "
+                 f"difference {diff:+.3f}, se {se:.3f})")
+        return ok
 
     def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on
@@ -1374,13 +1424,14 @@ class Search:
         for name in vb:
             if va[name] != vb[name]:
                 self.steps.append({"round": rnd + 1, "knob": name, "from": va[name], "to": vb[name],
-                                   "score": self.total(new)})
+                                   "score": self.total(new), **self.confirmation})
         self.log(f"step (model): {self._moves_text(inc.pos, new.pos)}, score {self.total(inc):.3f} -> "
                  f"{self.total(new):.3f}")
 
     def _step(self, rnd: int, knob: Knob, inc: Evaluation, new: Evaluation) -> None:
         a, b = self.values(inc.pos)[knob.name], self.values(new.pos)[knob.name]
-        self.steps.append({"round": rnd + 1, "knob": knob.name, "from": a, "to": b, "score": self.total(new)})
+        self.steps.append({"round": rnd + 1, "knob": knob.name, "from": a, "to": b, "score": self.total(new),
+                           **self.confirmation})
         self.log(f"step: {knob.name} {a!r} -> {b!r}, score {self.total(inc):.3f} -> {self.total(new):.3f}")
 
     def _met_text(self, ev: Evaluation) -> str:
@@ -1616,8 +1667,14 @@ class Outcome:
             lines.append("- start ([start] of the file): " + ", ".join(
                 f"{k} {v!r}" for k, v in s.values({**self.base.pos, **bf.start}).items() if k in bf.start))
         lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f}"
+                  + (f"; on races of its own {st['confirm_difference']:+.3f} ± {st['confirm_se']:.3f}"
+                     if "confirm_difference" in st and not st.get("undone") else "")
                   + ("; undone: the last round's move lost on this round's new races)" if st.get("undone") else ")")
                   for st in s.steps] or ["- no step taken"]
+        if bf.confirm:
+            lines.append(f"- confirm: every step was taken only when it also beat the incumbent on races of its "
+                         f"own, by more than {bf.confirm_z:g} standard errors of the paired score difference "
+                         f"({s.tried['confirmed']} confirmed, {s.tried['not confirmed']} not)")
         if bf.fresh_rounds:
             lines.append("- fresh_rounds: every round played new races; the scores above are on each round's races")
         lines += ["", "## Sensitivities", "",

@@ -668,6 +668,49 @@ def test_fresh_rounds_play_new_races_and_undo_moves_that_lose_there(tmp_path):
             == Search(bf, tmp_path / "q", log=lambda x: None).key(fixed) == good.key)
 
 
+def test_confirm_takes_a_step_only_when_it_also_wins_on_races_of_its_own(tmp_path):
+    """confirm = true: the best of a round's candidates won on the round's races partly by their
+    luck, so a step is taken only when the candidate also beats the incumbent on the round's
+    confirmation races (new seeds, played in full by both), by more than confirm_z standard errors."""
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text().replace("budget_races = 100000\n", "budget_races = 100000\nconfirm = true\n", 1))
+    bf = load_balance(f)
+    assert bf.confirm and bf.confirm_z == 0
+    lines: list[str] = []
+    search = Search(bf, tmp_path / "out", log=lines.append)
+    base = {k.name: 0 for k in bf.knobs}
+    fixed = {**base, "ann-accuracy-low": -2}
+    bad, good = search.evaluate(base, search.n_blocks), search.evaluate(fixed, search.n_blocks)
+    played = set(search.evals)
+    assert search._confirmed(0, bad, good, "ann")          # the fix wins on races of its own too
+    new = set(search.evals) - played
+    assert len(new) == 2 and all(search.evals[k].pos in (base, fixed) for k in new)   # new races, both played
+    assert search.confirmation["confirm_difference"] < 0 and "ann: confirmed" in lines[-1]
+    assert not search._confirmed(0, good, bad, "back")      # the way back loses there
+    assert set(search.evals) - played == new                # the same races for every step of a round
+    assert search.tried["confirmed"] == 1 and search.tried["not confirmed"] == 1
+    assert search.seed_of(bf.designs[0]) == bf.designs[0].seed      # the round's races again after
+    # a bar no candidate clears: nothing is confirmed, and the search stops after one round
+    strict = f.with_name("strict.toml")
+    strict.write_text(f.read_text().replace("confirm = true\n", "confirm = true\nconfirm_z = 10\n"))
+    outcome = Search(load_balance(strict), tmp_path / "strict", log=lambda x: None).run()
+    assert outcome.final.pos == base and not outcome.search.steps
+    assert "won on races of its own" in outcome.search.stopped and outcome.search.tried["confirmed"] == 0
+    # the whole search still finds the change, and its path says how each step did on its own races
+    outcome = Search(bf, tmp_path / "whole", log=lambda x: None).run()
+    assert outcome.final.pos["ann-accuracy-low"] < 0
+    taken = outcome.search.steps
+    assert taken and all(st["confirm_difference"] < 0 for st in taken)
+    outcome.write(check_races=1200)
+    report = (tmp_path / "whole" / "report.md").read_text()
+    assert "on races of its own -" in report and "- confirm: every step was taken only when" in report
+    # the round's races are those of a search without confirm (the same log keys)
+    plain = f.with_name("plain.toml")
+    plain.write_text(f.read_text().replace("confirm = true\n", ""))
+    assert not load_balance(plain).confirm
+    assert Search(load_balance(plain), tmp_path / "q", log=lambda x: None).key(fixed) == good.key
+
+
 def _logged(folder: Path) -> dict[str, tuple]:
     """Every evaluation's last logged state: key -> (blocks, score)."""
     out = {}
