@@ -22,6 +22,8 @@ The search is greedy coordinate descent over knob steps, on common random number
   (asymptotically);
 * the best fully played candidate replaces the incumbent when its score is lower, then every other
   improving step of the round is tried on top of the new incumbent and kept if it still improves;
+  with confirm, each of these steps is taken only when it also beats the incumbent on the round's
+  confirmation races, which did not choose it (Search._confirmed);
 * the model step: the round's neighbours, read as a linear model of the statistics, propose moves
   of several knobs at once (Search.model_proposals); each proposal is played like a candidate and
   taken when it beats the best single step;
