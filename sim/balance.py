@@ -845,6 +845,7 @@ class Search:
         self.epoch = 0                      # the round whose races are played (fresh_rounds), 0: the file's seeds
         self.confirming = 0                 # confirm: the round whose confirmation races are played, 0: none
         self.confirmation: dict = {}        # ... and the last step's paired difference there
+        self.full_se: list[float] = []      # se of every fully played candidate's paired difference
         if bf.confirm:
             self.tried.update({"confirmed": 0, "not confirmed": 0})
         (self.out / "evals").mkdir(parents=True, exist_ok=True)
@@ -1244,6 +1245,7 @@ class Search:
                         continue
                     if s == early:
                         self.tried["played in full"] += 1
+                        self.full_se.append(se)
                         self.log(f"{shown}: score {self.total(cand):.3f} (incumbent {self.total(inc):.3f}; "
                                  f"paired difference {diff:+.3f}, se {se:.3f})")
                         out[i] = cand
@@ -1421,19 +1423,25 @@ class Search:
             pos[name] = q
         return pos, score
 
+    def _chosen_by(self, inc: Evaluation, new: Evaluation) -> dict:
+        """A step's paired score difference, and its se, on the round's races that chose it."""
+        diff, se = self.paired(new, inc, self.n_blocks)
+        return {"difference": diff, "se": se, **self.confirmation}
+
     def _step_many(self, rnd: int, inc: Evaluation, new: Evaluation) -> None:
         va, vb = self.values(inc.pos), self.values(new.pos)
+        chosen = self._chosen_by(inc, new)
         for name in vb:
             if va[name] != vb[name]:
                 self.steps.append({"round": rnd + 1, "knob": name, "from": va[name], "to": vb[name],
-                                   "score": self.total(new), **self.confirmation})
+                                   "score": self.total(new), **chosen})
         self.log(f"step (model): {self._moves_text(inc.pos, new.pos)}, score {self.total(inc):.3f} -> "
                  f"{self.total(new):.3f}")
 
     def _step(self, rnd: int, knob: Knob, inc: Evaluation, new: Evaluation) -> None:
         a, b = self.values(inc.pos)[knob.name], self.values(new.pos)[knob.name]
         self.steps.append({"round": rnd + 1, "knob": knob.name, "from": a, "to": b, "score": self.total(new),
-                           **self.confirmation})
+                           **self._chosen_by(inc, new)})
         self.log(f"step: {knob.name} {a!r} -> {b!r}, score {self.total(inc):.3f} -> {self.total(new):.3f}")
 
     def _met_text(self, ev: Evaluation) -> str:
@@ -1652,7 +1660,9 @@ class Outcome:
                  f"races per full evaluation ({len(bf.designs)} designs), {s.races_used:,} races in all; early drop "
                  f"at alpha {bf.alpha:g} (one-sided paired z-test, alpha / {len(STAGES) - 1} per early look); "
                  f"cost weight {bf.cost_weight:g}. Stopped: {s.stopped}.",
-                 "Candidates tried: " + ", ".join(f"{n} {what}" for what, n in s.tried.items()) + ".", "",
+                 "Candidates tried: " + ", ".join(f"{n} {what}" for what, n in s.tried.items()) + ".",
+                 *resolution_text(s.full_se, [st for st in s.steps if "difference" in st],
+                                  min(s.n_blocks[d.label] * s.block[d.label] for d in bf.designs)), "",
                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} (on the search's races).",
                  scored,
                  "", "## Changes", "", changes_text(changes), "", "## Targets before and after",
@@ -1669,6 +1679,8 @@ class Outcome:
             lines.append("- start ([start] of the file): " + ", ".join(
                 f"{k} {v!r}" for k, v in s.values({**self.base.pos, **bf.start}).items() if k in bf.start))
         lines += [f"- round {st['round']}: {st['knob']} {st['from']!r} -> {st['to']!r} (score {st['score']:.3f}"
+                  + (f"; {st['difference']:+.3f} ± {st['se']:.3f} on the races that chose it"
+                     if "difference" in st else "")
                   + (f"; on races of its own {st['confirm_difference']:+.3f} ± {st['confirm_se']:.3f}"
                      if "confirm_difference" in st and not st.get("undone") else "")
                   + ("; undone: the last round's move lost on this round's new races)" if st.get("undone") else ")")
@@ -1685,6 +1697,28 @@ class Outcome:
                   "value (change ± standard error):", ""]
         lines += sensitivity_lines(sens, changes)
         return "\n".join(lines) + "\n"
+
+
+def resolution_text(full_se: list[float], steps: list[dict], races: int) -> list[str]:
+    """What the search's races can tell apart: the standard errors of the fully played candidates'
+    paired score differences, and how many steps taken gained more than two of them on the races
+    that chose them. A search whose steps gain less than that is choosing among candidates its races
+    cannot tell apart (the best of many then wins by its races' luck): more races per design, or
+    confirm, say which gains are real."""
+    if not full_se:
+        return []
+    se = np.asarray(full_se)
+    lo, med, hi = np.percentile(se, [5, 50, 95])
+    text = (f"Resolution: the paired score difference of a candidate played in full against its incumbent had a "
+            f"median standard error of {med:.3f} (middle 90%: {lo:.3f} to {hi:.3f}) at {races:,} races per design")
+    if steps:
+        clear = sum(st["difference"] < -2 * st["se"] for st in steps)
+        text += (f"; {clear} of the {len(steps)} knob moves taken gained more than two standard errors on the "
+                 "races that chose them")
+        if 2 * clear < len(steps):
+            text += (" (most gained less: at this resolution the search picks among candidates its races cannot "
+                     "tell apart; more races per design, or confirm, say which gains are real)")
+    return [text + "."]
 
 
 def sensitivity_lines(sens: pd.DataFrame, changes: pd.DataFrame, top: int = 4) -> list[str]:
