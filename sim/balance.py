@@ -1682,7 +1682,7 @@ class Outcome:
                   + (f"; {st['difference']:+.3f} ± {st['se']:.3f} on the races that chose it"
                      if "difference" in st else "")
                   + (f"; on races of its own {st['confirm_difference']:+.3f} ± {st['confirm_se']:.3f}"
-                     if "confirm_difference" in st and not st.get("undone") else "")
+                     if "confirm_difference" in st else "")
                   + ("; undone: the last round's move lost on this round's new races)" if st.get("undone") else ")")
                   for st in s.steps] or ["- no step taken"]
         if bf.confirm:
