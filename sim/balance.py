@@ -1687,7 +1687,8 @@ class Outcome:
                   for st in s.steps] or ["- no step taken"]
         if bf.confirm:
             lines.append(f"- confirm: every step was taken only when it also beat the incumbent on races of its "
-                         f"own, by more than {bf.confirm_z:g} standard errors of the paired score difference "
+                         f"own, by more than {bf.confirm_z:g} standard error{'' if bf.confirm_z == 1 else 's'} of the paired "
+                         f"score difference "
                          f"({s.tried['confirmed']} confirmed, {s.tried['not confirmed']} not)")
         if bf.fresh_rounds:
             lines.append("- fresh_rounds: every round played new races; the scores above are on each round's races")
@@ -1713,8 +1714,8 @@ def resolution_text(full_se: list[float], steps: list[dict], races: int) -> list
             f"median standard error of {med:.3f} (middle 90%: {lo:.3f} to {hi:.3f}) at {races:,} races per design")
     if steps:
         clear = sum(st["difference"] < -2 * st["se"] for st in steps)
-        text += (f"; {clear} of the {len(steps)} knob moves taken gained more than two standard errors on the "
-                 "races that chose them")
+        text += (f"; {clear} of the {len(steps)} knob move{'' if len(steps) == 1 else 's'} taken gained more than "
+                 "two standard errors on the races that chose them")
         if 2 * clear < len(steps):
             text += (" (most gained less: at this resolution the search picks among candidates its races cannot "
                      "tell apart; more races per design, or confirm, say which gains are real)")

@@ -710,7 +710,8 @@ def test_confirm_takes_a_step_only_when_it_also_wins_on_races_of_its_own(tmp_pat
     resolution = next(x for x in report.splitlines() if x.startswith("Resolution: "))
     assert f"median standard error of {np.median(se):.3f}" in resolution
     clear = sum(st["difference"] < -2 * st["se"] for st in taken)
-    assert f"; {clear} of the {len(taken)} knob moves taken gained more than two" in resolution
+    assert f"; {clear} of the {len(taken)} knob move{'' if len(taken) == 1 else 's'} taken gained more than two" \
+        in resolution
     assert all(f"{st['difference']:+.3f} ± {st['se']:.3f} on the races that chose it" in report for st in taken)
     # the round's races are those of a search without confirm (the same log keys)
     plain = f.with_name("plain.toml")
