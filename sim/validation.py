@@ -104,6 +104,9 @@ class Problems:
         self.items: list[Problem] = []
         self.patches = list(patches)
         self.applied: set[int] = set()
+        # each patch's file as read_toml names files, once (a balance candidate carries a hundred
+        # patches and its data set twenty files: comparing Paths built each time cost more than parsing)
+        self._patch_files = [Path(p.file).as_posix() for p in self.patches]
 
     def add(self, file: str, entry: str, field: str, expected: str) -> None:
         self.items.append(Problem(file, entry, field, expected))
@@ -132,8 +135,9 @@ class Problems:
             msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
             self.add(name, where, "", f"is not valid TOML: {msg}")
             return None
+        posix = Path(name).as_posix()
         for i, patch in enumerate(self.patches):
-            if Path(patch.file).as_posix() == Path(name).as_posix():
+            if self._patch_files[i] == posix:
                 self.applied.add(i)
                 error = apply_patch(doc, patch)
                 if error:
