@@ -764,6 +764,45 @@ def test_candidates_played_side_by_side_match_one_by_one(tmp_path):
     assert runs[1][2].startswith("the race budget")
 
 
+def test_a_candidate_whose_data_is_invalid_is_logged_so_alone_or_loaded_on_workers(tmp_path):
+    """Candidates' data is read and compiled on the workers when a batch has several: a candidate
+    the validator rejects (here Ann's medium-pulse threshold below her low-pulse one) is marked
+    invalid with the validator's words and logged, the same as when it is read in the main
+    process, and the batch's other candidates play as they would alone."""
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text() + """
+[[knob]]
+name = "ann-accuracy-medium"
+file = "biathletes/ann.toml"
+path = "accuracy"
+index = 1
+min = 1
+max = 5
+step = 1
+""")
+    bf = load_balance(f)
+    base = {k.name: 0 for k in bf.knobs}
+    bad = {**base, "ann-accuracy-medium": -3}            # accuracy [4, 2, 5]: better at medium pulse
+    good = {**base, "ann-accuracy-low": -1}
+    quarter = {k: v // 4 for k, v in Search(bf, tmp_path / "x", log=lambda s: None).n_blocks.items()}
+    together = Search(bf, tmp_path / "together", n_jobs=2, log=lambda s: None)
+    batch = together.evaluate_many([(base, quarter), (bad, quarter), (good, quarter)])
+    alone = Search(bf, tmp_path / "alone", log=lambda s: None)
+    one = [alone.evaluate(p, quarter) for p in (base, bad, good)]
+    assert "accuracy" in batch[1].invalid and "must not get better as pulse rises" in batch[1].invalid
+    assert batch[1].invalid == one[1].invalid
+    assert not batch[0].invalid and not batch[2].invalid
+    for b, o in ((batch[0], one[0]), (batch[2], one[2])):
+        assert b.bundle_hash == o.bundle_hash and b.blocks == o.blocks
+        for label in o.sums:
+            assert np.array_equal(b.sums[label], o.sums[label])
+    assert together.races_played == alone.races_played > 0
+    logged = [json.loads(line) for line in (tmp_path / "together" / "log.jsonl").read_text().splitlines()]
+    assert [e["invalid"] for e in logged if e["event"] == "evaluation" and e["invalid"]] == [batch[1].invalid]
+    again = Search(bf, tmp_path / "together", n_jobs=2, log=lambda s: None)
+    assert again.evaluate_many([(bad, quarter)])[0].invalid == batch[1].invalid and again.races_played == 0
+
+
 # the mini case's file (its data beside it) with a third knob and a [start]
 PARENT = BLAST.format(data="data") + """
 [[knob]]
