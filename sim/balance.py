@@ -951,7 +951,7 @@ class Search:
         loads = [Task(ev.key, _load, (self.bf.game, self.bf.data, patches_for(self.bf, ev.pos)))
                  for ev, _ in todo.values()]
         if len(loads) > 1:
-            loaded = (arr for _, arr in run_tasks(loads, self.n_jobs, self.scheduler))
+            loaded = (result for _, result in run_tasks(loads, self.n_jobs, self.scheduler))
         else:
             loaded = (t.fn(*t.args) for t in loads)
         jobs = []
