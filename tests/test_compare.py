@@ -5,7 +5,6 @@ import pytest
 
 from reports.stats import paired_difference
 from sim.blast import load_bundle
-from sim.blast.load import load_data
 from sim.cli import main
 from sim.compare import compare, comparison_table, parse_set
 from sim.validation import Patch
@@ -35,7 +34,7 @@ def test_parse_set_reads_toml_values_and_bare_words():
 
 
 def test_a_change_that_changes_nothing_moves_nothing(base):
-    tile = next(b.accuracy for b in load_data(None).biathletes if b.name == "Olsson")
+    tile = next(b.accuracy for b in base.data.biathletes if b.name == "Olsson")
     same = olsson(str(list(tile)))             # Olsson's tile as shipped, set again
     assert same.data_hash == base.data_hash
     c = compare(base, same, ["Kurz", "Lang"], races=96, seed=4)
