@@ -947,7 +947,8 @@ class Search:
 
         # each candidate's data read, patched and compiled: on the workers when there are several
         # (15 to 25 ms each, which the main process spent while every worker waited), the same
-        # bundles in the same order either way
+        # bundles in the same order either way; a lone candidate (a confirmation, a further step)
+        # is loaded here, also with a cluster, where sending it out would cost a round trip
         loads = [Task(ev.key, _load, (self.bf.game, self.bf.data, patches_for(self.bf, ev.pos)))
                  for ev, _ in todo.values()]
         if len(loads) > 1:
