@@ -47,6 +47,8 @@ from .consts import (
 )
 from .players import (
     P_BONUS, P_DRAFT_PAY, P_EXTRA_MIN, P_FLIP, P_GREEN, P_OCCUPIED, P_RANGE_EXTRA, P_RED,
+    P_ICON_FREE, P_ICON_REROLL_ALL, P_ICON_REROLL_ONE, P_ICON_SHOT, P_ICON_STAMINA, P_PLAN,
+    P_TIE_RIGHT,
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
 )
 from .rules import (
@@ -132,7 +134,8 @@ TV_NEXT_PLACE = 12
 TV_OVER = 13          # two-player race decided
 TV_WINNER = 14
 TV_LAST_RANGE_SEAT = 15
-TV_N = 16
+TV_DICE = 16          # dice taken this turn, once the column step is done (-1 before it)
+TV_N = 17
 
 # --- counters ct[CT_*] ----------------------------------------------------------------------------
 CT_LOG_N = 0
@@ -201,8 +204,10 @@ class Work(NamedTuple):
     tmp: np.ndarray      # int32[32]: trial markers and lists
     q: np.ndarray        # int32[64]: the drafting queue
     visits: np.ndarray   # VISIT records
-    lk: np.ndarray       # int32[MAX_K + 2, 6]: the look-ahead's search stack
-    lv: np.ndarray       # float64[MAX_K + 2]: its path values
+    lk: np.ndarray       # int32[MAX_K + 2, 6]: the move searches' stack
+    lv: np.ndarray       # float64[MAX_K + 2]: their path values
+    dv: np.ndarray       # float64[rows + 2, lanes, 2, MAX_K + 1]: best value of the rest of a move
+    ds: np.ndarray       # int32[same]: the stamp under which dv holds (as memo)
 
 
 # =================================================================================================
@@ -347,6 +352,15 @@ def pay_nb(T, W, seat, reason, forced, at_range):
                 n += 1
         if n > 0:
             choice = W.opt[pick_nb(T, W, seat, n), 0]
+    if choice < 0 and not is_random_nb(T, W, seat) and wt_nb(T, W, seat, P_TIE_RIGHT) > 0.5:
+        # a tie for the highest value is the player's: this one pays from the rightmost
+        top = -1
+        for c in range(nt):
+            if mk[c] < T.ns[nat, c] - 1 and not (at_range and c < st[seat, S_SHOTS]):
+                v = T.sv[nat, c, mk[c]]
+                if v >= top:
+                    top = v
+                    choice = c
     c = pay_stamina_nb(mk, T.sv[nat], T.ns[nat], at_range, st[seat, S_SHOTS], T.rl[R_RANGE_PAYMENT],
                        choice, forced)
     if c >= 0:
@@ -525,18 +539,20 @@ def new_stamp_nb(W):
     W.tv[TV_STAMP] += 1
     if W.tv[TV_STAMP] > 2000000000:
         W.memo[:] = 0
+        W.ds[:] = 0
         W.tv[TV_STAMP] = 1
     return W.tv[TV_STAMP]
 
 
 @inline
-def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp):
+def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """Is there a legal way to make exactly k0 steps from (r0, l0, so0) (a move may end early only
     by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
-    occupied space that costs stamina. Depth-first, forward first; failed states are remembered
-    in W.memo under `stamp` (valid while no other racer moves)."""
+    occupied space that costs stamina; with `stop_only`, one that ends early that way within the
+    k0 steps. Depth-first, forward first; failed states are remembered in W.memo under `stamp`
+    (valid while no other racer moves)."""
     if k0 <= 0:
-        return True
+        return not stop_only
     memo = W.memo
     stk = W.stk
     out = W.fb[40:47]
@@ -561,8 +577,10 @@ def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
-        if out[4] == 1 or k == 1:
+        if out[4] == 1 or (k == 1 and not stop_only):
             return True
+        if k == 1:
+            continue
         r2 = out[0]
         l2 = out[1]
         so2 = out[2]
@@ -659,6 +677,74 @@ def end_score_nb(T, W, seat, r2, l2):
     return v
 
 
+@inline
+def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
+    """The planning player's value of making exactly k0 more steps from (r0, l0) with side
+    allowance so0 (a move ends early only by entering a shooting space or crossing the finish
+    line): the best over the legal ways of 10 * the end row + the end space's value, less `occw`
+    per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
+    while no other racer moves). Depth first with an explicit stack (W.lk, W.lv)."""
+    if W.ds[r0 + 1, l0, so0, k0] == vs:
+        return W.dv[r0 + 1, l0, so0, k0]
+    stk = W.lk
+    bv = W.lv
+    out = W.fb[32:39]
+    nrows = T.crs.shape[0]
+    d = 0
+    stk[0, 0] = r0
+    stk[0, 1] = l0
+    stk[0, 2] = so0
+    stk[0, 3] = k0
+    stk[0, 4] = 0
+    stk[0, 5] = 0
+    bv[0] = -1.0e18
+    while d >= 0:
+        r = stk[d, 0]
+        l = stk[d, 1]
+        so = stk[d, 2]
+        k = stk[d, 3]
+        o = stk[d, 4]
+        if o >= 5:
+            val = bv[d]
+            W.ds[r + 1, l, so, k] = vs
+            W.dv[r + 1, l, so, k] = val
+            paid = stk[d, 5]
+            d -= 1
+            if d >= 0 and val > -1.0e17:
+                c = val - (occw if paid != 0 else 0.0)
+                if c > bv[d]:
+                    bv[d] = c
+            continue
+        stk[d, 4] = o + 1
+        if not step_nb(T, W, seat, r, l, so, o, out):
+            continue
+        cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
+        if out[4] == 1 or k == 1:
+            v = 10.0 * out[0] - cost
+            if out[0] < nrows:
+                v += end_score_nb(T, W, seat, out[0], out[1])
+            if v > bv[d]:
+                bv[d] = v
+            continue
+        r2 = out[0]
+        l2 = out[1]
+        so2 = out[2]
+        if W.ds[r2 + 1, l2, so2, k - 1] == vs:
+            cv = W.dv[r2 + 1, l2, so2, k - 1]
+            if cv > -1.0e17 and cv - cost > bv[d]:
+                bv[d] = cv - cost
+            continue
+        d += 1
+        stk[d, 0] = r2
+        stk[d, 1] = l2
+        stk[d, 2] = so2
+        stk[d, 3] = k - 1
+        stk[d, 4] = 0
+        stk[d, 5] = 1 if cost > 0.0 else 0
+        bv[d] = -1.0e18
+    return W.dv[r0 + 1, l0, so0, k0]
+
+
 @splice
 def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     """The look-ahead player's move: search the ways of making the k0 remaining steps (at most
@@ -706,7 +792,7 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
             continue
         if W.memo[out[0] + 1, out[1], out[2], k - 1] == sa:
             continue
-        if not feasible_nb(T, W, seat, out[0], out[1], out[2], k - 1, False, sa):
+        if not feasible_nb(T, W, seat, out[0], out[1], out[2], k - 1, False, sa, False):
             continue
         d += 1
         stk[d, 0] = out[0]
@@ -734,22 +820,36 @@ def move_nb(T, W, seat, k):
         raise ValueError("a move longer than MAX_K steps")
     sa = new_stamp_nb(W)
     scl = new_stamp_nb(W)
-    if not feasible_nb(T, W, seat, r, l, so, k, False, sa):
-        while k > 0 and not feasible_nb(T, W, seat, r, l, so, k, False, sa):
+    if not feasible_nb(T, W, seat, r, l, so, k, False, sa, False):
+        while k > 0 and not feasible_nb(T, W, seat, r, l, so, k, False, sa, False):
             k -= 1
     steps = 0
     heur = not is_random_nb(T, W, seat)
     look = T.pk[st[seat, S_PLAYER]] == PLAYER_LOOKAHEAD
+    plan = heur and not look and wt_nb(T, W, seat, P_PLAN) > 0.5
+    if plan:
+        # with no other racer on the rows this move can reach (or the one ahead of them), no
+        # entry pays and no end is behind a racer: stepping forward greedily is the plan, and
+        # far cheaper than searching it
+        near = False
+        for s2 in range(st.shape[0]):
+            if s2 != seat and on_course_nb(st, s2) and r <= st[s2, S_ROW] <= r + k + 1:
+                near = True
+        plan = near
+    vs = new_stamp_nb(W)
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if plan and not can_pay_nb(T, W, seat, 1, False):
+        occw = 1.0e6              # no stamina to spare: a paid entry only where it is forced
     while steps < k:
         rem = k - steps
-        clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl)
+        clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl, False)
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         for o in range(5):
             if not step_nb(T, W, seat, r, l, so, o, out):
                 continue
             if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
-                                                           rem - 1, False, sa):
+                                                           rem - 1, False, sa, False):
                 continue
             pay = pays_nb(T, out[0], out[1], out[6])
             if pay and clear and not can_pay_nb(T, W, seat, 1, False):
@@ -760,9 +860,21 @@ def move_nb(T, W, seat, k):
             s = 10.0 * (out[0] - r)
             if pay:
                 s -= 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
-            if heur:
+            if plan:
+                # the whole move planned: the best end reachable through this step, less the
+                # entries it pays for (move_value_nb)
+                s = -occw if pay else 0.0
+                if rem == 1 or out[4] == 1:
+                    s += 10.0 * out[0]
+                    if out[0] < T.crs.shape[0]:
+                        s += end_score_nb(T, W, seat, out[0], out[1])
+                else:
+                    s += move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                if out[3] == STEP_SIDE:
+                    s -= 0.01 * o
+            elif heur:
                 if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
-                                                               rem - 1, True, scl):
+                                                               rem - 1, True, scl, False):
                     s -= 5.0 * wt_nb(T, W, seat, P_OCCUPIED)
                 if rem == 1 or out[4] == 1:
                     s += end_score_nb(T, W, seat, out[0], out[1])
@@ -1002,57 +1114,124 @@ def drafting_nb(T, W, leader, first_seat):
 # wax tokens (§4.6, §10)
 # =================================================================================================
 @inline
-def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now):
-    """Heuristic value (in dice) of one icon used now."""
+def need_nb(T, W, seat, most):
+    """What this turn can still use: shots left on a shooting turn; on a moving turn the fewest
+    steps to the next shooting space or across the finish line (steps beyond are lost: the move
+    ends there). `most + 1` (nothing is lost) when that is more than `most`, or in the penalty
+    lane."""
+    st = W.st
+    if W.tv[TV_SHOOTING] != 0:
+        return T.rl[R_TARGETS] - st[seat, S_SHOTS]
+    if st[seat, S_INLANE] != 0 or most > MAX_K:
+        return most + 1
+    m = max(dist_to_stop_nb(T, W, seat), 1)
+    r = st[seat, S_ROW]
+    l = st[seat, S_LANE]
+    while m <= most:
+        if feasible_nb(T, W, seat, r, l, 1, m, False, new_stamp_nb(W), True):
+            return m
+        m += 1
+    return most + 1
+
+
+@inline
+def count_bound_nb(T, W, seat):
+    """At most how many moves (or shots) this turn can still come to: every die on the board,
+    the tokens used and two more (a bound for need_nb's search)."""
+    st = W.st
+    n = st[seat, S_BOARD + B_SPRINT] * 2 + W.tv[TV_PLUS] + W.tv[TV_SPRINTMV] + 2
+    for c in range(N_COLUMNS):
+        n += st[seat, S_BOARD + B_COL + c] + st[seat, S_BOARD + B_STAR + c]
+    return min(n, MAX_K)
+
+
+@inline
+def turn_count_nb(T, W, seat, dice, plus, minus, sprint_moves):
+    """Moves (or shots, on a shooting turn) that `dice` taken with these token effects give."""
+    st = W.st
+    if W.tv[TV_SHOOTING] != 0:
+        return max(dice + plus - minus, 0)
+    r = st[seat, S_ROW]
+    red = (r >= 0 and st[seat, S_INLANE] == 0 and space_nb(T, r, st[seat, S_LANE]) == SPACE_RED)
+    return move_count_nb(dice, plus, minus, sprint_moves, red, T.rl[R_UPHILL_PENALTY])
+
+
+@inline
+def count_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
+    """What a change of the turn's count (dplus / dminus / dsprint more) gains, in moves or shots
+    this turn can use (`need`: need_nb)."""
+    tv = W.tv
+    a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+    b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
+                      tv[TV_SPRINTMV] + dsprint)
+    return 1.0 * (min(b, need) - min(a, need))
+
+
+@inline
+def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
+    """Heuristic value (in dice) of one icon used now. A +1, -1 or sprint is worth the moves (or
+    shots) it changes that this turn can use: nothing once the move reaches the range or the
+    finish without it. Before the columns are taken (moment A) the dice are not known: +1 and -1
+    wait for moment B, and a sprint is valued against the fullest column."""
     st = W.st
     b = st[seat]
-    if bit == WAX_PLUS_ONE:
-        return 1.0 if moment != MOMENT_C else 0.0
-    if bit == WAX_MINUS_ONE:
-        return -1.0 if moment != MOMENT_C else 0.0
+    dice = W.tv[TV_DICE]
+    if bit == WAX_PLUS_ONE or bit == WAX_MINUS_ONE:
+        if moment != MOMENT_B or dice < 0:
+            return 0.0 if bit == WAX_PLUS_ONE else -1.0
+        if bit == WAX_PLUS_ONE:
+            return count_gain_nb(T, W, seat, dice, 1, 0, 0, need)
+        return count_gain_nb(T, W, seat, dice, 0, 1, 0, need)
     if bit == WAX_SPRINT:
         if moment == MOMENT_C or shooting or W.tv[TV_SPRINT] != 0:
             return 0.0
-        if b[B_SPRINT] >= wt_nb(T, W, seat, P_SPRINT_MIN):
-            return 1.0 * b[B_SPRINT]
-        return 0.0
+        if b[B_SPRINT] < wt_nb(T, W, seat, P_SPRINT_MIN):
+            return 0.0
+        if moment == MOMENT_A or dice < 0:
+            est = 0
+            for c in range(N_COLUMNS):
+                est = max(est, col_dice_nb(T, b, b[S_NAT], c))
+            return count_gain_nb(T, W, seat, est, 0, 0, b[B_SPRINT], need)
+        return count_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
     if bit == WAX_FREE_COLUMN:
         if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
             return 0.0
         best = 0
         second = 0
-        for c in range(N_COLUMNS):
-            v = b[B_COL + c]
+        for c in range(N_COLUMNS + 1):
+            v = b[B_SPRINT] if c == N_COLUMNS else col_dice_nb(T, b, b[S_NAT], c)
             if v > best:
                 second = best
                 best = v
             elif v > second:
                 second = v
-        return 1.0 * second - 0.5
+        # the second-fullest column taken with the fullest: what of it the turn can use
+        return count_gain_nb(T, W, seat, best, second, 0, 0, need) + wt_nb(T, W, seat, P_ICON_FREE)
     if bit == WAX_REROLL_SHOT:
-        return 2.0 if miss_now else 0.0
+        return wt_nb(T, W, seat, P_ICON_SHOT) if miss_now else 0.0
     if bit == WAX_REROLL_ONE:
-        return 0.2
+        return wt_nb(T, W, seat, P_ICON_REROLL_ONE)
     if bit == WAX_REROLL_ALL:
         tot = 0
         for c in range(N_COLUMNS):
             tot += b[B_COL + c]
-        return 1.0 if (moment == MOMENT_B and tot <= 2 and b[B_AVAILABLE] >= 6) else -0.5
+        x = wt_nb(T, W, seat, P_ICON_REROLL_ALL)
+        return x if (moment == MOMENT_B and tot <= 2 and b[B_AVAILABLE] >= 6) else -0.5 * x
     if bit == WAX_STAMINA:
-        return -2.0
+        return wt_nb(T, W, seat, P_ICON_STAMINA)
     return 0.0
 
 
 @inline
-def token_options_nb(T, W, seat, moment, n, pos, icons, mode, shooting, miss_now):
-    """Add the options of one token (a row position, or -1 for the printed token). A blank
-    token (no icon bits) is one option that does nothing but flip it."""
-    st = W.st
+def token_options_nb(T, W, seat, n, pos, icons, mode, shooting, iv):
+    """Add the options of one token (a row position, or -1 for the printed token), valued by the
+    icons' values iv[bit index] (icon_value_nb, once per moment). A blank token (no icon bits) is
+    one option that does nothing but flip it."""
     if (icons & WAX_STAMINA) != 0 and not can_pay_nb(T, W, seat, 1, shooting):
         return n
     base = 0.0
     if (icons & WAX_STAMINA) != 0:
-        base = icon_value_nb(T, W, seat, WAX_STAMINA, moment, shooting, miss_now)
+        base = iv[7]
     price = wt_nb(T, W, seat, P_WAX_PRICE)
     if mode == WAX_ONE_OF:
         for i in range(7):
@@ -1060,14 +1239,13 @@ def token_options_nb(T, W, seat, moment, n, pos, icons, mode, shooting, miss_now
             if (icons & bit) != 0:
                 W.opt[n, 0] = pos
                 W.opt[n, 1] = bit
-                W.sc[n] = base + icon_value_nb(T, W, seat, bit, moment, shooting, miss_now) - price
+                W.sc[n] = base + iv[i] - price
                 n += 1
     else:
         v = base
         for i in range(7):
-            bit = 1 << i
-            if (icons & bit) != 0:
-                v += icon_value_nb(T, W, seat, bit, moment, shooting, miss_now)
+            if (icons & (1 << i)) != 0:
+                v += iv[i]
         W.opt[n, 0] = pos
         W.opt[n, 1] = 0
         W.sc[n] = v - price
@@ -1171,16 +1349,24 @@ def wax_moment_nb(T, W, seat, moment):
     n = 1
     lo = st[seat, S_WLO]
     hi = st[seat, S_WHI]
-    if tv[TV_ROWUSED] == 0 and lo <= hi:
+    row = tv[TV_ROWUSED] == 0 and lo <= hi
+    printed = shooting and tv[TV_PRINTUSED] == 0 and T.pi[nat] != NO_WAX
+    if not row and not printed:
+        return
+    need = MAX_K + 1
+    if moment != MOMENT_C and not is_random_nb(T, W, seat):
+        need = need_nb(T, W, seat, count_bound_nb(T, W, seat) + W.tv[TV_DICE] + 1)
+    iv = W.sc[32:40]            # each icon's value now, by bit index (options use sc[0:32])
+    for i in range(8):
+        iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need)
+    if row:
         tid = st[seat, S_WR + lo]
-        n = token_options_nb(T, W, seat, moment, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting,
-                             miss_now)
+        n = token_options_nb(T, W, seat, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting, iv)
         if hi != lo:
             tid = st[seat, S_WR + hi]
-            n = token_options_nb(T, W, seat, moment, n, hi, T.wi[nat, tid], T.wm[nat, tid],
-                                 shooting, miss_now)
-    if shooting and tv[TV_PRINTUSED] == 0 and T.pi[nat] != NO_WAX:
-        n = token_options_nb(T, W, seat, moment, n, -1, T.pi[nat], T.pm[nat], shooting, miss_now)
+            n = token_options_nb(T, W, seat, n, hi, T.wi[nat, tid], T.wm[nat, tid], shooting, iv)
+    if printed:
+        n = token_options_nb(T, W, seat, n, -1, T.pi[nat], T.pm[nat], shooting, iv)
     if n == 1:
         return
     j = pick_nb(T, W, seat, n)
@@ -1261,6 +1447,8 @@ def column_step_nb(T, W, seat):
         useful = dist_to_stop_nb(T, W, seat) + 1
         if st[seat, S_INLANE] != 0:
             useful = 99
+    plan = heur and wt_nb(T, W, seat, P_PLAN) > 0.5
+    need = need_nb(T, W, seat, count_bound_nb(T, W, seat)) if plan else MAX_K + 1
     # the mandatory column
     n = 0
     for c in range(N_COLUMNS):
@@ -1297,7 +1485,16 @@ def column_step_nb(T, W, seat):
             W.opt[n, 0] = c
             if heur:
                 d = col_dice_nb(T, b, nat, c)
-                gain = min(total + d, useful) - min(total, useful)
+                if plan:
+                    # the moves (shots) the column adds that the turn can use: none beyond the
+                    # range or the finish line, the tokens already used and the uphill counted
+                    x0 = turn_count_nb(T, W, seat, total, tv[TV_PLUS], tv[TV_MINUS],
+                                       tv[TV_SPRINTMV])
+                    x1 = turn_count_nb(T, W, seat, total + d, tv[TV_PLUS], tv[TV_MINUS],
+                                       tv[TV_SPRINTMV])
+                    gain = min(x1, need) - min(x0, need)
+                else:
+                    gain = min(total + d, useful) - min(total, useful)
                 s = gain - wt_nb(T, W, seat, P_EXTRA_MIN) + 0.5
                 if ne + 1 > free:
                     if top <= wt_nb(T, W, seat, P_RESERVE):
@@ -1469,6 +1666,7 @@ def turn_nb(T, W, seat):
     for i in range(TV_SHOOTING + 2):
         tv[i] = 0
     tv[TV_FIRST_SHOT] = -1
+    tv[TV_DICE] = -1
     r = st[seat, S_ROW]
     l = st[seat, S_LANE]
     shooting = (r >= 0 and space_nb(T, r, l) == SPACE_SHOOT and st[seat, S_DONE] == 0
@@ -1486,6 +1684,7 @@ def turn_nb(T, W, seat):
           st[seat, S_LAPMV], st[seat, S_SHOTS], 0, 0, 0, 0, 0, 0)
     wax_moment_nb(T, W, seat, MOMENT_A)
     dice = column_step_nb(T, W, seat)
+    tv[TV_DICE] = dice
     wax_moment_nb(T, W, seat, MOMENT_B)
     if shooting:
         shots = max(dice + tv[TV_PLUS] - tv[TV_MINUS], 0)
@@ -1607,7 +1806,7 @@ def progress_nb(T, W, s):
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
-                  prng, lk, lv):
+                  prng, lk, lv, dv, ds):
     """Play `races` (int64 indices) of one set-up; fill the records.
 
     Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
@@ -1625,7 +1824,8 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
     W = Work(borrow_nb(st), borrow_nb(tv), borrow_nb(ct), borrow_nb(rng), borrow_nb(prng),
              borrow_nb(script), borrow_nb(dsc), borrow_nb(dsi), borrow_nb(log), borrow_nb(memo),
              borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
-             borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv))
+             borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv),
+             borrow_nb(dv), borrow_nb(ds))
     races = borrow_nb(races)
     nations = borrow_nb(nations)
     players = borrow_nb(players)

@@ -33,14 +33,28 @@ P_FLIP = 10           # 1: trade a flip-box six for a token turned face up again
 P_GREEN = 11          # value (rows) of ending a move behind a racer on green
 P_RED = 12            # cost (rows) of ending a move on red
 P_TOKEN = 13          # 13..20: set-up value of each wax icon (WAX_ICON_NAMES order)
-N_PARAMS = 21
+P_PLAN = 21           # 1: plan the whole move (the best end, fewest paid entries) and count what a
+                      # column or token adds that the turn can use; 0: step by step, greedily
+P_ICON_FREE = 22      # value (dice) of a free column, added to the second-fullest column's dice
+P_ICON_SHOT = 23      # value (dice) of re-rolling a missed shot
+P_ICON_REROLL_ONE = 24  # value (dice) of re-rolling one die of the board
+P_ICON_REROLL_ALL = 25  # value (dice) of re-rolling a nearly empty board (half of it, negated,
+                        # otherwise)
+P_ICON_STAMINA = 26   # value (dice) of a stamina icon's payment (a cost: negative)
+P_TIE_RIGHT = 27      # 1: a tie for the highest stamina value pays from the rightmost column;
+                      # 0: from the leftmost (the rules leave the tie to the player)
+N_PARAMS = 28
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
-               "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina")
-# tuned by coordinate search against the sprinter persona (docs in balanced.toml)
+               "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina",
+               "plan", "icon_free_column", "icon_reroll_shot", "icon_reroll_one",
+               "icon_reroll_all", "icon_stamina", "tie_right")
+# tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
+# were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
-                           0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0], np.float64)
+                           0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
+                           1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

@@ -169,10 +169,11 @@ def stamina_value_nb(markers, slot_value, c):
 def payment_column_nb(markers, slot_value, n_slots, at_range, shots_made, range_mode, choice):
     """The stamina column a payment comes from, or PAY_REFUSED if no column may pay.
 
-    Away from a shooting turn: the column whose marker shows the highest value, ties to the
-    leftmost. On a shooting turn (`at_range`): only columns not yet shot with this visit (column
-    index >= shots_made) and not on blue; the highest value (ties leftmost), or with
-    RANGE_PAY_CHOICE the player's `choice` if it is one of them. Blue markers never pay: every
+    Away from a shooting turn: the column whose marker shows the highest value. On a shooting
+    turn (`at_range`): only columns not yet shot with this visit (column index >= shots_made) and
+    not on blue; the highest value, or with RANGE_PAY_CHOICE the player's `choice` if it is one of
+    them. Where several columns share the highest value the player chooses (rules.md §4.2):
+    `choice` if it is one of them, else the leftmost (choice = -1). Blue markers never pay: every
     bottom slot has the board's lowest value, so the highest marker is on blue only when all are.
     """
     if at_range and range_mode == RANGE_PAY_CHOICE and choice >= 0:
@@ -187,6 +188,10 @@ def payment_column_nb(markers, slot_value, n_slots, at_range, shots_made, range_
             continue
         if best == PAY_REFUSED or slot_value[c, markers[c]] > slot_value[best, markers[best]]:
             best = c
+    if best >= 0 and choice >= 0 and choice != best and choice < markers.shape[0]:
+        ok = markers[choice] < n_slots[choice] - 1 and not (at_range and choice < shots_made)
+        if ok and slot_value[choice, markers[choice]] == slot_value[best, markers[best]]:
+            return choice
     return best
 
 

@@ -146,7 +146,9 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
             np.zeros((MAX_OPTIONS, 4), np.int32), np.zeros(MAX_OPTIONS, np.float64),
             np.zeros(48, np.int64), np.zeros(32, np.int32), np.zeros(64, np.int32),
             np.zeros(1, np.uint64), np.zeros(1, np.uint64),
-            np.zeros((E.MAX_K + 2, 6), np.int32), np.zeros(E.MAX_K + 2, np.float64))
+            np.zeros((E.MAX_K + 2, 6), np.int32), np.zeros(E.MAX_K + 2, np.float64),
+            np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.float64),
+            np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.int32))
     E.play_races_nb(t.rules, t.penalty_laps, t.die_faces, t.die_n_faces, t.slot_value, t.slot_die,
                     t.n_slots, t.capacity, t.full_at, t.box, t.sprint_capacity, t.wax_icons,
                     t.wax_mode, t.printed_icons, t.printed_mode, crs, su, pk, pw, np.int64(seed),

@@ -113,6 +113,16 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     **{f"token_{icon}": (-10.0, 10.0, f"set-up value of the {icon.replace('_', ' ')} wax icon")
        for icon in ("reroll_shot", "sprint", "free_column", "reroll_one", "reroll_all", "plus_one",
                     "minus_one", "stamina")},
+    "plan": (0.0, 1.0, "1: plan the whole move and count only what the turn can use; 0: step by "
+                       "step"),
+    "icon_free_column": (-10.0, 10.0, "value (dice) of a free column over the second-fullest "
+                                      "column's dice"),
+    "icon_reroll_shot": (-10.0, 10.0, "value (dice) of re-rolling a missed shot"),
+    "icon_reroll_one": (-10.0, 10.0, "value (dice) of re-rolling one die"),
+    "icon_reroll_all": (-10.0, 10.0, "value (dice) of re-rolling a nearly empty board"),
+    "icon_stamina": (-10.0, 10.0, "value (dice) of a stamina icon's payment"),
+    "tie_right": (0.0, 1.0, "1: a tie for the highest stamina value pays from the rightmost "
+                            "column; 0: the leftmost"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
@@ -132,7 +142,8 @@ SPREAD = {
     "occupied": 0.2, "draft_pay": 1.0, "bonus": 0.4, "wax_price": 0.3, "sprint_min": 0.5, "flip": 0.4,
     "green": 0.4, "red": 0.4, "token_reroll_shot": 0.5, "token_sprint": 0.5, "token_free_column": 0.5,
     "token_reroll_one": 0.5, "token_reroll_all": 0.5, "token_plus_one": 0.5, "token_minus_one": 0.5,
-    "token_stamina": 0.5,
+    "token_stamina": 0.5, "plan": 0.4, "icon_free_column": 0.5, "icon_reroll_shot": 0.5,
+    "icon_reroll_one": 0.3, "icon_reroll_all": 0.5, "icon_stamina": 0.5, "tie_right": 0.4,
 }
 assert tuple(SPREAD) == K.PARAM_NAMES
 

@@ -455,7 +455,8 @@ class Referee:
         if shooting and self.sw["range_payment"] == "choice":
             return cand  # the player picks any of them
         best = max(x.value(c) for c in cand)
-        return [c for c in cand if x.value(c) == best][0]
+        # rules.md §4.2: the highest value pays; where several columns share it, the player picks
+        return [c for c in cand if x.value(c) == best]
 
     def check_pay(self, x, reason, forced=0, shooting=False):
         col = self.pay_column(x, shooting)
@@ -463,18 +464,17 @@ class Referee:
             self.fail_next(f"seat {x.seat} cannot pay stamina (every eligible marker is on blue), "
                       f"yet a payment (reason {reason}) is logged")
         r = self.peek()
-        if isinstance(col, list):
-            a = self.take(PAY, x.seat, None, None, reason, forced, what="stamina payment")
-            if a[0] not in col:
-                self.fail(f"range payment from column {a[0]}: expected one of {col}")
-            col = a[0]
-        else:
-            exp_slot = x.slot[col] + 1
-            if r is not None and r[2] == PAY and r[1] == x.seat and r[3] != col:
-                self.fail_next(f"stamina paid from column {r[3]}: expected column {col} "
-                          f"(value {x.value(col)}, {'range rule: unshot columns' if shooting else 'highest value, ties leftmost'}; "
-                          f"markers {x.slot})")
-            self.take(PAY, x.seat, col, exp_slot, reason, forced, what="stamina payment")
+        if r is not None and r[2] == PAY and r[1] == x.seat and r[3] not in col:
+            self.fail_next(f"stamina paid from column {r[3]}: expected one of {col} "
+                           f"({'range rule: unshot columns' if shooting else 'the highest value'};"
+                           f" markers {x.slot})")
+        a = self.take(PAY, x.seat, None, None, reason, forced, what="stamina payment")
+        col = a[0]
+        if a[1] != x.slot[col] + 1:
+            self.fail(f"stamina paid from column {col}: expected its marker to slot "
+                      f"{x.slot[col] + 1}, logged {a[1]}")
+        if len(self.pay_column(x, shooting)) > 1:
+            self.cov["pay_tie"] += 1
         x.slot[col] += 1
         self.cov[f"pay_reason:{reason}"] += 1
         x.rec["stamina_used"] += 1

@@ -200,12 +200,12 @@ def test_a_two_player_race_ends_at_its_first_finish_whatever_move_crosses():
 
 def test_two_player_finish_in_the_movers_own_bonus_ends_the_race_at_once():
     """The case the sample above may miss: the mover's own downhill bonus carries it over the line
-    (found by scanning races; seed 5, race 110 under balanced). FINISH, in the bonus phase of the
+    (found by scanning races; seed 5, race 7 under balanced). FINISH, in the bonus phase of the
     finisher's own turn, is followed by END alone, and the referee accepts the log."""
     bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in DATA_MIX])
     game = load_game(patches=DATA_MIX)
     names = ["Germany", "United Kingdom", "Italy", "Sweden"]
-    seats, visits, log = play_one(bundle, "Long", names, seed=5, race=110, players=("balanced",),
+    seats, visits, log = play_one(bundle, "Long", names, seed=5, race=7, players=("balanced",),
                                   variant="two_player")
     kinds = list(log[:, 2])
     f = kinds.index(C.EV_FINISH)
@@ -243,3 +243,32 @@ def test_blank_tokens_are_laid_used_for_nothing_and_refereed():
                                          C.EV_TURN, C.EV_ROUND, C.EV_END), log[i + 1]
                 used += 1
     assert laid > 0 and used > 0, (laid, used)
+
+
+def test_a_persona_that_pays_ties_from_the_right_is_refereed():
+    """tie_right = 1 (docs/skitour/rules.md §4.2): races of that persona pass the referee, and some
+    of its payments come from a column right of the leftmost of the tied highest markers."""
+    from sim.skitour import players as P
+    from kernels.skitour import players as K
+
+    base = P.get_player("balanced")
+    w = list(base.weights)
+    w[K.P_TIE_RIGHT] = 1.0
+    right = P.with_weights(base, "right", w)
+    bundle, game = load_bundle(), load_game()
+    names = ["Norway", "France", "Russia", "Sweden"]
+    ties = 0
+    cols = {"right": [], "balanced": []}
+    for race in range(12):
+        seats, visits, log = play_one(bundle, "Starter", names, seed=9, race=race, players=(right,))
+        rep = referee_race(game, dict(course="Starter", nations=names), log, seats=seats,
+                           visits=visits)
+        assert rep.ok, rep.message
+        ties += rep.coverage["pay_tie"]
+        cols["right"] += list(log[log[:, 2] == C.EV_PAY, 3])
+        _, _, log0 = play_one(bundle, "Starter", names, seed=9, race=race, players=("balanced",))
+        cols["balanced"] += list(log0[log0[:, 2] == C.EV_PAY, 3])
+    assert ties > 0
+    # the leftmost-paying default spends its left columns first, this persona its right ones
+    mean = {k: sum(v) / len(v) for k, v in cols.items()}
+    assert mean["right"] > mean["balanced"] + 0.3, mean

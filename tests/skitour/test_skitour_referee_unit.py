@@ -263,11 +263,27 @@ def test_six_placed_where_no_legal_place_exists(range_game):
     refused(range_game, SETUP2, log, "six destination 0", "expected one of [1, 2, 4]")
 
 
-def test_stamina_paid_from_the_wrong_column(range_game):
+def test_a_tie_for_the_highest_stamina_is_the_players_choice(range_game):
+    """rules.md §4.2: every marker shows the same value, so any column may pay (the log's
+    column 3 instead of the leftmost), but its marker must move one slot down."""
     log = base_log()
     log[find(log, 2, 1, PAY)] = R(2, 1, PAY, 3, 2, 1, 0)
-    refused(range_game, SETUP2, log, "stamina paid from column 3: expected column 0",
+    rep = ref.referee_race(range_game, SETUP2, log)
+    assert rep.ok, rep.message
+    assert rep.coverage["pay_tie"] == 1
+    log[find(log, 2, 1, PAY)] = R(2, 1, PAY, 3, 3, 1, 0)
+    refused(range_game, SETUP2, log, "expected its marker to slot 2, logged 3",
             "round 2, seat 1, PAY")
+
+
+def test_stamina_paid_from_a_column_below_the_highest(range_game):
+    """After Germany's first payment from column 0 the other columns show more: a second payment
+    logged from column 0 is refused."""
+    log = base_log()
+    i = find(log, 2, 1, PAY)
+    log[i + 1:i + 1] = [R(2, 1, PAY, 0, 3, 1, 0)]
+    log[find(log, 2, 1, TAKE)] = R(2, 1, TAKE, 2, 8 | 2, 0, 0, 5, 2)   # columns 3 and 1 paid
+    refused(range_game, SETUP2, log, "stamina paid from column 0: expected one of [1, 2, 3, 4]")
 
 
 def test_diagonal_step_into_a_space_that_is_not_white(short_game):

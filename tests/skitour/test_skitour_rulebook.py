@@ -346,3 +346,16 @@ def test_every_placed_six_needs_a_decision(bundle):
     b = board(cols=(1, 0, 0, 0))
     with pytest.raises(ValueError):
         place_roll(b, np.array([6, 6]), np.array([C.SIX_SPRINT]), nat["capacity"], nat["sprint"], 0)
+
+
+def test_a_tie_for_the_highest_value_is_the_players_choice(bundle):
+    """§4.2: the highest value pays; among equal highest markers the player picks (a `choice` that
+    is one of them), and a choice that is not one of them changes nothing (the leftmost pays)."""
+    nat = nation(bundle, "Finland")                             # long race: columns 2-4 tie at 6
+    for choice, paid in ((3, 3), (2, 2), (AUTO, 1), (0, 1), (4, 1)):
+        m = np.zeros(5, np.int64)
+        assert pay(nat, m, choice=choice) == paid
+        assert m[paid] == 1 and m.sum() == 1
+    for choice, paid in ((1, 2), (3, 3)):                       # at the range after two shots:
+        m = np.zeros(5, np.int64)                                # columns 3 and 4 tie, column 2
+        assert pay(nat, m, at_range=True, shots=2, choice=choice) == paid   # is shot already

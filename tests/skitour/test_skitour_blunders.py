@@ -1,0 +1,72 @@
+"""The blunder check (sim/skitour/blunders.py): dominated decisions found by replaying kernel races
+through the independent referee.
+
+- The check finds what it looks for: the random player makes every class of blunder, and the
+  cheapest route to each end space is what the geometry says.
+- The default player and every shipped heuristic persona make none, in any class, on both
+  courses. (The full check over 10,000 races a course is a command: docs/skitour/players.md,
+  "Blunders".)
+"""
+from __future__ import annotations
+
+import pytest
+
+from sim.skitour.blunders import BlunderReferee, blunder_table
+from sim.skitour.compile import load_bundle
+from sim.skitour.referee import load_game
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_bundle(), load_game()
+
+
+def test_the_random_player_makes_every_class_of_blunder(shipped):
+    bundle, game = shipped
+    t = blunder_table(["random"], ["Starter", "Long"], races=40, seed=3, bundle=bundle, game=game)
+    by = t.set_index("blunder")
+    for c in ("paid_entry", "wasted_token", "wasted_column"):
+        assert by.loc[c, "decisions"] > 0
+        assert by.loc[c, "count"] > 0, f"the check found no {c} in 80 random races"
+
+
+@pytest.mark.parametrize("player", ["balanced", "sprinter", "sharpshooter", "steady"])
+def test_the_default_and_the_personas_make_no_dominated_decision(shipped, player):
+    bundle, game = shipped
+    t = blunder_table([player], ["Starter", "Long"], races=60, seed=11, bundle=bundle, game=game)
+    checked = dict(zip(t["blunder"], t["decisions"]))
+    assert checked["paid_entry"] > 1000
+    found = {c: n for c, n in zip(t["blunder"], t["count"]) if n}
+    assert found == {}, f"{player} made dominated decisions: {found}"
+
+
+class _Me:
+    """The racer whose cheapest routes are asked for (the referee only compares identities)."""
+
+
+def test_cheapest_route_counts_the_fewest_paid_entries_to_each_end(shipped):
+    _, game = shipped
+    ref = BlunderReferee(game, dict(course="Starter", nations=["Norway", "France"]), [])
+    ref.course = type("C", (), {})()
+    # three lanes, eight plain rows, nothing free
+    ref.course.cells = [[".", ".", "."] for _ in range(8)]
+    ref.course.free_rows = 0
+    ref.n_rows, ref.lanes, ref.targets = 8, 3, 5
+    ref.sw = dict(ref.sw)
+
+    class Other:
+        def __init__(self, row, lane):
+            self.row, self.lane = row, lane
+
+        def on_course(self):
+            return True
+
+    me = _Me()
+    ref.racers = [Other(3, 0)]
+    ends = ref._cheapest(me, 2, 0, False, 3, False, {})
+    # three steps: straight on to (5, 0) must pass through the occupied (3, 0) and pays once;
+    # (4, 1) is reached by (3, 0) then sideways (one paid entry) or round by (2, 1) for free
+    assert ends[(5, 0)] == 1
+    assert ends[(4, 1)] == 0
+    # one step: only straight on reaches row 3 in lane 0, and it pays
+    assert ref._cheapest(me, 2, 0, False, 1, False, {})[(3, 0)] == 1
