@@ -67,6 +67,20 @@ SWITCH_FLIPS = {
     "exit_from": ('"exit_square"', ["exit_placed_on_exit_square"]),
     "specials_after_push": ("false", ["group_push"]),
     "chain_extra_rolls": ("false", ["X_last_no_chain", "O_no_chain"]),
+    "shots_per_turn": ('"all"', ["whole_shooting_in_one_turn"]),
+    "two_dice": ('"two_racers"', ["two_racers_one_number_die"]),
+    "calibre_uses_spare": ("true", ["calibre_reroll_used_a_spare", "calibre_no_spare_for_reroll"]),
+    "specials_on": ('"passing"', ["passing_X", "passing_O", "passing_T_stop",
+                                  "passing_several_specials"]),
+    "penalty_gate": ('"bypass"', ["gate_same_branch_entry", "gate_same_branch_exit",
+                                  "gate_other_branch_entry", "gate_other_branch_exit"]),
+    "penalty_gate=one": ('"one"', ["group_push"]),
+    "finish_ties": ('"leftover"', ["finish_order_by_roll_left"]),
+    "finish_ties=shared": ('"shared"', ["finish_place_shared"]),
+}
+#: coverage that a switch value must never reach (the referee would also refuse such a race)
+SWITCH_NEVER = {
+    "penalty_gate=one": ["two_on_penalty_entry_square", "two_on_penalty_exit_square"],
 }
 EDGE_COVERAGE = ["group_over_finish", "finish_via_group", "stall", "X_first_and_last"]
 
@@ -152,11 +166,14 @@ def test_kernel_races_accepted_with_full_coverage():
 @pytest.mark.parametrize("switch", sorted(SWITCH_FLIPS))
 def test_kernel_races_accepted_with_switch_flipped(tmp_path, switch):
     value, keys = SWITCH_FLIPS[switch]
-    d = patched_data(tmp_path, switch, [(rf"^{switch} = \S+", f"{switch} = {value}")])
+    key = switch.split("=")[0]
+    d = patched_data(tmp_path, key, [(rf"^{key} = \S+", f"{key} = {value}")])
     races, cov, failures = referee_many(d, 150, 2)
     assert not failures, "\n".join(failures[:5])
     missing = [k for k in keys if cov[k] == 0]
     assert not missing, missing
+    reached = [k for k in SWITCH_NEVER.get(switch, []) if cov[k]]
+    assert not reached, reached
 
 
 def test_kernel_races_accepted_on_edge_data(tmp_path):
@@ -211,7 +228,11 @@ def random_game(rng):
     switches = {k: rng.choice(v) for k, v in dict(
         halve_rounding=['"up"', '"down"'], zone_rule=['"start"', '"steps"'],
         exit_roll=['"next_turn"', '"same_turn"'], exit_from=['"range"', '"exit_square"'],
-        specials_after_push=["true", "false"], chain_extra_rolls=["true", "false"]).items()}
+        specials_after_push=["true", "false"], chain_extra_rolls=["true", "false"],
+        shots_per_turn=['"one"', '"all"'], two_dice=['"one_racer"', '"two_racers"'],
+        calibre_uses_spare=["true", "false"], specials_on=['"landing"', '"passing"'],
+        penalty_gate=['"two"', '"one"', '"bypass"'],
+        finish_ties=['"turn_order"', '"leftover"', '"shared"']).items()}
     return (f"[rules]\nround_cap = {rng.choice([60, 300])}\ntargets = {rng.randint(1, 6)}\n"
             f"range_lines = 8\nmax_racers = 8\n"
             f"[dice]\nnumber = {sorted(rng.sample(range(1, 9), rng.randint(2, 6)))}\n"
