@@ -211,3 +211,11 @@ def test_reading_switches_reach_the_kernel(tmp_path):
         g = load_bundle(root, [Patch("game.toml", f"switches.{key}", value)]).game
         assert g[slot] == want and base[slot] == 0, key
         assert (np.delete(g, slot) == np.delete(base, slot)).all(), key
+
+
+def test_summary_names_the_readings_in_force(tmp_path):
+    from sim.mania.game import summary
+
+    root = copy_shipped(tmp_path / "d")
+    text = summary(load_bundle(root, [Patch("game.toml", "switches.finish_ties", "shared")]))
+    assert "finish_ties = shared" in text and "calibre_uses_spare = false" in text
