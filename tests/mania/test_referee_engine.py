@@ -343,3 +343,19 @@ def test_corrupted_kernel_logs_refused():
             assert not rep.ok, (i, j, a, log[j].tolist())
             refused += 1
     assert refused == 240
+
+
+def test_referee_reads_the_switches_of_the_race():
+    """A race played under other readings passes only when the referee is told those readings."""
+    from sim.validation import Patch
+
+    sw = dict(shots_per_turn="all", calibre_uses_spare=True, specials_on="passing",
+              penalty_gate="bypass", finish_ties="leftover")
+    bundle = load_bundle(SHIPPED, [Patch("game.toml", f"switches.{k}", v) for k, v in sw.items()])
+    _, _, log = play_one(bundle, "red", "relay", 8, seed=5, race=0, legs=2)
+    game = load_game(SHIPPED)
+    setup = dict(track="red", format="relay", teams=4, legs=2)
+    assert referee_race(game, {**setup, "switches": sw}, log).ok
+    for key in sw:                       # each reading on its own is seen by the referee
+        rep = referee_race(game, {**setup, "switches": {k: v for k, v in sw.items() if k != key}}, log)
+        assert not rep.ok, key
