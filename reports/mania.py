@@ -69,7 +69,7 @@ def table_time_section(ctx: Context, rows: pd.DataFrame) -> Section:
     table = turns.merge(minutes, on=keys).merge(p90, on=keys)
     s.intro = (f"Race length in the units a table plans with, per format and number of players (a relay "
                f"counts every leg as a player): turns each player takes (skipped turns not counted) and the "
-               f"minutes the whole game takes, assuming **{SECONDS_PER_TURN} seconds per turn** (roll, count the "
+               f"minutes the whole game takes, assuming {SECONDS_PER_TURN} seconds per turn (roll, count the "
                f"squares and move, or roll a shot and set a chip), one turn at a time. Minutes scale with that "
                f"assumption: at 15 s a turn, multiply by 1.5. With two_dice = \"two_racers\" two players roll at "
                f"once, so the minutes are an upper bound there. Intervals: {o.confidence:.0%}, over races; p90: nine "
