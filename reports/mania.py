@@ -208,7 +208,10 @@ def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
                              [c.name], wanted)
         races, measures = reading_races(cell_rows)
         e = R.paired_effects(races, src.base, measures, o.confidence, seed=len(effects))
-        effects.append(e.assign(cell=f"{c.name} ({c.trail}, {c.racers} seats)", teams=len(measures[1].columns)))
+        teams = len(measures[1].columns)
+        legs = int(races.n_racers.iloc[0]) // teams if len(races) else 1
+        who = f"{teams} teams of {legs}" if legs > 1 else f"{teams} racers"
+        effects.append(e.assign(cell=f"{c.name} ({c.trail}, {who})", teams=teams))
     e = pd.concat(effects, ignore_index=True)
     ranked = R.rank(e, ["cell"])
     desc = {v: src.variants[v].description for v in readings if v in src.variants}
