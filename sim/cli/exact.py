@@ -65,7 +65,7 @@ def cmd_exact(args: argparse.Namespace) -> int:
     for die in ("individual", "relay"):
         faces = getattr(data.dice, die)
         spares = max((fm.spare_shots for fm in data.formats if fm.shooting_die == die), default=0)
-        dist = penalty_distribution(faces, spare_shots=spares)
+        dist = penalty_distribution(faces, data.rules.targets, spares, data.switches.calibre_uses_spare)
         pens.append(pd.DataFrame({"die": die, "spare_shots": spares, "penalties": np.arange(len(dist)),
                                   "probability": dist}))
     pens = pd.concat(pens, ignore_index=True)

@@ -52,6 +52,9 @@ def summary(bundle: ManiaBundle) -> str:
     lines.append("formats: " + "; ".join(f"{f.name} ({f.laps} loops, shootings after loops "
                                           f"{', '.join(map(str, f.shootings))}, {f.shooting_die} die)"
                                           for f in d.formats))
+    lines.append("rule readings (game.toml [switches], docs/mania/rules.md): "
+                 + ", ".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}"
+                             for k, v in asdict(d.switches).items()))
     return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from kernels.mania.consts import (
-    DIE_NAMES, FACE_NAMES, FORMAT_NAMES, GREEN, MARK_LETTERS, MARK_T, MAX_LEGS, MAX_LOOP,
+    DIE_NAMES, FACE_NAMES, FORMAT_NAMES, GATE_NAMES, GREEN, TIES_NAMES, MARK_LETTERS, MARK_T, MAX_LEGS, MAX_LOOP,
     MAX_RACERS, MAX_SUB, NO_MARK, WHITE, ZONE_LETTERS,
 )
 
@@ -44,6 +44,12 @@ class Switches:
     exit_from: str = "range"
     specials_after_push: bool = True
     chain_extra_rolls: bool = True
+    shots_per_turn: str = "one"
+    two_dice: str = "one_racer"
+    calibre_uses_spare: bool = False
+    specials_on: str = "landing"
+    penalty_gate: str = "two"
+    finish_ties: str = "turn_order"
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,12 @@ def _read_game(p: Problems, root: Path):
         exit_from=s.choice("exit_from", ("range", "exit_square"), ds.exit_from),
         specials_after_push=s.bool("specials_after_push", ds.specials_after_push),
         chain_extra_rolls=s.bool("chain_extra_rolls", ds.chain_extra_rolls),
+        shots_per_turn=s.choice("shots_per_turn", ("one", "all"), ds.shots_per_turn),
+        two_dice=s.choice("two_dice", ("one_racer", "two_racers"), ds.two_dice),
+        calibre_uses_spare=s.bool("calibre_uses_spare", ds.calibre_uses_spare),
+        specials_on=s.choice("specials_on", ("landing", "passing"), ds.specials_on),
+        penalty_gate=s.choice("penalty_gate", GATE_NAMES, ds.penalty_gate),
+        finish_ties=s.choice("finish_ties", TIES_NAMES, ds.finish_ties),
     )
     s.done()
 
