@@ -24,10 +24,10 @@ import time
 import pandas as pd
 
 from . import games
-from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, same_play, study_store, \
-    summarise, summary_keys, warm_up
+from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
+    study_store, summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
-from .store import add_names
+from .store import FolderError, add_names, read_json
 from .precision import Target, capped_note, default_pilot, sizing
 from .validation import DataError, Patch, Problems, Table
 
@@ -268,15 +268,20 @@ def whole_blocks(study: Study, bundles: dict) -> list[str]:
 
 def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool = True,
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
-              log=print) -> pd.DataFrame:
+              log=print, repair: bool = False) -> pd.DataFrame:
     """Play every cell on every one of its variants; returns the summary counts (also written to
     OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk.
 
     The chunks of every cell and variant go into one task queue, so with many workers no worker
     waits for the last chunk of one cell before the next cell starts. A cell with a precision
     target plays its pilot in that queue, is sized from it (sim.precision), and plays the rest in
-    a second queue with every other sized cell."""
+    a second queue with every other sized cell.
+
+    A folder that holds a run, or a cell whose parts do not match its ledger, is refused
+    (FolderError, sim.store); `repair` sets such parts aside and plays their races again, and
+    rewrites a damaged or missing study.json."""
     out = Path(out)
+    refuse_other_kind(out, "study")
     bundles = check_study(study)
     for note in whole_blocks(study, bundles):
         log(f"note: {note}")
@@ -286,7 +291,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     base_bundle = bundles[BASE] if BASE in bundles else next(iter(bundles.values()))
     cells = [c for c in study.cells if only is None or c.name in only]
     out.mkdir(parents=True, exist_ok=True)
-    _write_study_json(study, out, command)
+    _write_study_json(study, out, command, repair)
     stores, summaries, planned = {}, {}, {}
     for cell in cells:
         first = cell.races
@@ -303,7 +308,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                       "target": None if cell.target is None else
                       {"half_width": cell.target.half_width, "confidence": cell.target.confidence,
                        "cap": cell.races, "pilot": first}})
-            store.open(m, IDENTITY, same_play)
+            store.open(m, IDENTITY, same_play, repair=repair, log=log)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [
                 summarise(store.read_part(path, [*keys, "won", "place", "eliminated", "stalled"]), keys)
@@ -396,7 +401,7 @@ def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int,
     return planned, capped_note(cell.target, needed, planned, widest, pilot), widest
 
 
-def _write_study_json(study: Study, out: Path, command: str) -> None:
+def _write_study_json(study: Study, out: Path, command: str, repair: bool = False) -> None:
     mod = games.game(study.game).load()
     doc = {"title": study.title, "description": study.description, "seed": study.seed, "game": study.game,
            "file": str(study.path), "file_text": study.path.read_text(encoding="utf-8"),
@@ -407,12 +412,20 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
                         for v in study.variants.values()}}
     path = out / "study.json"
     text = json.dumps(doc, indent=2, default=list)
+    old = None
     if path.exists():
-        new = json.loads(text)
         try:
-            old = json.loads(path.read_text())
-        except ValueError:
-            raise ValueError(f"{path} is not readable JSON; remove it to start the study afresh") from None
+            old = read_json(path, "study description", "run the same command with --repair to rewrite it (each "
+                            "cell's ledger vouches for its parts), or remove the folder")
+        except FolderError:
+            if not repair:
+                raise
+    elif any((out / "results").glob("cell=*")) and not repair:
+        raise FolderError(f"{path} is missing but {out} holds a study's results: the folder is damaged; run the "
+                          f"same command with --repair to rewrite it (each cell's ledger vouches for its parts), "
+                          f"or remove the folder")
+    if old is not None:
+        new = json.loads(text)
         why = _other_study(old, new)
         if why:
             raise ValueError(f"{out} holds another study ({why}); choose another folder or remove it")

@@ -64,6 +64,13 @@ def jobs_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
 
 
+def repair_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repair", action="store_true",
+                   help="set aside (in OUT/damaged/) every part that does not match the folder's ledger (missing, "
+                        "extra, altered, foreign) and play its races again; rewrite a damaged or missing manifest "
+                        "from the ledger")
+
+
 def wrap(text: str, width: int = 98) -> list[str]:
     import textwrap
 

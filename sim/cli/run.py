@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, jobs_option, load_or_report, out_dir, races_count, seed_value,
-    split_list,
+    EXIT_BAD_DATA, data_option, fail, game_options, jobs_option, load_or_report, out_dir, races_count, repair_option,
+    seed_value, split_list,
 )
 
 
@@ -49,6 +49,7 @@ def add_parser(sub, info) -> None:
                    "chunk, in DIR/results/) and the manifest here; the same command resumes")
     u.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
+    repair_option(u)
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     data_option(u)
     u.set_defaults(func=cmd_run)
@@ -109,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         _, run = run_races(bundle, design, races, args.seed, game=info.name, chunk_size=args.chunk,
                            n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
-                           collect=False, scheduler=args.scheduler, target=target)
+                           collect=False, scheduler=args.scheduler, target=target, repair=args.repair, log=print)
     except (KeyError, ValueError, OSError) as exc:
         return fail("run", str(exc.args[0]) if exc.args else str(exc))
     if target is not None:

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import fail, jobs_value, out_dir, print_problems, split_list
+from .common import fail, jobs_value, out_dir, print_problems, repair_option, split_list
 
 
 def add_parser(sub) -> None:
@@ -30,6 +30,7 @@ def add_parser(sub) -> None:
     st.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the chunks on the dask.distributed cluster at ADDRESS")
     st.add_argument("--dry-run", action="store_true", help="check the study and list its cells; play nothing")
+    repair_option(st)
     st.add_argument("--quiet", action="store_true", help="no progress bars")
     st.set_defaults(func=cmd_study)
 
@@ -75,7 +76,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     compile_notice(study.game)
     try:
         summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
-                            scheduler=args.scheduler, command=command, only=only)
+                            scheduler=args.scheduler, command=command, only=only, repair=args.repair)
     except DataError as exc:
         return print_problems(args.file, exc)
     except (KeyError, ValueError, OSError) as exc:
