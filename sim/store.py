@@ -66,6 +66,18 @@ def identity_hash(identity: dict) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
+def ledger_identity(manifest: dict, keys: tuple[str, ...], normalise=None) -> dict:
+    """The identity a store's parts are played under: the manifest's `keys` (each through
+    `normalise(key, value)` when given) and, in a study, the cell and variant."""
+    manifest = json.loads(json.dumps(manifest))
+    norm = normalise or (lambda key, value: value)
+    ident = {key: norm(key, manifest.get(key)) for key in keys}
+    for key in ("cell", "variant"):
+        if key in manifest:
+            ident[key] = manifest[key]
+    return ident
+
+
 def checksum(path: Path) -> str:
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
@@ -121,10 +133,7 @@ class ChunkStore:
         rewrite a damaged or missing manifest when the ledger vouches for the parts."""
         manifest = json.loads(json.dumps(manifest))
         norm = normalise or (lambda key, value: value)
-        ident = {key: norm(key, manifest.get(key)) for key in identity}
-        for key in ("cell", "variant"):
-            if key in manifest:
-                ident[key] = manifest[key]
+        ident = ledger_identity(manifest, identity, normalise)
         old = None
         if self.manifest_path.exists():
             try:
@@ -357,11 +366,22 @@ class ChunkStore:
             os.replace(tmp, final)
         return seats_frame
 
-    def adopt(self, identity: dict, entries: list[dict]) -> None:
-        """Write the ledger of a store from before ledgers (sim.adopt has checked the parts):
-        `entries` as write() makes them."""
+    def adopt(self, identity: dict) -> None:
+        """Write the ledger of a store from before ledgers, listing every part there as it is
+        (sim.adopt checks them first)."""
+        import pyarrow.parquet as pq
+
+        entries = []
+        for path in sorted(self.seats.glob("part-*.parquet")):
+            m = _PART.match(path.name)
+            entry = {"first": int(m.group(1)), "end": int(m.group(2)), "identity": identity_hash(identity)}
+            for table in ("seats", "visits"):
+                file = self._folder(table) / path.name
+                entry[table] = {"rows": pq.read_metadata(file).num_rows, "bytes": file.stat().st_size,
+                                "sha256": checksum(file)}
+            entries.append(entry)
         self._ledger = {"format": LEDGER_FORMAT, "identity": identity, "identity_hash": identity_hash(identity),
-                        "parts": [{**e, "identity": identity_hash(identity)} for e in entries]}
+                        "parts": entries}
         self._save_ledger()
 
     @staticmethod
@@ -420,4 +440,5 @@ def add_names(df: pd.DataFrame, names: dict[str, list[str]]) -> pd.DataFrame:
     return df
 
 
-__all__ = ["ChunkStore", "FolderError", "frame", "part_name", "add_names", "identity_hash", "checksum"]
+__all__ = ["ChunkStore", "FolderError", "frame", "part_name", "add_names", "identity_hash", "ledger_identity",
+           "checksum"]

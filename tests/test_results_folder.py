@@ -189,3 +189,27 @@ def test_a_damaged_study_is_refused_naming_the_cell_part(study_dir, tmp_path, ca
     refused(capsys, study, "study.json is missing")
     assert main([*study, "--repair"]) == 0
     reads_whole(study_dir, 2 * 96)
+
+
+def test_a_folder_from_before_ledgers_is_adopted_after_its_parts_are_checked(run_dir, study_dir, made, capsys):
+    (run_dir / "ledger.json").unlink()
+    for ledger in study_dir.rglob("_ledger.json"):
+        ledger.unlink()
+    assert main(["adopt", str(run_dir)]) == 0 and main(["adopt", str(study_dir)]) == 0
+    assert "4 part(s) adopted" in capsys.readouterr().out
+    reads_whole(run_dir, 96)
+    reads_whole(study_dir, 2 * 96)
+    assert main(resume(run_dir)) == 0
+
+
+def test_adopt_refuses_a_foreign_or_overlapping_part(run_dir, made, capsys):
+    (run_dir / "ledger.json").unlink()
+    theirs = parts(made / "seed4")[1]
+    for table in ("results", "visits"):
+        shutil.copy(made / "seed4" / table / theirs.name, run_dir / table / theirs.name)
+    refused(capsys, ["adopt", str(run_dir)], theirs.name, "foreign or altered")
+    assert not (run_dir / "ledger.json").exists()
+    shutil.copy(parts(made / "run")[1], run_dir / "results" / theirs.name)
+    shutil.copy(parts(run_dir)[0], run_dir / "results" / "part-000000000000-000000000030.parquet")
+    shutil.copy(parts(run_dir, "visits")[0], run_dir / "visits" / "part-000000000000-000000000030.parquet")
+    refused(capsys, ["adopt", str(run_dir)], "part-000000000000-000000000030.parquet overlaps part-000000000000-000000000024")

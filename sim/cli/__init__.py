@@ -6,10 +6,11 @@ import argparse
 import sys
 
 from ..validation import DataError
-from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact, compile, balance
+from . import validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile, balance
 from .common import fail, print_problems
 
-COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact, compile, balance)
+COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
+            balance)
 #: commands whose options depend on the game (they take the GameInfo)
 GAME_AWARE = (run, bench)
 

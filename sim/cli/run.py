@@ -18,9 +18,10 @@ def add_parser(sub, info) -> None:
         description=f"Play races 0 .. N-1 of one design with a seed, in chunks over joblib workers, "
                     f"and print the win rate per {info.entrant}. With --out, every finished chunk is "
                     "written at once and the same command run again resumes; the table "
-                    "(results.parquet, one row per race and racer) and a manifest (seed, data hash, "
-                    "design, version, command) are written there. The table is the same whatever "
-                    "--jobs and --chunk.",
+                    "(DIR/results/part-*.parquet, one row per race and racer; range visits in DIR/visits/), "
+                    "a manifest (seed, data hash, design, version, command) and a ledger of the parts "
+                    "(their checksums: resume and report refuse a folder that does not match it) are "
+                    "written there. The table is the same whatever --jobs and --chunk.",
         epilog=_EXAMPLES.get(info.name, ""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     u.add_argument(f"--{info.scenario}", dest="scenario", metavar=info.scenario.upper(), required=True)
