@@ -52,6 +52,7 @@ class Cell:
     variants: tuple[str, ...]
     seed: int
     target: Target | None = None     # a precision to reach instead of a fixed count (sim.precision)
+    same_as: str = ""                # the cell whose races it plays (same_races_as), "" for its own
 
 
 @dataclass
@@ -133,6 +134,10 @@ def load_study(path: str | Path) -> Study:
     names = [c.name for c in cells]
     for n in sorted({n for n in names if names.count(n) > 1}):
         problems.add(file, f"cell {n!r}", "name", "is used by two cells; give each cell its own name")
+    for c in cells:
+        if c.same_as and c.same_as not in names:
+            problems.add(file, f"cell {c.name!r}", "same_races_as",
+                         f"names no cell {c.same_as!r} of this study; cells: {', '.join(names)}")
     problems.raise_if_any()
     return Study(path, title, description, seed, game, chunk, data, variants, cells)
 
@@ -221,8 +226,9 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
                     continue
                 cell_seed_value = cell_seed(study_seed, other)
             else:
-                cell_seed_value = seed if seed >= 0 else cell_seed(study_seed, name)
-            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target))
+                cell_seed_value, other = (seed if seed >= 0 else cell_seed(study_seed, name)), ""
+            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target,
+                            other))
     return out
 
 
@@ -239,6 +245,10 @@ def check_study(study: Study) -> dict:
         try:
             bundles[name] = mod.load_bundle(study.data, variant.patches)
         except DataError as exc:
+            whose = games.wrong_game(games.game(study.game), study.data)
+            if whose:
+                problems.add(file, "", "data", whose)
+                break
             problems.items.extend(exc.problems)
     if BASE in bundles:
         for cell in study.cells:

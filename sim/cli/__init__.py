@@ -7,7 +7,7 @@ import sys
 
 from ..validation import DataError
 from . import validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile, balance
-from .common import fail, print_problems
+from .common import fail, print_problems, reason
 
 COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
             balance)
@@ -100,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         # BIATHLON_TRACEBACK=1 shows where it came from
         if os.environ.get("BIATHLON_TRACEBACK"):
             raise
-        text = str(exc.args[0]) if exc.args and isinstance(exc, KeyError) else str(exc)
-        return fail(args.command, text or type(exc).__name__)
+        return fail(args.command, reason(exc))
     except MemoryError:
         return fail(args.command, "ran out of memory; ask for fewer races per chunk (--chunk) or fewer workers")
 

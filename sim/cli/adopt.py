@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..validation import DataError
-from .common import data_option, fail, print_problems
+from .common import data_option, fail, print_problems, reason
 
 
 def add_parser(sub) -> None:
@@ -30,6 +30,6 @@ def cmd_adopt(args: argparse.Namespace) -> int:
     except DataError as exc:
         return print_problems(args.data or "the manifest's data", exc)
     except (KeyError, ValueError, OSError) as exc:
-        return fail("adopt", str(exc.args[0]) if exc.args else str(exc))
+        return fail("adopt", reason(exc))
     print(f"{n} part(s) adopted: report and resume accept {args.folder} again")
     return 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, racer_counts, races_count, seed_value,
-    split_list, worker_counts,
+    EXIT_BAD_DATA, data_option, fail, game_options, option_arguments, load_or_report, racer_counts, races_count, seed_value,
+    split_list, worker_counts, reason,
 )
 
 
@@ -23,9 +23,7 @@ def add_parser(sub, info) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument(f"--{info.scenario}s", dest="trails", default=None, metavar=f"{info.scenario.upper()}S",
                    help=f"comma-separated {info.scenario} names (default: all)")
-    for option, values in info.options.items():
-        b.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
-                       choices=[str(v) for v in values], help=f"default {values[0]}")
+    option_arguments(b, info)
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=races_count, default=20000, help="races per cell (default: 20000)")
     b.add_argument("--players", "--player", dest="player", default="heuristic",
@@ -59,7 +57,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         racers = racer_counts(args.racers)
         player = resolve(args.player)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     if not all(2 <= n <= 6 for n in racers) or args.races < 1:
         return bad("--racers must lie in 2..6 and --races be at least 1")
     df = bench(bundle, trails, racers, args.races, player, args.seed)
@@ -99,7 +97,7 @@ def bench_other(args: argparse.Namespace, bad) -> int:
             raise ValueError("--races must be at least 1")
         df = bench_game(info.name, bundle, scenarios, racers, args.races, options or None, args.seed)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
           f"this machine; {info.title}; data {bundle.data_hash}"
           + "".join(f"; {k} {v}" for k, v in options.items()))

@@ -17,16 +17,63 @@ def fail(command: str, message: str) -> int:
     return EXIT_BAD_DATA
 
 
+#: what an operating-system error means to someone running a command, in words (no errno number)
+_OS_WORDS = {
+    "ENOSPC": "the disk is full; free some space and run the same command again (a run or study with --out "
+              "resumes where it stopped)",
+    "EDQUOT": "the disk quota is used up; free some space and run the same command again",
+    "EACCES": "permission denied: choose a folder you may write",
+    "EPERM": "permission denied: choose a folder you may write",
+    "ENOENT": "no such file or folder",
+    "EROFS": "the file system is read-only: choose another folder",
+    "EISDIR": "is a folder, where a file was expected",
+    "ENOTDIR": "a part of the path is a file, where a folder was expected",
+    "EEXIST": "already exists",
+    "EIO": "the disk could not be read or written (input/output error)",
+}
+
+
+def reason(exc: BaseException) -> str:
+    """One line for an error a command refuses with: a library's message as it is; an operating
+    system's error as the file it concerns and what went wrong in words, never an errno number."""
+    import errno
+
+    if isinstance(exc, OSError) and (exc.errno is not None or exc.strerror):
+        name = errno.errorcode.get(exc.errno, "")
+        what = _OS_WORDS.get(name, (exc.strerror or type(exc).__name__).lower())
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {what}" if where else what
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    text = str(exc.args[0]) if len(exc.args) == 1 else str(exc)
+    return text or type(exc).__name__
+
+
 def load_or_report(data, patches=(), game: str | None = None):
     """The compiled bundle of a data directory of `game` (default Blast; with patches: a data
     variant), or None after printing one line per problem."""
     from .. import games
 
+    info = games.game(game)
     try:
-        return games.game(game).load().load_bundle(data, patches)
+        return info.load().load_bundle(data, patches)
     except DataError as exc:
-        print_problems(data or "the shipped data", exc)
+        whose = games.wrong_game(info, _data_dir(data))
+        if whose:
+            print(f"biathlon-sim: {whose}", file=sys.stderr)
+        else:
+            print_problems(data or "the shipped data", exc)
         return None
+
+
+def _data_dir(data):
+    """The folder a --data value names (a shipped example set's name resolves to its folder)."""
+    if data is None:
+        return None
+    if Path(data).is_dir():
+        return data
+    shipped = Path(__file__).resolve().parent.parent / "data" / "examples" / str(data)
+    return shipped if shipped.is_dir() else data
 
 
 def only_for(args: argparse.Namespace, command: str, *supported: str) -> int | None:
@@ -100,6 +147,19 @@ def whole(lo: int, hi: int, what: str = "a whole number"):
         return value
     parse.__name__ = "whole number"
     return parse
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (minutes, a share)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0 such as 10 or 2.5, got {text!r}")
+    return value
 
 
 races_count = whole(1, MAX_RACES)
@@ -190,9 +250,19 @@ def worker_counts(text: str) -> list[int]:
 
 
 def game_options(info, args: argparse.Namespace) -> dict:
-    """The game's options as the command line gave them (--format relay), typed like the option's
-    allowed values (legs 4, not '4')."""
+    """The game's options the command line gave (--format relay), typed like the option's allowed
+    values (legs 4, not '4'); those not given are left out, so the game fills its defaults and can
+    refuse one that does not apply (--legs without the relay format)."""
     def typed(values: tuple, text: str):
         return next((v for v in values if str(v) == text), text)
 
-    return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options
+            if getattr(args, f"option_{k}", None) is not None}
+
+
+def option_arguments(p: argparse.ArgumentParser, info) -> None:
+    """The game's options (Mania's --format, --legs, ...), each with its allowed values; not given,
+    the game's default."""
+    for option, values in info.options.items():
+        p.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=None,
+                       choices=[str(v) for v in values], help=f"default {values[0]}")

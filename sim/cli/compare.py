@@ -6,8 +6,8 @@ import sys
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, fail, jobs_option, load_or_report, only_for, out_dir, races_count, seed_value,
-    split_list,
+    EXIT_BAD_DATA, MAX_RACES, fail, jobs_option, load_or_report, only_for, out_dir, races_count, reason,
+    seed_value, split_list, whole,
 )
 
 
@@ -53,7 +53,8 @@ def add_parser(sub) -> None:
     co.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
     co.add_argument("--correction", choices=("holm", "bh"), default="holm",
                     help="multiple-comparison correction over the rows (default holm)")
-    co.add_argument("--rows", type=int, default=None, help="print only the first N rows (default all)")
+    co.add_argument("--rows", type=whole(1, MAX_RACES, "a number of rows"), default=None,
+                    help="print only the first N rows (default all)")
     co.add_argument("--chunk", type=races_count, default=4800, help="races per task (default 4800)")
     jobs_option(co)
     co.add_argument("--out", default=None, metavar="DIR", type=out_dir,
@@ -106,7 +107,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                          tuple(split_list(args.players) or ["balanced"]), args.chunk, args.jobs,
                          progress=not args.quiet, correction=args.correction)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(result.describe())

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list,
+    split_list, reason,
 )
 
 #: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
@@ -85,8 +86,8 @@ def add_parser(sub) -> None:
                           "random,balanced,steady,sprinter,sharpshooter; add lookahead for the strength "
                           "reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
-    lad.add_argument("--trail", "--course", dest="trail", metavar="NAME", required=True,
-                     help="the trail (Blast) or course (Ski Tour) to race on")
+    lad.add_argument("--trail", "--course", "--track", dest="trail", metavar="NAME", default=None,
+                     help="the trail (Blast) or course (Ski Tour) to race on (required)")
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=seed_value, default=1)
@@ -109,6 +110,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
     if args.races < 1:
         return bad(f"--races must be at least 1, got {args.races}")
+    if args.trail is None:
+        return bad(f"give the {info.scenario} to race on: --{info.scenario} NAME")
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
@@ -128,9 +131,12 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             result = ladder(bundle, players, args.trail, args.racers, args.races, args.seed, args.jobs,
                             progress=not args.quiet, known=known, **game)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
+    if result.races != args.races:
+        print(f"note: {args.races:,} races rounded up to {result.races:,}, whole blocks of "
+              f"{len(result.arrangements)} seat arrangements on the same race indices (and balanced line-ups)")
     print(result.describe())
     print(f"win rate per seat raced, with 95% Wilson interval (data {bundle.data_hash}):")
     print(result.table.round(4).to_string())
@@ -142,6 +148,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         pairs["p"] = [("<1e-15" if p < 1e-15 else f"{p:.2g}") for p in pairs.p]
         print(pairs.to_string(index=False))
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)      # out_file checked it can be made
         result.table.to_csv(args.out)
         print(f"table: {args.out}")
         from reports.pages import ladder_page, page_beside

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, fail, load_or_report, seed_value, split_list
+from .common import EXIT_BAD_DATA, fail, load_or_report, reason, seed_value, split_list
 
 
 def add_parser(sub) -> None:
@@ -85,7 +85,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         setup = make_setup(bundle, args.trail, biathletes, colours, players)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
     return 0
 
@@ -100,6 +100,9 @@ def replay_from_run(args: argparse.Namespace, bad) -> int:
     path = Path(args.run) / "manifest.json"
     try:
         manifest = read_manifest(args.run)
+    except ValueError as exc:
+        return bad(reason(exc))
+    try:
         design = design_from_manifest(manifest)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return bad(f"{path}: not the manifest of a run ({exc})")

@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, jobs_option, load_or_report, out_dir, races_count, repair_option,
-    seed_value, split_list,
+    EXIT_BAD_DATA, data_option, fail, game_options, option_arguments, jobs_option, load_or_report, out_dir, races_count, repair_option,
+    seed_value, split_list, reason,
 )
 
 
@@ -31,9 +31,7 @@ def add_parser(sub, info) -> None:
     if "colour" in info.axes:
         u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up"
                        if info.name == "blast" else "fixed colours, comma-separated (seat order)")
-    for option, values in info.options.items():
-        u.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
-                       choices=[str(v) for v in values], help=f"default {values[0]}")
+    option_arguments(u, info)
     u.add_argument("--players", default=None,
                    help="one player for all seats or one per seat, comma-separated: persona names "
                         "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
@@ -90,11 +88,11 @@ def cmd_run(args: argparse.Namespace) -> int:
                                           fixed=fixed, players=tuple(split_list(args.players) or ["balanced"]),
                                           options=options or None)
     except (KeyError, ValueError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+        return fail("run", reason(exc))
     try:
         info.load().check_design(bundle, design)
     except (KeyError, ValueError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+        return fail("run", reason(exc))
     races = whole_blocks(info.name, bundle, design, args.races)
     target = None
     if args.precision_pp is not None:
@@ -113,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                            n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
                            collect=False, scheduler=args.scheduler, target=target, repair=args.repair, log=print)
     except (KeyError, ValueError, OSError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+        return fail("run", reason(exc))
     if target is not None:
         print(f"sized to {run.planned:,} races for {target.describe()}")
         races = run.planned

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import fail, jobs_value, out_dir, print_problems, repair_option, split_list
+from .common import fail, jobs_value, out_dir, print_problems, reason, repair_option, split_list
 
 
 def add_parser(sub) -> None:
@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                     "the same command resumes where it stopped.",
         epilog="examples:\n  biathlon-sim study experiments/wax_value.toml --out runs/wax --jobs 2\n"
                "  biathlon-sim study experiments/balance.toml --dry-run      # list the cells\n"
-               "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells kurz-4\n"
+               "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells balanced-Kurz\n"
                "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     st.add_argument("file", metavar="FILE", help="the study file (TOML)")
@@ -49,6 +49,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     except DataError as exc:
         return print_problems(args.file, exc)
     only = split_list(args.cells)
+    if args.cells is not None and not only:
+        return bad(f"--cells names no cell; give cell names, comma-separated: {', '.join(c.name for c in study.cells)}")
     if only:
         unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
         if unknown:
@@ -80,7 +82,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     except DataError as exc:
         return print_problems(args.file, exc)
     except (KeyError, ValueError, OSError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
           f"counts: {args.out}/summary.csv")
     stalled = summary.groupby(["cell", "variant"]).sum(numeric_only=True)

@@ -7,7 +7,7 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list, wrap,
+    split_list, wrap, reason,
 )
 from .ladder import player_game_options, players_game
 
@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
     tu.add_argument("--check-races", type=races_count, default=20000,
                     help="races per trail of the final head-to-head (default 20000)")
     tu.add_argument("--seed", type=seed_value, default=1)
-    tu.add_argument("--check-seed", type=int, default=None, help="seed of the final check (default --seed + 1)")
+    tu.add_argument("--check-seed", type=seed_value, default=None, help="seed of the final check (default --seed + 1)")
     jobs_option(tu)
     tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
@@ -95,7 +95,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
                       args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
                       options=options or None)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(f"weights: {result.weight_changes()}")

@@ -6,7 +6,7 @@ import argparse
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_dir, races_count,
-    seed_value, split_list,
+    seed_value, split_list, reason,
 )
 
 
@@ -77,7 +77,7 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
         cups = play_world_cups(bundle, rules, args.cups, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
                                progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(cups.describe() + f"; data {bundle.data_hash}")

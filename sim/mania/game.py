@@ -111,6 +111,9 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
         raise ValueError(f"Biathlon Mania has no decisions to make, so no players to choose: every seat "
                          f"is played by the dice (got {', '.join(map(str, bad))})")
     colours = fixed.get("colour")
+    if opts["format"] != "relay" and "legs" in (options or {}):
+        raise ValueError(f"legs applies to the relay format only, not {opts['format'].replace('_', ' ')}: "
+                         f"give format relay, or leave legs out")
     return Design(scenario, racers, opts["format"], int(opts["legs"]), int(opts["number_dice"]),
                   int(opts["shooting_dice"]), tuple(colours) if colours else None)
 
@@ -137,6 +140,9 @@ def check_design(bundle: ManiaBundle, design: Design) -> None:
             raise ValueError(f"no figure colour {unknown[0]!r}; known: {', '.join(FIGURE_COLOURS)}")
         if len(design.colours) != design.seats:
             raise ValueError(f"{design.seats} seats need {design.seats} colours, got {len(design.colours)}")
+        twice = sorted({c for c in design.colours if design.colours.count(c) > 1})
+        if twice and not design.relay:
+            raise ValueError(f"each figure colour races once; {', '.join(twice)} is named twice")
     elif design.seats > len(FIGURE_COLOURS) and not design.relay:
         raise ValueError(f"{design.seats} racers but only {len(FIGURE_COLOURS)} figure colours")
 

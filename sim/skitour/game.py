@@ -10,6 +10,8 @@ race ends at the first finisher) and `side` ("basic" or "advanced").
 """
 from __future__ import annotations
 
+import tomllib
+
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -136,7 +138,11 @@ def check_design(bundle: SkiTourBundle, design: Design) -> None:
     for p in design.players:
         try:
             spec = get_player(p)
-        except (ValueError, OSError) as exc:
+        except tomllib.TOMLDecodeError as exc:      # a persona file's syntax: name the file, not only the line
+            raise ValueError(f"persona file {str(p)!r} is not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read persona file {str(p)!r}: {exc.strerror or exc}") from None
+        except ValueError as exc:
             raise ValueError(str(exc)) from None
         if seen.setdefault(_name(p), spec) != spec:
             raise ValueError(f"two different players are named {_name(p)!r}; give each its own name")
