@@ -12,7 +12,7 @@ from .common import fail, print_problems, reason
 COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
             balance)
 #: commands whose options depend on the game (they take the GameInfo)
-GAME_AWARE = (run, bench)
+GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay)
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:
@@ -51,7 +51,7 @@ class OneLineParser(argparse.ArgumentParser):
         default, text = kwargs.get("default"), kwargs.get("help")
         flag = kwargs.get("action") in ("store_true", "store_false", "help", "version")
         if args and str(args[0]).startswith("-") and not flag and default is not None \
-                and default is not argparse.SUPPRESS and "default" not in (text or ""):
+                and default is not argparse.SUPPRESS and text is not argparse.SUPPRESS and "default" not in (text or ""):
             kwargs["help"] = f"{text} (default: {default})" if text else f"default: {default}"
         return super().add_argument(*args, **kwargs)
 
@@ -83,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(_game_of(argv)).parse_args(argv)
     except SystemExit as exc:            # a usage error (one line printed, status 2) or --help (0)
         return exc.code if isinstance(exc.code, int) else 2
+    for dest, flag in getattr(args, "required_options", ()):
+        if getattr(args, dest, None) is None:
+            return fail(args.command, f"{flag} is required (see biathlon-sim {args.command} --help)")
     try:
         return args.func(args)
     except BrokenPipeError:

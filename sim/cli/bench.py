@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, option_arguments, load_or_report, racer_counts, races_count, seed_value,
-    split_list, worker_counts, reason,
+    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, option_arguments, racer_counts, races_count,
+    reason, scenario_option, seed_value, split_list, worker_counts,
 )
 
 
@@ -17,17 +17,16 @@ def add_parser(sub, info) -> None:
                     "loading compiled kernels from the cache) is timed separately. With --scaling, also "
                     "time whole runs (chunks, workers, tables on the side) for each worker count and "
                     "print the speed-up over the first.",
-        epilog="examples:\n  biathlon-sim bench --trails Kurz --racers 4\n"
+        epilog="examples:\n  biathlon-sim bench --trail Kurz --racers 4\n"
                "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
-               "  biathlon-sim bench --trails Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
+               "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument(f"--{info.scenario}s", dest="trails", default=None, metavar=f"{info.scenario.upper()}S",
-                   help=f"comma-separated {info.scenario} names (default: all)")
+    scenario_option(b, info, "trails", several=True, more=" (default: all)")
     option_arguments(b, info)
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=races_count, default=20000, help="races per cell (default: 20000)")
-    b.add_argument("--players", "--player", dest="player", default="heuristic",
-                   help="player for every seat (default: heuristic)")
+    b.add_argument("--players", "--player", dest="player", default="balanced",
+                   help="player for every seat (default: balanced)")
     b.add_argument("--seed", type=seed_value, default=1)
     b.add_argument("--scaling", default=None, metavar="JOBS", type=worker_counts,
                    help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")

@@ -111,6 +111,33 @@ def jobs_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
 
 
+#: every game's word for where a race is run (sim.games: GameInfo.scenario)
+SCENARIO_WORDS = ("trail", "track", "course")
+
+
+def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, default=None,
+                    required: bool = False, more: str = "") -> None:
+    """The option naming where races are run, in the chosen game's word and in the singular
+    (--trail, --track, --course) whatever the command; `several`: a comma list is allowed. The
+    plural of the same word is understood too (commands once spelled it so); another game's word
+    is refused with one line that says the game's own."""
+    word = info.scenario
+    what = f"comma-separated {word}s" if several else f"the {word}"
+    p.add_argument(f"--{word}", dest=dest, metavar=word.upper() + ("S" if several else ""), default=default,
+                   help=f"{what} to race on{more}" + (" (required)" if required else ""))
+    if required:           # checked after parsing (sim.cli.main): the plural satisfies it too
+        p.set_defaults(required_options=[(dest, f"--{word}")])
+    p.add_argument(f"--{word}s", dest=dest, default=default, help=argparse.SUPPRESS)
+    title = info.title
+
+    class OtherWord(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"{option_string} is not an option here: {title} races on a {word}; say --{word}")
+
+    others = [f"--{w}{s}" for w in SCENARIO_WORDS if w != word for s in ("", "s")]
+    p.add_argument(*others, action=OtherWord, dest=f"other_{dest}", help=argparse.SUPPRESS)
+
+
 def repair_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true",
                    help="set aside (in OUT/damaged/) every part that does not match the folder's ledger (missing, "
@@ -258,6 +285,48 @@ def game_options(info, args: argparse.Namespace) -> dict:
 
     return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options
             if getattr(args, f"option_{k}", None) is not None}
+
+
+def design_arguments(p: argparse.ArgumentParser, info) -> None:
+    """What a design takes on the command line besides where it races: racers, the line-up fixed
+    along the game's seat axes (Blast's --biathletes and --colours, Mania's --colours), the game's
+    options and the players."""
+    p.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
+    if "biathlete" in info.axes:
+        p.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
+    if "colour" in info.axes:
+        p.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up (with --biathletes)"
+                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
+    option_arguments(p, info)
+    if info.players:
+        p.add_argument("--players", default=None,
+                       help=f"one player for all seats or one per seat, comma-separated: {persona_names(info)}, "
+                            f"random, or persona files (.toml); default: balanced")
+
+
+def persona_names(info) -> str:
+    """The game's shipped personas, by name (their files' names): what help lists."""
+    folder = Path(__file__).resolve().parent.parent / "data" / "players" / info.name
+    return ", ".join(sorted(p.stem for p in folder.glob("*.toml"))) or "none"
+
+
+def design_of(info, args: argparse.Namespace, bundle):
+    """The design the command line describes (design_arguments), checked against the data;
+    ValueError or KeyError (one line) otherwise."""
+    fixed = {}
+    biathletes = split_list(getattr(args, "biathletes", None))
+    colours = split_list(getattr(args, "colours", None))
+    if biathletes:
+        fixed["biathlete"] = tuple(biathletes)
+    if colours:
+        fixed["colour"] = tuple(c.lower() for c in colours)
+    options = game_options(info, args)
+    mod = info.load()
+    design = mod.make_design(args.scenario, len(biathletes) if biathletes else args.racers, fixed=fixed,
+                             players=tuple(split_list(getattr(args, "players", None)) or ["balanced"]),
+                             options=options or None)
+    mod.check_design(bundle, design)
+    return design
 
 
 def option_arguments(p: argparse.ArgumentParser, info) -> None:

@@ -7,11 +7,11 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, MAX_RACES, fail, jobs_option, load_or_report, only_for, out_dir, races_count, reason,
-    seed_value, split_list, whole,
+    scenario_option, seed_value, split_list, whole,
 )
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     co = sub.add_parser(
         "compare", help="what-if: a base and a changed data set on the same races, win rates compared",
         description="Play the same races on a base data set and a changed one (--changed DIR, or the base "
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                     "does not fit is reported one line per problem, exit status 2.",
         epilog="examples:\n"
                "  biathlon-sim compare --set 'biathletes/olsson.toml:accuracy=[2,4,5]' --races 40000 --jobs 2\n"
-               "  biathlon-sim compare --set 'biathletes/olsson.toml:card[Long Glide].top.flat=7' --trails Kurz\n"
+               "  biathlon-sim compare --set 'biathletes/olsson.toml:card[Long Glide].top.flat=7' --trail Kurz\n"
                "  biathlon-sim compare --set game.toml:gear.red.bullets=5 --set 'game.toml:gear.red.wax={ black = 1 }'\n"
                "  biathlon-sim compare --set game.toml:switches.coach_boost=until_usable --out runs/coach\n"
                "  biathlon-sim compare --base my-data --changed my-data-v2 --racers 5 --races 20000",
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     co.add_argument("--changed", default=None, metavar="DIR", help="changed data directory")
     co.add_argument("--set", action="append", default=None, metavar="FILE:PATH=VALUE",
                     help="change one value of the base data (repeat for several changes)")
-    co.add_argument("--trails", default=None, help="comma-separated trails (default: all)")
+    scenario_option(co, info, "trails", several=True, more=" (default: all)")
     co.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     co.add_argument("--races", type=races_count, default=9600,
                     help="races per trail on each data set, rounded up to whole blocks of line-ups "

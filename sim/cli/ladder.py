@@ -7,7 +7,7 @@ from pathlib import Path
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list, reason,
+    SCENARIO_WORDS, reason, scenario_option, split_list,
 )
 
 #: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
@@ -57,7 +57,7 @@ def players_game(args: argparse.Namespace, command: str):
     return info, options
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     lad = sub.add_parser(
         "ladder", help="play players against each other and rank them by win rate",
         description="Play players (names, or persona files ending in .toml) against each other with "
@@ -86,8 +86,10 @@ def add_parser(sub) -> None:
                           "random,balanced,steady,sprinter,sharpshooter; add lookahead for the strength "
                           "reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
-    lad.add_argument("--trail", "--course", "--track", dest="trail", metavar="NAME", default=None,
-                     help="the trail (Blast) or course (Ski Tour) to race on (required)")
+    if info.players:
+        scenario_option(lad, info, "trail", several=False, more=" (required)")
+    else:                 # a game without players: whatever it says, the command refuses it below
+        lad.add_argument(*(f"--{w}" for w in SCENARIO_WORDS), dest="trail", default=None, help=argparse.SUPPRESS)
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=seed_value, default=1)

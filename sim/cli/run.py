@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, option_arguments, jobs_option, load_or_report, out_dir, races_count, repair_option,
-    seed_value, split_list, reason,
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, fail, jobs_option, load_or_report, out_dir,
+    races_count, reason, repair_option, scenario_option, seed_value,
 )
 
 
@@ -24,18 +24,8 @@ def add_parser(sub, info) -> None:
                     "written there. The table is the same whatever --jobs and --chunk.",
         epilog=_EXAMPLES.get(info.name, ""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    u.add_argument(f"--{info.scenario}", dest="scenario", metavar=info.scenario.upper(), required=True)
-    u.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
-    if "biathlete" in info.axes:
-        u.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
-    if "colour" in info.axes:
-        u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up"
-                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
-    option_arguments(u, info)
-    u.add_argument("--players", default=None,
-                   help="one player for all seats or one per seat, comma-separated: persona names "
-                        "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
-                        "files (.toml); default: balanced")
+    scenario_option(u, info, "scenario", several=False, required=True)
+    design_arguments(u, info)
     u.add_argument("--races", type=races_count, default=10000,
                    help="races to play (default 10000); with --precision-pp, the most it may play")
     u.add_argument("--precision-pp", type=float, default=None, metavar="PP",
@@ -73,24 +63,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
-    fixed = {}
-    biathletes = split_list(getattr(args, "biathletes", None))
-    colours = split_list(getattr(args, "colours", None))
-    if biathletes:
-        fixed["biathlete"] = tuple(biathletes)
-    if colours:
-        fixed["colour"] = tuple(c.lower() for c in colours)
-    options = game_options(info, args)
     if args.races < 1 or args.chunk < 1:
         return fail("run", "--races and --chunk must be at least 1")
     try:
-        design = info.load().make_design(args.scenario, len(biathletes) if biathletes else args.racers,
-                                          fixed=fixed, players=tuple(split_list(args.players) or ["balanced"]),
-                                          options=options or None)
-    except (KeyError, ValueError) as exc:
-        return fail("run", reason(exc))
-    try:
-        info.load().check_design(bundle, design)
+        design = design_of(info, args, bundle)
     except (KeyError, ValueError) as exc:
         return fail("run", reason(exc))
     races = whole_blocks(info.name, bundle, design, args.races)

@@ -7,12 +7,12 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list, wrap, reason,
+    SCENARIO_WORDS, reason, scenario_option, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     tu = sub.add_parser(
         "tune", help="improve a persona's weights by the cross-entropy method and write the result",
         description="Tune a heuristic persona's weights (all but progress, the score's unit) by the "
@@ -24,20 +24,23 @@ def add_parser(sub) -> None:
                     "generation, then checks the result head to head against its start on a seed the "
                     "tuning never used (--check-seed, default --seed + 1) and writes the persona file "
                     "with the command and the check in its header. The result depends on the seed "
-                    "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --courses; "
+                    "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --course; "
                     "every weight is tuned there); Mania has no players.",
         epilog="examples:\n"
-               "  biathlon-sim tune --start balanced --trails Kurz,Lang --generations 16 --population 24 \\\n"
+               "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
                "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
-               "  biathlon-sim tune --start sprinter --trails Short --generations 4 --population 8 \\\n"
+               "  biathlon-sim tune --start sprinter --trail Short --generations 4 --population 8 \\\n"
                "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
                "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000\n"
-               "  biathlon-sim --game skitour tune --start balanced --courses Starter,Long --generations 4 \\\n"
+               "  biathlon-sim --game skitour tune --start balanced --course Starter,Long --generations 4 \\\n"
                "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
-    tu.add_argument("--trails", "--courses", dest="trails", metavar="NAMES", required=True,
-                    help="comma-separated trails (Ski Tour: courses) to tune on, e.g. Kurz,Lang or Starter,Long")
+    if info.players:
+        scenario_option(tu, info, "trails", several=True, required=True)
+    else:                 # a game without players: whatever it says, the command refuses it below
+        tu.add_argument(*(f"--{w}{s}" for w in SCENARIO_WORDS for s in ("", "s")), dest="trails", default=None,
+                        help=argparse.SUPPRESS)
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
     tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
