@@ -75,3 +75,67 @@ def test_help_under_a_game_speaks_of_that_game(capsys, game):
         assert code == 0 and title in out.out or command == "run"
         for blast_word in ("biathlete", "conservative", "Kurz", "bibs"):
             assert blast_word not in out.out, (command, blast_word)
+
+
+def test_mania_and_skitour_replays_name_what_the_box_names(capsys):
+    code, out = err_of(capsys, ["--game", "mania", "replay", "--track", "red", "--racers", "3", "--race", "2"])
+    assert code == 0, out.err
+    text = out.out
+    assert text.startswith("Biathlon Mania: track red, sprint, seed 1, race 2, 3 racers")
+    assert "seat 1: the " in text and " figure" in text and "final ranking\n  1. " in text
+    assert not __import__("re").search(r"\bseat \d+ |colour \d", text.split("set-up", 1)[1].split("\n\n", 1)[1])
+    code, out = err_of(capsys, ["--game", "skitour", "replay", "--course", "Starter", "--racers", "3", "--race", "2"])
+    assert code == 0, out.err
+    text = out.out
+    assert "wax row [" in text and "tokens " not in text and "(id " not in text and "final ranking\n  1. " in text
+
+
+def _examples(text: str) -> list[str]:
+    """The command lines of a help epilog or a README block: `biathlon-sim ...`, continued lines
+    joined, comments dropped."""
+    lines, joined = [], ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if joined:
+            line = joined + " " + line
+            joined = ""
+        if line.endswith("\\"):
+            joined = line[:-1].strip()
+            continue
+        if line.startswith((".venv/bin/biathlon-sim ", "biathlon-sim ")):
+            lines.append(line.split("  #")[0].split(" # ")[0].strip())
+    return lines
+
+
+def test_every_help_and_readme_example_parses_and_names_files_that_exist():
+    """Every example of every command's help, under every game, and of the README, is read by the
+    parser of the game it names without a complaint, and every study or balance file it names is
+    there (playing them all would take hours)."""
+    import shlex
+    from pathlib import Path
+
+    from sim import games
+
+    root = Path(__file__).resolve().parent.parent
+    examples = []
+    for game in games.names():
+        sub = next(a for a in build_parser(game)._actions if a.dest == "command")
+        for name, parser in sub.choices.items():
+            examples += [(line, f"{game} {name} help") for line in _examples(parser.epilog or "")]
+    examples += [(line, "README") for line in _examples((root / "README.md").read_text())]
+    assert len(examples) > 40
+    for line, where in examples:
+        argv = shlex.split(line)[1:]
+        game = argv[argv.index("--game") + 1] if "--game" in argv else None
+        try:
+            build_parser(game).parse_args(argv)
+        except SystemExit as exc:
+            raise AssertionError(f"{where}: {line}") from exc
+        for word in argv:
+            if word.startswith("experiments/") and word.endswith(".toml"):
+                assert (root / word).is_file(), f"{where}: {line}"
+        if "study" in argv and "--cells" in argv:
+            from sim.study import load_study
+
+            cells = {c.name for c in load_study(root / argv[argv.index("study") + 1]).cells}
+            assert set(argv[argv.index("--cells") + 1].split(",")) <= cells, f"{where}: {line}"
