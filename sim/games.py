@@ -69,6 +69,7 @@ class GameInfo:
     commands: tuple[str, ...] = ()        # game-only commands (Blast's worldcup)
     players: bool = True                  # whether seats are played by players (personas); Mania's by the dice
     data_marks: tuple[str, ...] = ()      # files or folders only this game's data directory has
+    scenarios: tuple[str, ...] = ()       # the shipped data's scenarios, for help (a test holds them to the data)
     compile_note: str = ""                # how long a first compile of the kernels takes, measured
 
     @property
@@ -146,14 +147,15 @@ def game(name: str | None = None) -> GameInfo:
 # The games. Their modules load on first use.
 register(GameInfo("blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
                   commands=("worldcup",), data_marks=("biathletes", "cards.toml"),
+                  scenarios=("Lang", "Kurz", "Short", "Long"),
                   compile_note="about 40 s on 2 cores; a look-ahead player's kernels about 2 minutes more"))
 register(GameInfo("mania", "Biathlon Mania", "track", (1, 8), ("colour",), "sim.mania.game", teams=True,
                   options={"format": ("sprint", "mass_start", "relay"), "legs": (4, 1, 2, 3),
                            "number_dice": (1, 2), "shooting_dice": (1, 2)},
-                  players=False, data_marks=("tracks",), compile_note="about 10 s"))
+                  players=False, data_marks=("tracks",), scenarios=("red", "yellow"), compile_note="about 10 s"))
 register(GameInfo("skitour", "Ski Tour: Biathlon", "course", (2, 5), ("nation",), "sim.skitour.game",
                   options={"variant": ("standard", "two_player"), "side": ("basic", "advanced")},
-                  data_marks=("nations", "courses.toml"),
+                  data_marks=("nations", "courses.toml"), scenarios=("Starter", "Long"),
                   compile_note="about 2 to 5 minutes"))
 
 __all__ = ["GameInfo", "register", "names", "game", "whose_data", "wrong_game", "DEFAULT"]

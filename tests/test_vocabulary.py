@@ -139,3 +139,22 @@ def test_every_help_and_readme_example_parses_and_names_files_that_exist():
 
             cells = {c.name for c in load_study(root / argv[argv.index("study") + 1]).cells}
             assert set(argv[argv.index("--cells") + 1].split(",")) <= cells, f"{where}: {line}"
+
+
+@pytest.mark.parametrize("game", ["blast", "mania", "skitour"])
+def test_help_lists_the_shipped_scenarios_as_the_data_has_them(game):
+    from sim import games
+
+    info = games.game(game)
+    mod = info.load()
+    assert tuple(mod.scenarios(mod.load_bundle(None, ()))) == info.scenarios
+    sub = next(a for a in build_parser(game)._actions if a.dest == "command").choices["run"]
+    option = next(a for a in sub._actions if f"--{info.scenario}" in a.option_strings)
+    assert ", ".join(info.scenarios) in option.help
+
+
+def test_compare_announces_its_rounding(capsys):
+    code, out = err_of(capsys, ["compare", "--set", "game.toml:gear.red.bullets=5", "--trail", "Kurz", "--racers", "2",
+                                "--races", "50", "--quiet"])
+    assert code == 0, out.err
+    assert out.out.startswith("note: 50 races rounded up to 96, per trail: whole blocks of 48")

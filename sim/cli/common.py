@@ -123,8 +123,9 @@ def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, 
     is refused with one line that says the game's own."""
     word = info.scenario
     what = f"comma-separated {word}s" if several else f"the {word}"
+    shipped = ", ".join(info.scenarios)
     p.add_argument(f"--{word}", dest=dest, metavar=word.upper() + ("S" if several else ""), default=default,
-                   help=f"{what} to race on{more}" + (" (required)" if required else ""))
+                   help=f"{what} to race on (the shipped data's: {shipped}){more}" + (" (required)" if required else ""))
     if required:           # checked after parsing (sim.cli.main): the plural satisfies it too
         p.set_defaults(required_options=[(dest, f"--{word}")])
     p.add_argument(f"--{word}s", dest=dest, default=default, help=argparse.SUPPRESS)
@@ -136,6 +137,12 @@ def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, 
 
     others = [f"--{w}{s}" for w in SCENARIO_WORDS if w != word for s in ("", "s")]
     p.add_argument(*others, action=OtherWord, dest=f"other_{dest}", help=argparse.SUPPRESS)
+
+
+def rounding_note(asked: int, played: int, why: str) -> None:
+    """Say so when a race count was rounded up (to whole blocks of line-ups or seat arrangements)."""
+    if played != asked:
+        print(f"note: {asked:,} races rounded up to {played:,}, {why}")
 
 
 def repair_option(p: argparse.ArgumentParser) -> None:

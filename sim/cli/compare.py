@@ -7,7 +7,7 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, MAX_RACES, fail, jobs_option, load_or_report, only_for, out_dir, races_count, reason,
-    scenario_option, seed_value, split_list, whole,
+    rounding_note, scenario_option, seed_value, split_list, whole,
 )
 
 
@@ -64,6 +64,9 @@ def add_parser(sub, info) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from .. import games
+
+    info = games.game(args.game)
     refused = only_for(args, "compare", "blast")
     if refused is not None:
         return refused
@@ -100,6 +103,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for line in problems:
             print(f"biathlon-sim compare: {line}", file=sys.stderr)
         return EXIT_BAD_DATA
+    from kernels.blast import consts as C
+
+    block = len(base.biathlete_names) * C.N_COLOURS
+    rounding_note(args.races, -(-args.races // block) * block,
+                  f"per {info.scenario}: whole blocks of {block} balanced line-ups (every biathlete in every ski colour)")
     if base.data_hash == changed.data_hash:
         print("note: the changed data equals the base (same data hash); every difference will be 0")
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    SCENARIO_WORDS, reason, scenario_option, split_list,
+    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list,
 )
 
 #: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
@@ -136,9 +136,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
-    if result.races != args.races:
-        print(f"note: {args.races:,} races rounded up to {result.races:,}, whole blocks of "
-              f"{len(result.arrangements)} seat arrangements on the same race indices (and balanced line-ups)")
+    rounding_note(args.races, result.races, f"whole blocks of {len(result.arrangements)} seat arrangements on the "
+                                            f"same race indices (and balanced line-ups)")
     print(result.describe())
     print(f"win rate per seat raced, with 95% Wilson interval (data {bundle.data_hash}):")
     print(result.table.round(4).to_string())
