@@ -14,9 +14,9 @@ import pandas as pd
 from reports.source import CellInfo, ResultsSource, VariantInfo
 
 from . import games
-from .run import _store_of, chunk_files, read_manifest, read_results
+from .run import checked_store, chunk_files, read_manifest, read_results
 from .store import FolderError, read_json
-from .study import BASE
+from .study import BASE, check_cell_folders
 
 
 def open_results(path: str | Path) -> ResultsSource:
@@ -43,10 +43,9 @@ def open_results(path: str | Path) -> ResultsSource:
 
 
 def _checked(folder: Path) -> int:
-    """Races in a results folder's finished parts, after checking every part against the ledger
-    (checksums); FolderError naming the first part that fails."""
-    store = _store_of(folder)
-    return sum(b - a for a, b in store.verify(deep=True))
+    """Races in a results folder's finished parts, after checking the manifest and every part
+    against the ledger (checksums); FolderError naming the first file that fails."""
+    return sum(b - a for a, b, _ in checked_store(folder).finished())
 
 
 def _game_fields(manifest: dict) -> dict:
@@ -78,6 +77,7 @@ def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int 
 def _study_source(path: Path) -> ResultsSource:
     study = read_json(path / "study.json", "study description", "run the study again with --repair (same "
                       "file, same --out) to rewrite it")
+    check_cell_folders(path, study)
     folders: dict[str, dict[str, Path]] = {}
     played: dict[str, dict[str, int]] = {}
     visits = path / "visits"
@@ -88,10 +88,11 @@ def _study_source(path: Path) -> ResultsSource:
         if not (folder / "_manifest.json").exists() and not (folder / "_ledger.json").exists() \
                 and not chunk_files(folder) and not chunk_files(visits / rel):
             continue
-        read_manifest(folder) if folder.is_dir() and (folder / "_manifest.json").exists() else _no_manifest(folder)
+        if not (folder / "_manifest.json").exists():
+            _no_manifest(folder)
         races = _checked(folder)
+        cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
         if races:
-            cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
             folders.setdefault(cell, {})[variant] = folder
             played.setdefault(cell, {})[variant] = races
     if not folders:

@@ -19,7 +19,7 @@ import pandas as pd
 from . import games
 from .precision import Target, default_pilot, races_needed
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
-from .store import ChunkStore, FolderError, add_names, frame, read_json
+from .store import ChunkStore, FolderError, _short, add_names, frame, identity_hash, ledger_identity, read_json
 
 #: what must agree for a folder's finished chunks to be reused
 IDENTITY = ("game", "seed", "data_hash", "design", "races", "package_version", "players")
@@ -63,6 +63,26 @@ def read_manifest(folder: str | Path) -> dict:
             return read_json(folder / name, "manifest", "the folder is damaged: run the command that wrote it "
                              "again with --repair to rewrite it from the ledger, or remove the folder")
     raise FolderError(f"{folder} is not the folder of a run (no manifest.json)")
+
+
+def checked_store(folder: str | Path, deep: bool = True) -> ChunkStore:
+    """The store of a run folder or of a study's cell and variant folder, checked: its manifest
+    readable and of the identity its ledger was written under, every part the ledger's
+    (sim.store: ChunkStore.verify); FolderError (one line, naming the file) otherwise."""
+    folder = Path(folder)
+    store = _store_of(folder)
+    manifest = read_manifest(folder)
+    ledger = store.ledger()
+    if ledger.get("identity_hash"):
+        ident = ledger_identity(manifest, IDENTITY, same_play)
+        if identity_hash(ident) != ledger["identity_hash"]:
+            key = next((k for k in ident if ledger.get("identity", {}).get(k) != ident[k]), "identity")
+            raise FolderError(f"{store.manifest_path} does not match the ledger {store.ledger_path.name} ({key}: "
+                              f"{_short(ident.get(key))} in the manifest, {_short(ledger['identity'].get(key))} in the "
+                              f"ledger): the manifest was replaced; remove it and run the command that wrote the "
+                              f"folder again with --repair, which rewrites it from the ledger")
+    store.verify(deep=deep)
+    return store
 
 
 def chunk_files(folder: Path) -> list[Path]:

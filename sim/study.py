@@ -445,7 +445,29 @@ def _write_study_json(study: Study, out: Path, command: str, repair: bool = Fals
         for name, v in old.get("variants", {}).items():
             new["variants"].setdefault(name, v)
         text = json.dumps(new, indent=2, default=list)
+    check_cell_folders(out, json.loads(text))
     path.write_text(text)
+
+
+def check_cell_folders(out: Path, doc: dict) -> None:
+    """FolderError (one line) for a cell and variant folder of a study's output that holds no cell
+    and variant of its study.json (`doc`), or whose manifest names another cell or variant: a
+    folder copied in from elsewhere."""
+    from .run import read_manifest
+
+    cells = {c.get("name") for c in doc.get("cells", [])}
+    variants = set(doc.get("variants", {})) | {BASE}
+    for table in ("results", "visits"):
+        for folder in sorted((out / table).glob("cell=*/variant=*")):
+            cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
+            if cell not in cells or variant not in variants:
+                raise FolderError(f"{folder} holds results of no cell and variant of {out / 'study.json'}: a "
+                                  f"foreign folder; remove it")
+            if table == "results" and (folder / "_manifest.json").exists():
+                m = read_manifest(folder)
+                if (m.get("cell"), m.get("variant")) != (cell, variant):
+                    raise FolderError(f"{folder} holds cell {m.get('cell')!r}, variant {m.get('variant')!r}: a "
+                                      f"foreign folder; remove it")
 
 
 def _patch(p: Patch) -> dict:

@@ -213,3 +213,17 @@ def test_adopt_refuses_a_foreign_or_overlapping_part(run_dir, made, capsys):
     shutil.copy(parts(run_dir)[0], run_dir / "results" / "part-000000000000-000000000030.parquet")
     shutil.copy(parts(run_dir, "visits")[0], run_dir / "visits" / "part-000000000000-000000000030.parquet")
     refused(capsys, ["adopt", str(run_dir)], "part-000000000000-000000000030.parquet overlaps part-000000000000-000000000024")
+
+
+def test_a_manifest_of_another_run_is_refused(run_dir, made, tmp_path, capsys):
+    shutil.copy(made / "seed4" / "manifest.json", run_dir / "manifest.json")
+    refused(capsys, report(run_dir, tmp_path), "manifest.json does not match the ledger", "seed: 4")
+    refused(capsys, resume(run_dir), "holds another run", "seed differs")
+
+
+def test_a_cell_folder_copied_under_another_name_is_refused(study_dir, tmp_path, capsys):
+    for table in ("results", "visits"):
+        shutil.copytree(study_dir / table / "cell=k" / "variant=wax", study_dir / table / "cell=k" / "variant=ghost")
+    refused(capsys, report(study_dir, tmp_path), "variant=ghost", "foreign folder")
+    refused(capsys, ["study", str(study_dir.parent / "tiny.toml"), "--out", str(study_dir), "--quiet"], "variant=ghost",
+            "foreign folder")
