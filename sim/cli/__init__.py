@@ -33,7 +33,40 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for command in COMMANDS:
         command.add_parser(sub) if command not in GAME_AWARE else command.add_parser(sub, info)
+    for name, p in sub.choices.items():
+        _speak_of(p, name, info)
     return parser
+
+
+#: commands that serve some games only (the others refuse them with one line)
+SERVES = {"compare": ("blast",), "worldcup": ("blast",), "ladder": ("blast", "skitour"), "tune": ("blast", "skitour"),
+          "exact": ("mania",)}
+
+
+def _speak_of(p: argparse.ArgumentParser, command: str, info) -> None:
+    """Help under --game X speaks of X: a command X does not serve says only that; the examples
+    are X's (those naming --game X; Blast's: those naming no --game)."""
+    from .. import games
+
+    serves = SERVES.get(command)
+    if serves and info.name not in serves:
+        titles = " and ".join(games.game(g).title for g in serves)
+        p.description = f"{command} serves {titles}, not {info.title}: under --game {info.name} it refuses."
+        p.epilog = None
+        for action in p._actions:
+            if action.option_strings and "-h" not in action.option_strings:
+                action.help = argparse.SUPPRESS
+        return
+    if not (p.epilog or "").startswith("examples:"):
+        return
+    kept, keep = [], False
+    for line in p.epilog.splitlines()[1:]:
+        if line.lstrip().startswith("biathlon-sim"):
+            named = "--game " in line
+            keep = f"--game {info.name}" in line if info.name != games.DEFAULT else not named
+        if keep:
+            kept.append(line)
+    p.epilog = "\n".join(["examples:", *kept]) if kept else None
 
 
 class OneLineParser(argparse.ArgumentParser):

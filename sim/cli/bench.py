@@ -13,13 +13,16 @@ def add_parser(sub, info) -> None:
     b = sub.add_parser(
         "bench", help="races per second by trail and number of racers, and scaling over workers",
         description="Play races on one core and report races per second, mean race length in rounds "
-                    "and the share of stalled races, per trail and number of racers. Compilation (or "
+                    f"and the share of stalled races, per {info.scenario} and number of racers. Compilation (or "
                     "loading compiled kernels from the cache) is timed separately. With --scaling, also "
                     "time whole runs (chunks, workers, tables on the side) for each worker count and "
                     "print the speed-up over the first.",
         epilog="examples:\n  biathlon-sim bench --trail Kurz --racers 4\n"
                "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
-               "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
+               "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000\n"
+               "  biathlon-sim --game mania bench --track red,yellow --racers 4,8\n"
+               "  biathlon-sim --game mania bench --track red --format relay --racers 4\n"
+               "  biathlon-sim --game skitour bench --course Starter --racers 3,5 --races 2000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     scenario_option(b, info, "trails", several=True, more=" (default: all)")
     option_arguments(b, info)
@@ -29,7 +32,7 @@ def add_parser(sub, info) -> None:
                    help="player for every seat (default: balanced)")
     b.add_argument("--seed", type=seed_value, default=1)
     b.add_argument("--scaling", default=None, metavar="JOBS", type=worker_counts,
-                   help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
+                   help=f"also time whole runs with these worker counts, e.g. 1,2 (first {info.scenario} and racers)")
     b.add_argument("--scaling-races", type=races_count, default=200_000, help="races per scaling run (default 200000)")
     b.add_argument("--chunk", type=races_count, default=20_000, help="races per chunk in scaling runs (default 20000)")
     data_option(b)

@@ -15,6 +15,8 @@ from .common import (
 PLAYER_GAMES = ("blast", "skitour")
 
 #: each game's default player list for a ladder: random and the heuristic personas
+#: how help names a value of each seat axis
+ENTRANT_WORDS = {"biathlete": "biathlete", "colour": "ski colour", "nation": "nation"}
 DEFAULT_PLAYERS = {"blast": "random,balanced,sprinter,conservative,sharpshooter",
                    "skitour": "random,balanced,steady,sprinter,sharpshooter"}
 
@@ -61,8 +63,8 @@ def add_parser(sub, info) -> None:
     lad = sub.add_parser(
         "ladder", help="play players against each other and rank them by win rate",
         description="Play players (names, or persona files ending in .toml) against each other with "
-                    "balanced line-ups: every player sits in every seat and races in every ski colour "
-                    "(Ski Tour: with every nation) equally often, and every seat arrangement plays the "
+                    f"balanced line-ups: every player sits in every seat and races with every "
+                    f"{' and every '.join(ENTRANT_WORDS.get(a, a) for a in info.axes)} equally often, and every seat arrangement plays the "
                     "same race indices, so seat, colour and line-up luck cancel. Biathlon Blast and "
                     "Ski Tour (--game skitour, on a --course); Mania has no players. Prints the win "
                     "rate per seat raced with its 95% "
@@ -81,10 +83,8 @@ def add_parser(sub, info) -> None:
                "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lad.add_argument("--players", default=None,
-                     help="comma-separated players, each once (default: random and the heuristic "
-                          "personas: Blast random,balanced,sprinter,conservative,sharpshooter; Ski Tour "
-                          "random,balanced,steady,sprinter,sharpshooter; add lookahead for the strength "
-                          "reference)")
+                     help=f"comma-separated players, each once (default: random and the heuristic personas, "
+                          f"{DEFAULT_PLAYERS.get(info.name, 'none')}; add lookahead for the strength reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
     if info.players:
         scenario_option(lad, info, "trail", several=False, more=" (required)")

@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
                     "A cell's variants replay the same seed and race indices, so their differences are "
                     "measured on common random numbers. Results go to OUT/results/cell=NAME/variant=NAME/ "
                     "as Parquet chunk files (read them all with pandas.read_parquet(OUT + '/results') or "
-                    "sim.study.read_study), counts per cell, variant, seat, ski colour, biathlete and "
+                    "sim.study.read_study), counts per cell, variant, seat, the game's seat axes (Blast: biathlete and ski colour) and "
                     "player to OUT/summary.csv. Memory stays flat however many races. Interrupted (Ctrl-C), "
                     "the same command resumes where it stopped.",
         epilog="examples:\n  biathlon-sim study experiments/wax_value.toml --out runs/wax --jobs 2\n"

@@ -18,7 +18,7 @@ def add_parser(sub, info) -> None:
         description="Tune a heuristic persona's weights (all but progress, the score's unit) by the "
                     "cross-entropy method: each generation, a population of weight vectors, each "
                     "playing in one seat against the start persona in the others, rotated through "
-                    "every seat with balanced line-ups on every trail (Ski Tour: course) given; all "
+                    f"every seat with balanced line-ups on every {info.scenario} given; all "
                     "candidates of a "
                     "generation on the same races, new races each generation. Prints one line per "
                     "generation, then checks the result head to head against its start on a seed the "
@@ -45,9 +45,9 @@ def add_parser(sub, info) -> None:
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
     tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
     tu.add_argument("--races-per-candidate", type=races_count, default=2000,
-                    help="races each candidate plays per generation, over all trails (default 2000)")
+                    help=f"races each candidate plays per generation, over all {info.scenario}s (default 2000)")
     tu.add_argument("--check-races", type=races_count, default=20000,
-                    help="races per trail of the final head-to-head (default 20000)")
+                    help=f"races per {info.scenario} of the final head-to-head (default 20000)")
     tu.add_argument("--seed", type=seed_value, default=1)
     tu.add_argument("--check-seed", type=seed_value, default=None, help="seed of the final check (default --seed + 1)")
     jobs_option(tu)
