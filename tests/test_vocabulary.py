@@ -159,3 +159,4 @@ def test_compare_announces_its_rounding(capsys):
                                 "--races", "50", "--quiet"])
     assert code == 0, out.err
     assert out.out.startswith("note: 50 races rounded up to 96, per trail: whole blocks of 48")
+

@@ -7,7 +7,7 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    SCENARIO_WORDS, reason, scenario_option, split_list, wrap,
+    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
@@ -101,6 +101,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
+    rounding_note(args.races_per_candidate, result.generations[0].races_per_candidate,
+                  f"each candidate's races per generation: whole blocks of seat rotations on every {info.scenario}")
     print(f"weights: {result.weight_changes()}")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     g = result.generations
