@@ -151,6 +151,10 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
     unknown = [c for c in cols or () if c not in COLOUR_NAMES]
     if unknown:
         raise ValueError(f"no ski colour named {unknown[0]!r}; known: {', '.join(COLOUR_NAMES)}")
+    if cols and not bis:
+        raise ValueError("ski colours are fixed only for a fixed line-up: name the biathletes too (--biathletes, "
+                         "or a cell's biathletes), or leave the colours out and balanced line-ups race every "
+                         "biathlete in every colour")
     return Design(scenario, racers, tuple(bis) if bis else None, tuple(cols) if cols else None,
                   tuple(players))
 

@@ -165,18 +165,26 @@ def _read_game(p: Problems, root: Path):
         r.problem("range_lines", f"must be at least max_racers ({rules.max_racers}), so every racer "
                                  f"finds a line; got {rules.range_lines}")
 
+    # [dice] has no defaults (docs/mania/data-format.md: only [rules] and [switches] do): a die left
+    # out is reported, not played on the shipped faces
+    if not top.has("dice"):
+        top.raw("dice")                     # records "is missing"
     dt = _section(top, "dice")
     dd = Dice()
-    number = dt.list("number", list(dd.number))
-    if not (2 <= len(number) <= MAX_SUB) or not all(
+    number = dt.list("number") if top.has("dice") else list(dd.number)
+    if not dt.has("number"):
+        number = list(dd.number)
+    elif not (2 <= len(number) <= MAX_SUB) or not all(
             isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 20 for v in number):
         dt.problem("number", f"must list 2 to {MAX_SUB} faces, each a whole number from 1 to 20; "
                              f"got {number!r}")
         number = list(dd.number)
     shooting = {}
     for name in DIE_NAMES:
-        faces = dt.list(name, list(getattr(dd, name)))
-        if not (2 <= len(faces) <= MAX_SUB) or not all(f in FACE_NAMES for f in faces):
+        faces = dt.list(name) if top.has("dice") else list(getattr(dd, name))
+        if not dt.has(name):
+            faces = list(getattr(dd, name))
+        elif not (2 <= len(faces) <= MAX_SUB) or not all(f in FACE_NAMES for f in faces):
             dt.problem(name, f"must list 2 to {MAX_SUB} faces, each one of {', '.join(FACE_NAMES)}; "
                              f"got {faces!r}")
             faces = list(getattr(dd, name))
