@@ -12,7 +12,7 @@ import pandas as pd
 from . import figures as F
 from . import metrics as M
 from .base import Context, Section, _front, _rate, _sig, p_is, pct
-from .stats import wilson_interval, z_value
+from .stats import z_value
 
 
 def overview(ctx: Context) -> Section:
@@ -58,6 +58,7 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
     cells["weight_in_all"] = 1 / len(cells)
     s.table("pooling_weights", ctx.order_trails(cells), f"Weights of the pooled rows: every racer count within a {T}, "
             f"and every {T} and racer count in 'all', weighs the same whatever its races", percent=False)
+    precision_table(ctx, s, rows)
     by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(ctx.judge(M.flag(M.with_overall(
         rows, sc, [en], confidence=o.confidence), o.alpha), E, en, sc)),
         f"Win rate per {E} and {T} (all: the {T}s pooled)")
@@ -92,6 +93,29 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
                       + ", ".join(f"{int(counts.get(v, 0))} {v}" for v in ("in band", "over", "under",
                                                                             "not enough races")) + ".")
     return s
+
+
+def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
+    """What each main cell achieved: the widest half-width of its entrants' win rates (clustered by
+    balanced block, as the tables' intervals), and whether the study sized it to a target."""
+    if "cell" not in rows.columns or not len(rows):
+        return
+    t = M.win_rates(rows, ["cell", ctx.en], ctx.o.confidence)
+    g = t.assign(half=(t.high - t.low) / 2).groupby("cell", observed=True)
+    info = {c.name: c for c in ctx.source.cells}
+    table = pd.DataFrame({"races": g.races.sum(), "widest_half_width_pp": 100 * g.half.max()}).reset_index()
+    table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r) for c, r in zip(table.cell, table.races)]
+    table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
+    table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
+    table["sized_to_a_target"] = ["yes" if c in set(ctx.source.targeted) else "no" for c in table.cell]
+    table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
+    s.table("precision_by_cell", table, f"Achieved precision per cell: the widest {ctx.o.confidence:.0%} half-width "
+            f"of its {ctx.entrant}s' win rates, in percentage points", percent=False)
+    widest = table.loc[table.widest_half_width_pp.idxmax()]
+    s.findings.append(f"Precision achieved: every {ctx.entrant}'s win rate in every cell is known to within "
+                      f"±{widest.widest_half_width_pp:.1f} pp or better (the widest: {widest.cell}); "
+                      f"{int((table.sized_to_a_target == 'yes').sum())} of {len(table)} cells were sized to a "
+                      "precision target, the rest played a fixed count.")
 
 
 def _teams(rows: pd.DataFrame) -> pd.DataFrame:
@@ -663,12 +687,12 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
     rows = src.read(cols, cells, None)
     rows = rows.assign(seat_name=rows.seat.map(lambda k: f"seat {int(k)}"))
-    describe = tuple(dict.fromkeys([ctx.sc, *axes.values(), "seat_name"]))
+    describe = tuple(dict.fromkeys([ctx.sc, "n_racers", *axes.values(), "seat_name"]))
     try:
         wide = M.paired_outcomes(rows, src.base, describe=describe)
     except (KeyError, ValueError):
         return pd.DataFrame()
-    variants = [v for v in wide.columns if v not in describe and v != src.base]
+    variants = [v for v in wide.columns if v not in describe and v != src.base and v != "n_racers"]
     column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
     out = []
     for r in off.itertuples():
@@ -678,6 +702,9 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         mask = wide[col].astype(str) == r.who
         if r.where != "all" and r.where in set(wide[ctx.sc].astype(str)):
             mask &= wide[ctx.sc].astype(str) == r.where
+        elif r.where.endswith(" racers"):
+            # a result at one racer count: only races with that many racers measure its levers
+            mask &= wide.n_racers.astype(int) == int(r.where.split()[0])
         if not mask.any():
             continue
         measured_on = ", ".join(sorted(set(wide.loc[mask.to_numpy(), ctx.sc].astype(str))))
@@ -701,7 +728,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
 ACTIONS = 12
 
 #: the plain question each dimension of the verdict answers (others: "Are the {dimension}s even?")
-QUESTIONS = {"seat": "Does the seat (turn order) matter?"}
+QUESTIONS = {"seat": "Are the seats (turn order) even?"}
 
 #: entrants that are identical pieces, so their verdict checks the simulation, not the design
 NULL_CHECKS = {"colour": ("the colours are identical pieces, so this checks the simulation, not the design: "

@@ -105,6 +105,8 @@ HEADERS = {
     "token_gain": "token's gain", "currency_gain": "currency's gain", "line_ups": "line-ups",
     "spearman_p": "p (no relation)", "rerun_low": "a rerun: from", "rerun_high": "a rerun: to",
     "races_to_decide": "races to decide", "used_share": "share who used it",
+    "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target",
+    "changed": "races changed", "token_id": "token (data id)",
 }
 #: value columns that carry an interval, and the names of its ends
 INTERVALS = [("win_rate", "low", "high"), ("diff", "low", "high"), ("rate", "low", "high"), ("mean", "low", "high"),

@@ -15,6 +15,7 @@ import pandas as pd
 from . import figures as F
 from . import metrics as M
 from .base import Context, Section, pct
+from .core import where_text
 
 WAX = {"wax_reroll_shot": "re-roll a shooting die", "wax_sprint": "sprint", "wax_free_column": "a free column",
        "wax_reroll_one": "re-roll one board die", "wax_reroll_all": "re-roll all board dice",
@@ -104,12 +105,11 @@ def sides_section(ctx: Context, rows: pd.DataFrame) -> Section:
         if len(off):
             r = off.loc[(off.ratio - 1).abs().idxmax()]
             text += (f"; {off.who.nunique()} of {len(g)} lie outside the band somewhere, the farthest {r.who} "
-                     f"{'over all ' + ctx.scenario + 's' if r['where'] == 'all' else 'at/on ' + str(r['where'])} "
-                     f"({r.ratio:.2f} x a fair share)")
+                     f"{where_text(str(r['where']), ctx.scenario)} ({r.ratio:.2f} x a fair share)")
         elif len(mine):
             text += "; every one within the band wherever these races can tell"
         s.findings.append(text + ".")
-    ctx.questions += [f"Are the basic and advanced sides even within themselves? {f}" for f in s.findings]
+    ctx.questions += [f"Is each side even within itself? {f}" for f in s.findings]
     s.table("sides", table, "The side each nation races on", percent=False)
     return s
 
