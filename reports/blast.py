@@ -214,6 +214,8 @@ def gear_section(ctx: Context) -> Section:
         numbers = [c for c in rates.columns if c not in ("token", "currency", "measurable")
                    and pd.api.types.is_float_dtype(rates[c])]
         rates.loc[off, numbers] = np.nan
+        # the gains are changes of a win rate: in percentage points, as everywhere in the report
+        rates = rates.assign(**{c: 100 * rates[c] for c in ("token_gain", "currency_gain") if c in rates.columns})
         s.table("exchange_rates", rates, "Exchange rates: one token's gain in units of another's", percent=False)
     all_value = value[value.trail_name == "all"].set_index("variant")
     for v, r in all_value.iterrows():

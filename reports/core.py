@@ -26,8 +26,9 @@ def overview(ctx: Context) -> Section:
         fair = ("every biathlete races in every ski colour equally often there, so a biathlete's fair "
                 "share of wins is 1/racers.")
     else:
+        relay = "relay" in (src.labels.get("format") or [])      # a game with relays (Mania's formats)
         fair = (f"every {ctx.entrant} sits in every seat equally often there, so a {ctx.entrant}'s fair "
-                f"share of wins is 1/racers (1/teams in a relay).")
+                f"share of wins is 1/racers" + (" (1/teams in a relay)." if relay else "."))
     s.intro = (f"{len(cells)} cells, {races:,} races in all. The main tables use the balanced line-ups "
                f"with {ctx.reference!r} in every seat on the data as it is ({len(ctx.main_cells)} cells); "
                + fair) if ctx.reference else \
@@ -135,11 +136,12 @@ def _teams(rows: pd.DataFrame) -> pd.DataFrame:
 def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     """Turn order: the win rate of each seat (0 = first to move) against a fair share."""
     o, sc = ctx.o, ctx.sc
+    relays = bool(relay_legs(rows, sc))
     rows = _teams(rows)
     s = Section("seats", "Seats and turn order")
-    s.intro = ("Win rate of each seat (0 = the first to move; in a relay, the team's first leg) against "
-               "its fair share, per number of racers and pooled; a first-player advantage shows as seat "
-               "0 above 1.")
+    s.intro = ("Win rate of each seat (0 = the first to move" + ("; in a relay, the team's first leg" if relays else "")
+               + ") against its fair share, per number of racers and pooled; a first-player advantage shows as "
+               "seat 0 above 1.")
     per = M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)
     per = s.table("seats", ctx.judge_by_racers(per.assign(who=per.seat.map(lambda k: f"seat {int(k)}")), "seat",
                                                "who").drop(columns="who"),
@@ -298,7 +300,7 @@ def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
         M.rates(races, "stalled", keys, o.confidence).rename(columns={"count": "stalled", "rate": "stalled_rate",
                                                                       "low": "stalled_low", "high": "stalled_high"})
         .drop(columns="n"), on=keys)
-    s.table("rounds", ctx.order_trails(length), "Rounds per race and share of stalled races", percent=False)
+    s.table("rounds", ctx.order_trails(length), "Rounds per race and share of stalled races")
     s.figure("rounds", F.histograms(races, "rounds", sc, "Rounds per race", "rounds"),
              f"Distribution of race length in rounds, per {T} (all racer counts)")
     causes = [(code, label) for code, label in enumerate(ctx.source.labels.get("elim_cause", [])) if code > 0]

@@ -102,7 +102,7 @@ HEADERS = {
     "base_rate": "base rate", "p": "p (one test)", "n": "n", "count": "count", "mean_place": "mean place",
     "stalled": "stalled races", "stalled_rate": "stalled share", "verdict": "verdict",
     "sd": "sd", "p10": "10th pct", "p90": "90th pct", "currency_p": "p (currency's gain = 0)",
-    "token_gain": "token's gain", "currency_gain": "currency's gain", "line_ups": "line-ups",
+    "token_gain": "token's gain (pp)", "currency_gain": "currency's gain (pp)", "line_ups": "line-ups",
     "spearman_p": "p (no relation)", "rerun_low": "a rerun: from", "rerun_high": "a rerun: to",
     "races_to_decide": "races to decide", "used_share": "share who used it",
     "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target",

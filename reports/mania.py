@@ -31,6 +31,9 @@ def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
     rows = rows.copy()
     rows[ctx.sc] = pd.Categorical(combo, [o for o in order if o in set(combo)])
     ctx.trails = [o for o in order if o in set(combo)]
+    from .interactive import palette
+
+    palette().set_order(ctx.sc, [*ctx.trails, "all"])
     return rows
 
 

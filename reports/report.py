@@ -111,7 +111,7 @@ def mania_layout(ctx: Context, log) -> list[Section]:
 
 
 def skitour_layout(ctx: Context, log) -> list[Section]:
-    return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS)
+    return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS, skitour.by_variant)
 
 
 #: each game's report: its layout of core and own sections (a game without one gets core_layout)

@@ -66,6 +66,29 @@ def plain_token(text: str) -> str:
                    for w in words)
 
 
+def by_variant(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
+    """The book's 2-player game (two players with two nations each) as a course of its own
+    ("Starter, 2-player game"), so that its races are never pooled with four players' races, and
+    the context's course order to match."""
+    try:
+        study = json.loads((Path(ctx.source.path) / "study.json").read_text(encoding="utf-8"))
+        two = {c["name"] for c in study.get("cells", []) if (c.get("design") or {}).get("variant") == "two_player"}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return rows
+    mine = rows.cell.astype(str).isin(two)
+    if not mine.any():
+        return rows
+    label = rows[ctx.sc].astype(str).where(~mine, rows[ctx.sc].astype(str) + ", 2-player game")
+    order = [x for t in ctx.trails for x in (t, f"{t}, 2-player game") if x in set(label)]
+    rows = rows.copy()
+    rows[ctx.sc] = pd.Categorical(label, order)
+    ctx.trails = order
+    from .interactive import palette
+
+    palette().set_order(ctx.sc, [*order, "all"])
+    return rows
+
+
 def _study_data(source):
     """The Ski Tour data the study played (its study.json's data directory), else the shipped one;
     None where neither loads."""
@@ -269,4 +292,4 @@ def laps_section(ctx: Context, rows: pd.DataFrame) -> Section:
 #: Ski Tour's own sections, after the core ones; each (ctx, main rows) -> Section
 SECTIONS = (sides_section, wax_section, stamina_section, laps_section)
 
-__all__ = ["SECTIONS", "MAIN_COLUMNS"]
+__all__ = ["SECTIONS", "MAIN_COLUMNS", "by_variant"]
