@@ -43,13 +43,19 @@ def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
     use = pd.concat([M.means(rows, c, [sc], o.confidence).assign(icon=WAX[c]) for c in have], ignore_index=True)
     s.table("wax_use", ctx.order_trails(use[["icon", sc, "n", "mean", "low", "high"]]),
             "Wax icon uses per racer and race", percent=False)
-    s.figure("wax_use", F.bars(use, "icon", "mean", "Wax icon uses per racer and race", "uses per racer", hue=sc),
-             "Mean uses of each wax icon per racer and race, per course, with intervals")
+    never = [WAX[c] for c in have if not rows[c].any()]
+    # an icon no racer used is not measured as "0 uses worth nothing": left out of the figure, named
+    drawn = use[~use.icon.isin(never)]
+    if len(drawn):
+        s.figure("wax_use", F.bars(drawn, "icon", "mean", "Wax icon uses per racer and race", "uses per racer",
+                                   hue=sc),
+                 "Mean uses of each wax icon per racer and race, per course, with intervals"
+                 + (f"; never used by these players, so not drawn (not measurable with these players): "
+                    f"{', '.join(never)}" if never else ""))
     won = pd.concat([M.rates(rows.assign(used=rows[c] > 0), "won", ["used"], o.confidence).assign(icon=WAX[c])
                      for c in have], ignore_index=True)
     s.table("wax_win_rate", won[["icon", "used", "n", "rate", "low", "high"]],
             "Win rate of racers who used each icon at least once (used) or never")
-    never = [WAX[c] for c in have if not rows[c].any()]
     most = use.groupby("icon")["mean"].mean().sort_values(ascending=False)
     s.findings.append("Wax icons used most per racer and race: " + ", ".join(
         f"{k} {v:.2f}" for k, v in most.head(3).items()) + (
