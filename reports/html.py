@@ -279,8 +279,9 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": Fals
 
 @lru_cache(maxsize=1)
 def plotly_js() -> str:
-    """The partial plotly.js bundle, embedded inline: no network needed. Its version must match the
-    plotly package's own bundle (the figures' JSON is written for that version)."""
+    """The partial plotly.js bundle, embedded inline: no network needed. Its major version must be
+    the plotly package's own bundle's (the figures' JSON is written for that version; within a
+    major version plotly.js reads it alike)."""
     js = PLOTLY_BUNDLE.read_text(encoding="utf-8")
     try:
         from plotly.offline import get_plotlyjs_version
@@ -289,7 +290,7 @@ def plotly_js() -> str:
     except ImportError:         # an older plotly without the helper: trust the vendored bundle
         return js
     have = re.search(r"plotly\.js \(cartesian - minified\) v([\d.]+)", js[:300])
-    if have is None or have.group(1) != want:
+    if have is None or have.group(1).split(".")[0] != want.split(".")[0]:
         raise RuntimeError(f"{PLOTLY_BUNDLE} is plotly.js {have.group(1) if have else '?'} but the plotly package "
                            f"draws for plotly.js {want}: vendor plotly.js-cartesian-dist-min@{want} from npm")
     return js
