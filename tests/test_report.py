@@ -379,3 +379,18 @@ def test_every_racer_count_has_its_verdict_and_pooled_rows_are_one_measure(repor
         assert (np.sign(t.gap.round(12)) == np.sign((t.ratio - 1).round(12))).all(), name
         pooled = t[t.iloc[:, 0] == "all"]
         assert np.allclose(pooled.win_rate, pooled.ratio * pooled.fair_share)
+
+
+def test_rows_that_repeat_one_finding_make_one_item_biggest_first():
+    from reports.core import _findings, where_text
+
+    v = pd.DataFrame({"dimension": ["biathlete"] * 4 + ["ski colour"] * 2,
+                      "who": ["Olsson", "Olsson", "Olsson", "Wei", "white", "white"],
+                      "where": ["all", "Kurz", "6 racers", "Kurz", "all", "2 racers"],
+                      "ratio": [0.85, 0.8, 0.76, 1.2, 0.39, 0.5]})
+    v["size"] = v.ratio - 1
+    items = _findings(v)
+    assert [(g.who.iloc[0], g["where"].iloc[0]) for g in items] == [("white", "all"), ("Olsson", "6 racers"),
+                                                                     ("Wei", "Kurz")]
+    assert list(items[1]["where"]) == ["6 racers", "Kurz", "all"]       # one item, its largest first
+    assert where_text("6 racers", "trail") == "at 6 racers" and where_text("all", "trail") == "over all trails"
