@@ -33,6 +33,9 @@ def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
     rows = rows.copy()
     rows[ctx.sc] = pd.Categorical(combo, [o for o in order if o in set(combo)])
     ctx.trails = [o for o in order if o in set(combo)]
+    from .interactive import palette
+
+    palette().set_order(ctx.sc, [*ctx.trails, "all"])
     return rows
 
 
@@ -151,17 +154,30 @@ def shooting_share(ctx: Context, rows: pd.DataFrame) -> Section:
     if "misses" not in rows.columns:
         s.skipped = "These results carry no misses per racer."
         return s
-    clean = rows.assign(misses=rows.misses.clip(upper=6))
+    # a lone racer (a time trial) always wins, whatever it misses: left out
+    clean = rows[rows.n_racers > 1].assign(misses=rows.misses.clip(upper=6))
     t = s.table("win_rate_by_misses", M.rates(clean, "won", ["misses"], o.confidence),
-                "Win rate by targets missed in the race (6 = 6 or more)")
+                "Win rate by targets missed in the race (6 = 6 or more; all formats and racer counts pooled)")
     s.figure("win_rate_by_misses", F.lines(t.assign(series="all"), "misses", "rate", "series",
                                            "Win rate by targets missed", "targets missed", "win rate", percent=True),
              "Win rate by targets missed in the race, with intervals")
-    zero = t[t.misses == 0]
-    if len(zero):
-        r = zero.iloc[0]
-        s.findings.append(f"Clean shooting: racers who miss nothing win {pct(r.rate)} [{pct(r.low)}, {pct(r.high)}] "
-                          f"of their races (n={int(r.n):,}); the mean racer wins {pct(rows.won.mean())}.")
+    # within cells: each format, track and racer count compares clean shooters with its own racers,
+    # and the cells weigh the same (pooled over formats, the effect would shrink by the mix)
+    sc = ctx.sc
+    keys = [sc, "n_racers"]
+    cells = clean.groupby(keys, observed=True).won.agg(racers="size", rate="mean").join(
+        clean[clean.misses == 0].groupby(keys, observed=True).won.agg(clean_racers="size", clean_rate="mean"),
+        how="inner").reset_index()
+    if len(cells):
+        s.table("clean_shooting_by_cell", cells[[sc, "n_racers", "racers", "rate", "clean_racers", "clean_rate"]],
+                "Win rate of every racer and of racers who miss nothing, per format, track and racer count")
+        s.findings.append(
+            f"Clean shooting, within each format, track and racer count (each the same weight; a lone racer left "
+            f"out): racers who miss nothing win {pct(cells.clean_rate.mean())} of their races against "
+            f"{pct(cells.rate.mean())} for every racer ({len(cells)} cells, {int(cells.clean_racers.sum()):,} clean "
+            f"racers); per {ctx.scenario}: " + ", ".join(
+                f"{k} {pct(g.clean_rate.mean())} against {pct(g.rate.mean())}"
+                for k, g in cells.groupby(sc, observed=True, sort=False) if len(g)) + ".")
     return s
 
 
