@@ -23,21 +23,25 @@ def shipped():
 
 def test_the_random_player_makes_every_class_of_blunder(shipped):
     bundle, game = shipped
-    t = blunder_table(["random"], ["Starter", "Long"], races=40, seed=3, bundle=bundle, game=game)
+    t = blunder_table(["random"], ["Starter", "Long"], races=20, seed=3, bundle=bundle, game=game)
     by = t.set_index("blunder")
     for c in ("paid_entry", "wasted_token", "wasted_column"):
         assert by.loc[c, "decisions"] > 0
-        assert by.loc[c, "count"] > 0, f"the check found no {c} in 80 random races"
+        assert by.loc[c, "count"] > 0, f"the check found no {c} in 40 random races"
 
 
-@pytest.mark.parametrize("player", ["balanced", "sprinter", "sharpshooter", "steady"])
-def test_the_default_and_the_personas_make_no_dominated_decision(shipped, player):
+def test_the_default_and_the_personas_make_no_dominated_decision(shipped):
+    """60 races a course for the default, 15 for each other persona (CI's time; the command in
+    docs/skitour/players.md checks 10,000)."""
     bundle, game = shipped
-    t = blunder_table([player], ["Starter", "Long"], races=60, seed=11, bundle=bundle, game=game)
-    checked = dict(zip(t["blunder"], t["decisions"]))
-    assert checked["paid_entry"] > 1000
-    found = {c: n for c, n in zip(t["blunder"], t["count"]) if n}
-    assert found == {}, f"{player} made dominated decisions: {found}"
+    for player, races in (("balanced", 60), ("sprinter", 15), ("sharpshooter", 15),
+                          ("steady", 15)):
+        t = blunder_table([player], ["Starter", "Long"], races=races, seed=11, bundle=bundle,
+                          game=game)
+        checked = dict(zip(t["blunder"], t["decisions"]))
+        assert checked["paid_entry"] > 15 * races
+        found = {c: n for c, n in zip(t["blunder"], t["count"]) if n}
+        assert found == {}, f"{player} made dominated decisions: {found}"
 
 
 class _Me:
