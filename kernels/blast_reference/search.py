@@ -170,7 +170,7 @@ def begin_rollout_nb(tb, st, ro, s, r, reference, pool, where):
             ro.mworth[j] = w
 
 
-@inline
+@splice
 def search_card_nb(tb, trail, st, s, ro):
     """A LOOKAHEAD or REFERENCE seat's card, by flat Monte Carlo over the distinct cards in its hand
     (module docstring)."""
