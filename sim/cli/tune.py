@@ -29,6 +29,8 @@ def add_parser(sub, info) -> None:
         epilog="examples:\n"
                "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
                "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
+               "  biathlon-sim tune --start balanced --vs reference --trail Kurz --generations 6 \\\n"
+               "      --population 12 --races-per-candidate 480 --check-races 960 --jobs 2 --out vs-reference.toml\n"
                "  biathlon-sim tune --start sprinter --trail Short --generations 4 --population 8 \\\n"
                "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
                "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000\n"
@@ -36,6 +38,9 @@ def add_parser(sub, info) -> None:
                "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
+    tu.add_argument("--vs", default=None, metavar="PLAYER",
+                    help="the player in the other seats and in the final check (default: --start); "
+                         "e.g. reference, to tune against the strength reference")
     if info.players:
         scenario_option(tu, info, "trails", several=True, required=True)
     else:                 # a game without players: whatever it says, the command refuses it below
@@ -96,7 +101,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
                       args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
                       args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
-                      options=options or None)
+                      options=options or None, opponent=args.vs)
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:
@@ -109,7 +114,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     opts = "".join(f", {k} {v}" for k, v in (result.options or {}).items())
     note = (f"Written by: {command}\n"
             f"Tuning: seed {result.seed}, {len(g)} generations x {len(g[0].win_rates)} candidates x "
-            f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}"
+            f"{g[0].races_per_candidate:,} races against {result.against.name} (races 0..{g[-1].races[1] - 1}"
             f"{opts}), data {bundle.data_hash}.\n" + result.check_line())
     hook.write_persona(result.tuned, out, note="\n".join(wrap(note)), description=result.description)
     import pandas as pd
