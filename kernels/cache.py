@@ -19,14 +19,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 
 
+#: packages whose kernels compile code of other packages: their fingerprint covers those too (the
+#: Blast reference player splices Blast's race loop; Blast's own kernels never import it, so a
+#: change in the reference does not recompile them)
+DEPENDS = {"blast_reference": ("blast",)}
+
+
 @functools.cache
 def fingerprint(package: str) -> str:
     """16 hex digits over the shared kernel files and those of `package` (a folder of kernels/;
-    "" for the shared files alone)."""
+    "" for the shared files alone), and of the packages it depends on (DEPENDS)."""
     h = hashlib.sha256()
     files = sorted(ROOT.glob("*.py"))
-    if package:
-        files += sorted((ROOT / package).rglob("*.py"))
+    for pkg in (package, *DEPENDS.get(package, ())) if package else ():
+        files += sorted((ROOT / pkg).rglob("*.py"))
     for path in files:
         h.update(str(path.relative_to(ROOT)).encode())
         h.update(path.read_bytes())

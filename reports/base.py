@@ -41,12 +41,21 @@ class Section:
     tables: list = field(default_factory=list)       # (name, DataFrame, caption, percent)
     findings: list[str] = field(default_factory=list)
     blocks: list[str] = field(default_factory=list)  # trusted HTML shown before the findings
+    csv_only: set[str] = field(default_factory=set)  # tables written as CSV and named, not drawn on the page
+    #: the statistics behind the section (named methods, test statistics), behind a "details"
+    #: control on the page, after the plain words
+    details: list[str] = field(default_factory=list)
 
     def figure(self, name: str, fig, caption: str) -> None:
         self.figures.append((name, fig, caption))
 
-    def table(self, name: str, table: pd.DataFrame, caption: str, percent: bool = True) -> pd.DataFrame:
+    def table(self, name: str, table: pd.DataFrame, caption: str, percent: bool = True,
+              page: bool = True) -> pd.DataFrame:
+        """Add a table; page=False: only its CSV file (a table the page shows in another form),
+        which the page names, so that the page stays light."""
         self.tables.append((name, table, caption, percent))
+        if not page:
+            self.csv_only.add(name)
         return table
 
 
@@ -117,6 +126,9 @@ class Context:
         #: band verdicts the sections measured, for the verdict that opens the report: DataFrames
         #: with dimension, who, where, races, win_rate, fair_share, ratio, ratio_low, ratio_high, verdict
         self.verdicts: list[pd.DataFrame] = []
+        #: plain sentences on the game's own design questions (a section's answer), for the top of
+        #: the verdict, after the one per dimension
+        self.questions: list[str] = []
 
     @property
     def fixed(self) -> dict[str, str]:
@@ -142,6 +154,13 @@ class Context:
                 v[c] = t[c].to_numpy()
             self.verdicts.append(v)
         return t
+
+    def judge_by_racers(self, table: pd.DataFrame, dimension: str, who: str) -> pd.DataFrame:
+        """The table (one row per racer count and `who`) with band verdicts, its rows sent to the
+        report's verdict as measured "at N racers", so that a pooled "in band" never hides an
+        out-of-band racer count."""
+        t = table.assign(racers_where=table.n_racers.map(lambda n: f"{int(n)} racers"))
+        return self.judge(t, dimension, who, "racers_where").drop(columns="racers_where")
 
     @property
     def result_columns(self) -> list[str]:

@@ -30,8 +30,11 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
                                    low="ratio_low", high="ratio_high", band=ctx.band),
              "Wins per fair share of each ski colour, per trail and pooled, with intervals (bars grow from a fair "
              "share)")
-    s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),
+    per = M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)
+    s.table("seats", ctx.judge_by_racers(per.assign(who=per.seat.map(lambda k: f"seat {int(k)}")), "seat",
+                                         "who").drop(columns="who"),
             "Win rate per seat (0 = first) and number of racers")
+    ctx.judge_by_racers(M.win_rates(rows, ["n_racers", "colour_name"], o.confidence), "ski colour", "colour_name")
     seats = M.with_overall(rows, "trail_name", ["seat"], confidence=o.confidence)
     ctx.judge(seats.assign(who=seats.seat.map(lambda k: f"seat {int(k)}")), "seat", "who", "trail_name")
     pooled = t[t.trail_name == "all"].set_index("colour_name", drop=False)
@@ -54,6 +57,8 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
         else:
             s.findings.append(f"Red question: Red skis win {r.ratio:.2f} x a fair share ({_rate(r)}; {_sig(r)}): "
                               f"on this data Red's extra bullet {verdict}.")
+        ctx.questions.append(f"Does Red's extra bullet make up for its missing wax? Red skis win {r.ratio:.2f} x a "
+                             f"fair share over all trails: its extra bullet {verdict}.")
     return s
 
 
@@ -159,7 +164,14 @@ def gear_section(ctx: Context) -> Section:
     lead = ["variant", "colour", "trail_name"]
     value = _front(pd.concat(value, ignore_index=True), lead)
     value["used_share"] = value.variant.map(used["used_share"])
-    value["measurable"] = value.variant.map(used["measurable"])
+    # measurable: the token was used, and the variant changed enough races to measure (M.measurable)
+    value["measurable"] = [("not measurable with these players (never used)" if used.loc[v, "measurable"] == "no"
+                            else M.measurable(c, u)) for v, c, u in zip(value.variant, value.changed, value.units)]
+    by_bi = [t.assign(measurable=[M.measurable(c, u) for c, u in zip(t.changed, t.units)]) for t in by_bi]
+    spill = [t.assign(measurable=[M.measurable(c, u) for c, u in zip(t.changed, t.units)]) for t in spill]
+    # not measurable: no number in the tables, where +0.00 [0.00, 0.00] would read as "worth nothing"
+    value, by_bi, spill = _blank_unmeasured(value), [_blank_unmeasured(t) for t in by_bi], \
+        [_blank_unmeasured(t) for t in spill]
     value = s.table("gear_value", M.flag(value, o.alpha),
                     "Change in the changed colour's win rate per variant and trail, and how often its token was used")
     by_bi = s.table("gear_value_by_biathlete", M.flag(_front(pd.concat(by_bi, ignore_index=True),
@@ -167,37 +179,62 @@ def gear_section(ctx: Context) -> Section:
                     "Change in the changed colour's win rate per variant, trail and biathlete")
     s.table("gear_spillover", M.flag(_front(pd.concat(spill, ignore_index=True), ["variant", "colour_name"]), o.alpha),
             "Change in every ski colour's win rate per variant: who pays for a token")
-    shown = value[value.measurable != "no"]
+    shown = value[value.measurable == "yes"]
+    left_out = sorted(set(value.variant) - set(shown.variant))
     if len(shown):
         s.figure("gear_value", F.bars(shown.assign(change=100 * shown.change, low=100 * shown.low,
                                                    high=100 * shown.high),
                                       "variant", "change", "Value of one token: change in win rate",
                                       "percentage points", hue="trail_name", reference=0.0),
                  "Change in the changed colour's win rate per variant, per trail and pooled, with intervals "
-                 "(variants whose token was never used left out)")
+                 + (f"(not measurable with these players, so not drawn: {', '.join(left_out)})" if left_out else ""))
     pooled = by_bi[by_bi.trail_name == "all"]
     order = [v for v in targets if v in set(pooled.variant)]
-    piv, lo, hi = (100 * pooled.pivot(index="variant", columns="biathlete_name", values=c).loc[order]
-                   for c in ("change", "low", "high"))
+    # a variant not measurable with these players has no value to colour: its row says so instead
+    unmeasured = pooled.measurable.ne("yes") | pooled.variant.isin(left_out)
+    piv, lo, hi = (100 * pooled.assign(**{c: pooled[c].where(~unmeasured)}).pivot(
+        index="variant", columns="biathlete_name", values=c).loc[order] for c in ("change", "low", "high"))
+    marks = pooled.assign(mark=np.where(unmeasured, "n/m", "")).pivot(
+        index="variant", columns="biathlete_name", values="mark").loc[order]
+    pooled_value = value[value.trail_name == "all"].set_index("variant")
+    names = {v: f"{v} (not measurable with these players: {int(pooled_value.changed.get(v, 0)):,} races changed, "
+                f"token used in {pct(float(used.used_share.get(v, 0)))})" for v in left_out}
+    piv, lo, hi, marks = (t.rename(index=names) for t in (piv, lo, hi, marks))
     s.figure("gear_value_by_biathlete", F.heatmap(piv, 0.0, "Value of one token per biathlete (pp, trails pooled)",
-                                                  "percentage points", None, "{:+.1f}", lo, hi),
-             "Change in win rate per variant and biathlete riding the changed colour (hover for the interval)")
+                                                  "percentage points", marks, "{:+.1f}", lo, hi),
+             "Change in win rate per variant and biathlete riding the changed colour (hover for the interval; "
+             f"n/m: not measurable with these players, fewer than {M.MIN_CHANGED} races changed or the token "
+             "never used)")
     rates = _exchange_rates(wide, src.base, targets, o)
+    never = set(used.index[used.measurable == "no"]) | set(left_out)
     if rates is not None:
+        off = rates.token.isin(never) | rates.currency.isin(never)
+        rates["measurable"] = np.where(off, "not measurable with these players", "yes")
+        # no number where a side of the exchange is not measurable: a 0.00 would read as "worthless"
+        numbers = [c for c in rates.columns if c not in ("token", "currency", "measurable")
+                   and pd.api.types.is_float_dtype(rates[c])]
+        rates.loc[off, numbers] = np.nan
+        # the gains are changes of a win rate: in percentage points, as everywhere in the report
+        rates = rates.assign(**{c: 100 * rates[c] for c in ("token_gain", "currency_gain") if c in rates.columns})
         s.table("exchange_rates", rates, "Exchange rates: one token's gain in units of another's", percent=False)
     all_value = value[value.trail_name == "all"].set_index("variant")
     for v, r in all_value.iterrows():
         s.findings.append(f"Value of {v} to {r.colour} (trails pooled, {int(r.units):,} races with {r.colour}): "
                           f"{_token_value(r, used.loc[v])}.")
     if rates is not None and len(rates):
-        never = set(used.index[used.measurable == "no"])
-        rates["measurable"] = np.where(rates.token.isin(never) | rates.currency.isin(never), "no", "yes")
         s.findings.append(_exchange_finding(rates, targets, never))
     red = [v for v, c in targets.items() if c == "red"]
     if red:
         s.findings.append("For Red: " + "; ".join(
             f"{v} changes Red's win rate by {_token_value(all_value.loc[v], used.loc[v])}" for v in red) + ".")
     return s
+
+
+def _blank_unmeasured(t: pd.DataFrame) -> pd.DataFrame:
+    """The paired changes of rows not measurable with these players, blanked (their `measurable`
+    column says why)."""
+    off = t.measurable != "yes"
+    return t.assign(**{c: t[c].where(~off) for c in ("change", "low", "high", "z", "p") if c in t.columns})
 
 
 #: the columns that say how much of its gear a racer used (kernels/results.py)
@@ -253,9 +290,13 @@ def token_usage(rows: pd.DataFrame, source: ResultsSource, targets: dict[str, st
 
 
 def _token_value(r, use) -> str:
-    """A token's value with its caveat: 'not measurable with these players' where never used."""
-    if use.measurable == "no" or (r.low == r.high == 0):
+    """A token's value with its caveat: 'not measurable with these players' where never used, or
+    where it changed too few races to measure (reports.metrics.measurable)."""
+    if use.measurable == "no":
         return f"not measurable with these players (they never used the token in {int(use.seats):,} races)"
+    if M.measurable(r.changed, r.units) != "yes":
+        return (f"not measurable with these players (it changed {int(r.changed):,} of {int(r.units):,} races; "
+                f"used in {pct(use.used_share)} of races)")
     note = f"; used in {pct(use.used_share)} of races"
     if use.measurable == "rarely":
         note += ", so this rests on few races"
@@ -279,7 +320,7 @@ def _exchange_finding(rates: pd.DataFrame, targets: dict[str, str], never: set[s
     for v, rows in rates.groupby("token", sort=False):
         rows = rows[~rows.currency.isin(never)]
         if v in never or not len(rows):
-            parts.append(f"{v} not measurable with these players (never used)")
+            parts.append(f"{v} not measurable with these players (never used, or too few races changed)")
             continue
         same = rows[rows.currency.map(targets) == targets[v]]
         r = (same if len(same) else rows).iloc[0]

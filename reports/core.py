@@ -12,7 +12,7 @@ import pandas as pd
 from . import figures as F
 from . import metrics as M
 from .base import Context, Section, _front, _rate, _sig, p_is, pct
-from .stats import wilson_interval, z_value
+from .stats import z_value
 
 
 def overview(ctx: Context) -> Section:
@@ -26,8 +26,9 @@ def overview(ctx: Context) -> Section:
         fair = ("every biathlete races in every ski colour equally often there, so a biathlete's fair "
                 "share of wins is 1/racers.")
     else:
+        relay = "relay" in (src.labels.get("format") or [])      # a game with relays (Mania's formats)
         fair = (f"every {ctx.entrant} sits in every seat equally often there, so a {ctx.entrant}'s fair "
-                f"share of wins is 1/racers (1/teams in a relay).")
+                f"share of wins is 1/racers" + (" (1/teams in a relay)." if relay else "."))
     s.intro = (f"{len(cells)} cells, {races:,} races in all. The main tables use the balanced line-ups "
                f"with {ctx.reference!r} in every seat on the data as it is ({len(ctx.main_cells)} cells); "
                + fair) if ctx.reference else \
@@ -44,14 +45,21 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
     rows = _teams(rows)
     s = Section("win-rates", f"Win rate per {E} and {T}")
     s.intro = (f"Win rate against the fair share (1/racers), as wins per fair share (1 = fair), with "
-               f"{o.confidence:.0%} intervals (Wilson). Verdicts hold the interval against the tolerance band "
+               f"{o.confidence:.0%} intervals. Verdicts hold the interval against the tolerance band "
                f"({ctx.band_text}): ✓ the whole interval inside the band, ▲ / ▼ the whole interval above / "
-               f"below it, ? not enough races to tell (the interval straddles an edge).")
+               f"below it, ? not enough races to tell (the interval straddles an edge). A pooled row ('all') "
+               f"is the mean of its {T}s' and racer counts' wins per fair share, each the same weight; its win "
+               "rate is that times the mean fair share, so rate, gap and ratio always agree.")
+    s.details.append("Intervals: Wilson's score interval per cell, widened by each cell's design effect (races of "
+                     "one balanced block repeat line-ups, so they are clustered); a pooled row's interval is the "
+                     "normal one of a mean of independent cells. The tables' p is one test per row (the CSV adds "
+                     "Holm and Benjamini-Hochberg corrections).")
     cells = rows.groupby([sc, "n_racers"], observed=True).size().rename("racer_rows").reset_index()
     cells["weight_in_scenario"] = 1 / cells.groupby(sc, observed=True).n_racers.transform("size")
     cells["weight_in_all"] = 1 / len(cells)
     s.table("pooling_weights", ctx.order_trails(cells), f"Weights of the pooled rows: every racer count within a {T}, "
             f"and every {T} and racer count in 'all', weighs the same whatever its races", percent=False)
+    precision_table(ctx, s, rows)
     by_trail = s.table(f"win_rates_by_{T}", ctx.order_trails(ctx.judge(M.flag(M.with_overall(
         rows, sc, [en], confidence=o.confidence), o.alpha), E, en, sc)),
         f"Win rate per {E} and {T} (all: the {T}s pooled)")
@@ -64,8 +72,8 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
                                            high=hi.loc[order, cols], min_span=2 * ctx.band),
              f"Wins per fair share of each {E} on each {T}, all racer counts pooled (✓ in band, ▲ over, ▼ under, "
              "? not enough races)")
-    by_racers = s.table("win_rates_by_racers", ctx.judge(M.flag(M.win_rates(
-        rows, ["n_racers", en], o.confidence), o.alpha)),
+    by_racers = s.table("win_rates_by_racers", ctx.judge_by_racers(M.flag(M.win_rates(
+        rows, ["n_racers", en], o.confidence), o.alpha), E, en),
         f"Win rate per {E} and number of racers ({T}s pooled)")
     s.figure("win_rate_by_racers", F.lines(by_racers, "n_racers", "ratio", en,
                                            "Wins per fair share by number of racers", "racers",
@@ -88,6 +96,29 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
     return s
 
 
+def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
+    """What each main cell achieved: the widest half-width of its entrants' win rates (clustered by
+    balanced block, as the tables' intervals), and whether the study sized it to a target."""
+    if "cell" not in rows.columns or not len(rows):
+        return
+    t = M.win_rates(rows, ["cell", ctx.en], ctx.o.confidence)
+    g = t.assign(half=(t.high - t.low) / 2).groupby("cell", observed=True)
+    info = {c.name: c for c in ctx.source.cells}
+    table = pd.DataFrame({"races": g.races.sum(), "widest_half_width_pp": 100 * g.half.max()}).reset_index()
+    table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r) for c, r in zip(table.cell, table.races)]
+    table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
+    table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
+    table["sized_to_a_target"] = ["yes" if c in set(ctx.source.targeted) else "no" for c in table.cell]
+    table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
+    s.table("precision_by_cell", table, f"Achieved precision per cell: the widest {ctx.o.confidence:.0%} half-width "
+            f"of its {ctx.entrant}s' win rates, in percentage points", percent=False)
+    widest = table.loc[table.widest_half_width_pp.idxmax()]
+    s.findings.append(f"Precision achieved: every {ctx.entrant}'s win rate in every cell is known to within "
+                      f"±{widest.widest_half_width_pp:.1f} pp or better (the widest: {widest.cell}); "
+                      f"{int((table.sized_to_a_target == 'yes').sum())} of {len(table)} cells were sized to a "
+                      "precision target, the rest played a fixed count.")
+
+
 def _teams(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows a balance question is asked of: one row per team where races have teams (a relay's
     first leg stands for its team, and the racer count becomes the team count), so fair shares are
@@ -105,12 +136,15 @@ def _teams(rows: pd.DataFrame) -> pd.DataFrame:
 def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     """Turn order: the win rate of each seat (0 = first to move) against a fair share."""
     o, sc = ctx.o, ctx.sc
+    relays = bool(relay_legs(rows, sc))
     rows = _teams(rows)
     s = Section("seats", "Seats and turn order")
-    s.intro = ("Win rate of each seat (0 = the first to move; in a relay, the team's first leg) against "
-               "its fair share, per number of racers and pooled; a first-player advantage shows as seat "
-               "0 above 1.")
-    per = s.table("seats", ctx.judge(M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)),
+    s.intro = ("Win rate of each seat (0 = the first to move" + ("; in a relay, the team's first leg" if relays else "")
+               + ") against its fair share, per number of racers and pooled; a first-player advantage shows as "
+               "seat 0 above 1.")
+    per = M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)
+    per = s.table("seats", ctx.judge_by_racers(per.assign(who=per.seat.map(lambda k: f"seat {int(k)}")), "seat",
+                                               "who").drop(columns="who"),
                   "Win rate per seat (0 = first) and number of racers")
     by_trail = ctx.order_trails(ctx.judge(M.flag(M.with_overall(rows, sc, ["seat"], confidence=o.confidence),
                                                  o.alpha)))
@@ -187,10 +221,12 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
                             podium=decided.place <= 3)
     s.intro = (f"Every {E}'s mean place on a scale from 0 (first) to 1 (last), where a fair game gives 0.5 at "
                "every racer count, and its podium rate (top three) against the fair share min(3, racers)/racers; "
-               f"races stopped by the round cap are left out. Then a Plackett-Luce model of the whole "
-               f"finishing order per {T} (Hunter's MM algorithm): one strength per {E}; it is shown only where "
-               f"its predicted win rates stay within 2 percentage points, or within what chance gives (3.5 "
-               f"standard errors), of the observed ones at every racer count.")
+               f"races stopped by the round cap are left out. Then whether one strength per {E} explains the "
+               f"whole finishing order on each {T} (shown only where it predicts the win rates at every racer "
+               f"count).")
+    s.details.append(f"The strength model is Plackett-Luce's, fitted per {T} by Hunter's MM algorithm; it is shown "
+                     "only where its predicted win rates stay within 2 percentage points, or within 3.5 standard "
+                     "errors, of the observed ones at every racer count.")
     place = M.means(scaled, "rel_place", [sc, en], o.confidence)
     pod = M.rates(scaled, "podium", [sc, en], o.confidence)
     fair_pod = scaled.assign(fair=np.minimum(3, scaled.n_racers) / scaled.n_racers).groupby(
@@ -264,7 +300,7 @@ def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
         M.rates(races, "stalled", keys, o.confidence).rename(columns={"count": "stalled", "rate": "stalled_rate",
                                                                       "low": "stalled_low", "high": "stalled_high"})
         .drop(columns="n"), on=keys)
-    s.table("rounds", ctx.order_trails(length), "Rounds per race and share of stalled races", percent=False)
+    s.table("rounds", ctx.order_trails(length), "Rounds per race and share of stalled races")
     s.figure("rounds", F.histograms(races, "rounds", sc, "Rounds per race", "rounds"),
              f"Distribution of race length in rounds, per {T} (all racer counts)")
     causes = [(code, label) for code, label in enumerate(ctx.source.labels.get("elim_cause", [])) if code > 0]
@@ -284,27 +320,67 @@ def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
                    "Lead changes per race", percent=False)
     s.figure("lead_changes", F.histograms(races, "lead_changes", sc, "Lead changes per race",
                                           "lead changes"), f"Distribution of lead changes per race, per {T}")
-    leaders = rows[rows.leader_after_range == 1]
+    # a lone racer (a time trial) always wins: no leader to speak of
+    leaders = rows[(rows.leader_after_range == 1) & (rows.n_racers > 1)]
     lw = M.rates(leaders, "won", keys, o.confidence)
-    lw["fair_share"] = 1 / lw.n_racers
+    # a relay's racers are its teams' legs: the fair share is one team's, legs / racers
+    legs = relay_legs(rows, sc)
+    lw["fair_share"] = lw[sc].astype(str).map(legs).fillna(1).astype(float).to_numpy() / lw.n_racers
     lw = s.table("leader_after_range_wins", ctx.order_trails(lw),
                  "How often the leader after the last range wins")
-    s.figure("leader_after_range_wins", F.lines(lw, "n_racers", "rate", sc,
-                                                "Leader after the last range: share who win", "racers",
-                                                "share of races won", percent=True),
-             "Share of races won by the racer leading when the leader passed the last range, with intervals")
+    lines_by_racers(s, "leader_after_range_wins", lw, sc, relay_legs(rows, sc), "rate",
+                    "Leader after the last range: share who win", "share of races won",
+                    "Share of races won by the racer leading when the leader passed the last range, with intervals",
+                    percent=True)
     for extra in extras:
         extra(ctx, rows, s)
-    led, won = len(leaders), int(leaders.won.sum())
-    low, high = wilson_interval(won, led, o.confidence)
-    fair = float((1 / leaders.n_racers).mean()) if led else float("nan")
     s.findings.append(
         f"Races last {races.rounds.mean():.1f} rounds on average ("
         + ", ".join(f"{t} {g.rounds.mean():.1f}" for t, g in races.groupby(sc, observed=True)) + "); "
         f"{pct(rows.eliminated.mean())} of racers are eliminated; {lead['mean'].mean():.1f} lead changes per race "
-        f"(mean over {T}s and racer counts); the leader after the last range wins {pct(won / led) if led else 'n/a'} "
-        f"[{pct(low)}, {pct(high)}] of races (n={led:,}; fair share {pct(fair)}).")
+        f"(mean over {T}s and racer counts).")
+    if len(lw):
+        s.findings.append(f"The leader after the last range wins, per {T} (each racer count the same weight; "
+                          "a lone racer left out): " + within_cells(lw, sc, "rate") + ".")
     return s
+
+
+def within_cells(table: pd.DataFrame, by: str, value: str, fair: str = "fair_share") -> str:
+    """'red sprint 45.1% (fair share 24.3%, 6 racer counts), ...': a rate measured per cell (a
+    scenario and racer count) averaged within each `by` with equal weights, so that formats and
+    racer counts are never pooled into one number that none of them shows."""
+    parts = []
+    for key, g in table.groupby(by, observed=True, sort=False):
+        if not len(g):
+            continue
+        text = f"{key} {pct(g[value].mean())}"
+        if fair in g.columns:
+            text += f" (fair share {pct(g[fair].mean())}"
+            text += f", {len(g)} racer counts)" if len(g) > 1 else ")"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def relay_legs(rows: pd.DataFrame, sc: str) -> dict[str, int]:
+    """The scenarios whose races are relays, and their legs per team: {scenario: legs}."""
+    if "leg" not in rows.columns or not (rows.leg > 0).any():
+        return {}
+    legs = rows.groupby(sc, observed=True).leg.max() + 1
+    return {str(k): int(v) for k, v in legs.items() if v > 1}
+
+
+def lines_by_racers(s: Section, name: str, table: pd.DataFrame, sc: str, legs: dict[str, int], value: str,
+                    title: str, ylabel: str, caption: str, **kw) -> None:
+    """One line per scenario against the number of racers; relays (scenarios in `legs`) on a figure
+    of their own, against the number of teams: a relay of 8 teams of 4 is not a race of 32 racers."""
+    relay = table[sc].astype(str).isin(set(legs))
+    if (~relay).any():
+        s.figure(name, F.lines(table[~relay], "n_racers", value, sc, title, "racers", ylabel, **kw), caption)
+    if relay.any():
+        r = table[relay]
+        r = r.assign(teams=r.n_racers // r[sc].astype(str).map(legs).to_numpy())
+        s.figure(f"{name}_relays", F.lines(r, "teams", value, sc, f"{title}: relays", "teams", ylabel, **kw),
+                 f"{caption}; relays, by the number of teams")
 
 
 def length_section(ctx: Context, rows: pd.DataFrame, unit: str = "rounds") -> Section:
@@ -323,9 +399,8 @@ def length_section(ctx: Context, rows: pd.DataFrame, unit: str = "rounds") -> Se
     s.intro = (f"Race length in {unit} per {ctx.scenario} and number of racers: mean with its "
                f"{o.confidence:.0%} interval, spread and the 90th percentile (nine games in ten end by then).")
     s.table(f"{unit}_per_race", ctx.order_trails(table), f"{unit.capitalize()} per race", percent=False)
-    s.figure(f"{unit}_by_racers", F.lines(table, "n_racers", "mean", sc, f"Mean {unit} per race", "racers", unit,
-                                          low="low", high="high"),
-             f"Mean {unit} per race by number of racers, with intervals")
+    lines_by_racers(s, f"{unit}_by_racers", table, sc, relay_legs(rows, sc), "mean", f"Mean {unit} per race", unit,
+                    f"Mean {unit} per race by number of racers, with intervals")
     longest = table.loc[table.p90.idxmax()] if len(table) else None
     if longest is not None:
         s.findings.append(f"Game length: {races[unit].mean():.1f} {unit} on average; the longest setting is "
@@ -348,29 +423,43 @@ def variants_section(ctx: Context, columns: tuple[str, ...] = ("rounds",)) -> Se
     s.intro = ("Each variant replays the base data's races (same seeds, same dice streams); a change is "
                "the mean of the per-race differences, with a normal interval over races.")
     out = []
+    # variants whose every race ends alike (every seat's result and every measure) are one change
+    # for these races: reported once, under all their names
+    outcome = rows.assign(key=rows.cell.astype(str) + ":" + rows.race.astype(str) + ":" + rows.seat.astype(str))
+    sig = pd.concat([outcome.pivot_table(index="key", columns="variant", values=c, observed=True, aggfunc="first")
+                     for c in ["won", *columns]])
+    sig.columns = [str(c) for c in sig.columns]
+    same = M.identical_variants(sig, [v for v in sig.columns if v != src.base])
+    twins = {x for others in same.values() for x in others}
+    names = {v: " = ".join([v, *same.get(v, [])]) for v in sig.columns}
     races = rows[rows.seat == 0]
-    for col in columns:
+    for col, measure in [*((c, f"mean {c}") for c in columns), ("won", "first player's win rate")]:
         wide = races.pivot_table(index=["cell", "race"], columns="variant", values=col, observed=True)
+        wide.columns = [str(c) for c in wide.columns]
+        scale = 100.0 if col == "won" else 1.0     # a win rate in % and its change in pp, as everywhere
         for v in wide.columns:
-            if v == src.base:
+            if v == src.base or v in twins:
                 continue
             d = (wide[v] - wide[src.base]).dropna()
             half = z_value(o.confidence) * d.std() / np.sqrt(len(d)) if len(d) > 1 else float("nan")
-            out.append({"variant": v, "measure": f"mean {col}", "base": wide[src.base].mean(),
-                        "change": d.mean(), "low": d.mean() - half, "high": d.mean() + half, "races": len(d)})
-    seat0 = rows[rows.seat == 0]
-    wide = seat0.pivot_table(index=["cell", "race"], columns="variant", values="won", observed=True)
-    for v in wide.columns:
-        if v == src.base:
-            continue
-        d = (wide[v] - wide[src.base]).dropna()
-        half = z_value(o.confidence) * d.std() / np.sqrt(len(d)) if len(d) > 1 else float("nan")
-        out.append({"variant": v, "measure": "first player's win rate", "base": wide[src.base].mean(),
-                    "change": d.mean(), "low": d.mean() - half, "high": d.mean() + half, "races": len(d)})
-    table = s.table("variant_effects", pd.DataFrame(out), "Paired change of each measure per variant", percent=False)
+            ok = M.measurable(int((d != 0).sum()), len(d))
+            value = (lambda x: scale * x) if ok == "yes" else (lambda x: float("nan"))
+            out.append({"variant": names[v], "measure": measure, "unit": "%, change in pp" if col == "won" else col,
+                        "base": scale * wide[src.base].mean(), "change": value(d.mean()),
+                        "low": value(d.mean() - half), "high": value(d.mean() + half), "races": len(d),
+                        "changed": int((d != 0).sum()), "measurable": ok})
+    table = s.table("variant_effects", _front(pd.DataFrame(out), ["variant", "measure", "unit"]),
+                    "Paired change of each measure per variant (means in their unit; win rates in %, their changes "
+                    "in percentage points; variants that play every race alike are one row)", percent=False)
     for r in table.itertuples():
-        s.findings.append(f"{r.variant}: {r.measure} {r.base:.3g} changes by {r.change:+.3g} "
-                          f"[{r.low:+.3g}, {r.high:+.3g}] (n={r.races:,} paired races).")
+        if r.measurable != "yes":
+            s.findings.append(f"{r.variant}: {r.measure} {r.measurable}.")
+        elif r.measure.startswith("mean "):
+            s.findings.append(f"{r.variant}: {r.measure} {r.base:.1f} changes by {r.change:+.2f} "
+                              f"[{r.low:+.2f}, {r.high:+.2f}] {r.unit} (n={r.races:,} paired races).")
+        else:
+            s.findings.append(f"{r.variant}: {r.measure} {r.base:.1f}% changes by {r.change:+.2f} pp "
+                              f"[{r.low:+.2f}, {r.high:+.2f}] (n={r.races:,} paired races).")
     return s
 
 
@@ -378,6 +467,10 @@ def robustness_section(ctx: Context) -> Section:
     o, src, sc, en, E, T = ctx.o, ctx.source, ctx.sc, ctx.en, ctx.entrant, ctx.scenario
     s = Section("robustness", "Robustness across personas")
     others = [p for p in ctx.personas if p != ctx.reference]
+    if not others and not game_has_personas(src.game):
+        s.skipped = (f"This game's bots have no personas (one way of playing), so the ranking of {E}s cannot depend "
+                     "on play style: nothing to check here.")
+        return s
     if not others:
         s.skipped = (f"Only one persona played balanced line-ups in every seat, so the report cannot say whether "
                      f"the ranking of {E}s depends on how the bots play: add cells with, e.g., "
@@ -386,10 +479,11 @@ def robustness_section(ctx: Context) -> Section:
     s.intro = (f"Each persona in every seat on balanced line-ups, against {ctx.reference!r} on the same {T}s "
                f"and racer counts (like with like: the reference's column counts only those {T}s and racer counts, "
                f"and where a persona's cell plays the reference's races, by `same_races_as`, the same races, paired "
-               f"race by race). Spearman's rho and Kendall's tau compare the rankings of {E}s by wins "
-               "per fair share; p tests against no relation (exact over all orderings); 'a rerun' is where "
-               "rho would fall if the study were played again (parametric bootstrap). A persona whose ranking "
-               "agrees closely supports conclusions that do not depend on play style.")
+               f"race by race). A persona whose ranking of {E}s agrees closely supports conclusions that do "
+               "not depend on play style.")
+    s.details.append(f"Rank agreement: Spearman's rho and Kendall's tau between the rankings of {E}s by wins per "
+                     "fair share; p tests against no relation (exact over all orderings); 'a rerun' is where rho "
+                     "would fall if the study were played again (parametric bootstrap).")
     cols = [ctx.scenario, "n_racers", ctx.entrant, "won", "race", "seat"]
     base = [src.base]
     ref_cells = {c.name: c for c in src.cells if c.name in ctx.main_cells}
@@ -454,10 +548,12 @@ def robustness_section(ctx: Context) -> Section:
              f"Wins per fair share of each {E} when every seat plays one persona (✓ in band, ▲ over, ▼ under, "
              "? not enough races)")
     pooled = agreement[agreement[sc] == "all"]
-    s.findings.append(f"Robustness of the ranking of {E}s under {ctx.reference}: " + "; ".join(
-        f"{_verdict(r, o.alpha)} under {r.persona} (Spearman {r.spearman:+.2f}, a rerun {r.rerun_low:+.2f} to "
-        f"{r.rerun_high:+.2f}; Kendall {r.kendall:+.2f}; p{p_is(r.spearman_p)})"
+    s.findings.append(f"Does the ranking of {E}s under {ctx.reference} hold under the other personas? " + "; ".join(
+        f"under {r.persona} it {_verdict(r, o.alpha)}"
         for r in pooled.itertuples()) + ".")
+    s.details.append(f"Rank agreement with {ctx.reference}: " + "; ".join(
+        f"{r.persona}: Spearman {r.spearman:+.2f} (a rerun {r.rerun_low:+.2f} to {r.rerun_high:+.2f}), "
+        f"Kendall {r.kendall:+.2f}, p{p_is(r.spearman_p)}" for r in pooled.itertuples()) + ".")
     sig = table[table.verdict.isin(["over", "under"])].assign(sign=lambda t: np.sign(t.gap))
     ref_flags = sig[sig.persona == ctx.reference].set_index(en).sign
     fragile = []
@@ -469,6 +565,17 @@ def robustness_section(ctx: Context) -> Section:
         f"none; every {E} outside the band under {ctx.reference} is outside it the same way under every "
         "persona")) + ".")
     return s
+
+
+def game_has_personas(game: str) -> bool:
+    """Whether the game ships personas to choose from (sim/data/players/GAME); Mania's bots do not."""
+    from importlib.resources import files
+
+    try:
+        folder = files("sim.data") / "players" / game
+        return folder.is_dir() and any(p.name.endswith(".toml") for p in folder.iterdir())
+    except (ModuleNotFoundError, OSError):
+        return True
 
 
 def _paired_personas(ctx: Context, s: Section, both: pd.DataFrame) -> None:
@@ -495,9 +602,11 @@ def _paired_personas(ctx: Context, s: Section, both: pd.DataFrame) -> None:
                     f"Persona x {E} interaction on paired races (chi-square of the changes around their mean)",
                     percent=False)
     s.findings.append("Personas on the reference's own races: " + "; ".join(
-        f"{r.persona} moves the {E}s " + ("apart (an interaction: the ranking depends on play style, "
-                                          if r.p < ctx.o.alpha else "alike (no interaction shown, ")
-        + f"chi-square {r.chi2:.1f} on {r.df} df, p{p_is(r.p)})" for r in tests.itertuples()) + ".")
+        f"{r.persona} moves the {E}s " + ("apart (the ranking depends on play style)" if r.p < ctx.o.alpha
+                                          else "alike (no sign that the ranking depends on play style)")
+        for r in tests.itertuples()) + ".")
+    s.details.append(f"Persona x {E} interaction on paired races: " + "; ".join(
+        f"{r.persona} chi-square {r.chi2:.1f} on {r.df} df, p{p_is(r.p)}" for r in tests.itertuples()) + ".")
 
 
 def _verdict(r, alpha: float) -> str:
@@ -519,7 +628,7 @@ def _ratio_se(t: pd.DataFrame) -> pd.Series:
     return np.sqrt(t.win_rate * (1 - t.win_rate) / t.races) / t.fair_share
 
 
-__all__ = ["overview", "win_rate_section", "strength_section", "seat_section", "shooting_section", "dynamics_section",
+__all__ = ["within_cells", "overview", "win_rate_section", "strength_section", "seat_section", "shooting_section", "dynamics_section",
            "length_section", "variants_section", "robustness_section"]
 
 
@@ -580,12 +689,12 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
     rows = src.read(cols, cells, None)
     rows = rows.assign(seat_name=rows.seat.map(lambda k: f"seat {int(k)}"))
-    describe = tuple(dict.fromkeys([ctx.sc, *axes.values(), "seat_name"]))
+    describe = tuple(dict.fromkeys([ctx.sc, "n_racers", *axes.values(), "seat_name"]))
     try:
         wide = M.paired_outcomes(rows, src.base, describe=describe)
     except (KeyError, ValueError):
         return pd.DataFrame()
-    variants = [v for v in wide.columns if v not in describe and v != src.base]
+    variants = [v for v in wide.columns if v not in describe and v != src.base and v != "n_racers"]
     column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
     out = []
     for r in off.itertuples():
@@ -595,6 +704,9 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         mask = wide[col].astype(str) == r.who
         if r.where != "all" and r.where in set(wide[ctx.sc].astype(str)):
             mask &= wide[ctx.sc].astype(str) == r.where
+        elif r.where.endswith(" racers"):
+            # a result at one racer count: only races with that many racers measure its levers
+            mask &= wide.n_racers.astype(int) == int(r.where.split()[0])
         if not mask.any():
             continue
         measured_on = ", ".join(sorted(set(wide.loc[mask.to_numpy(), ctx.sc].astype(str))))
@@ -614,10 +726,75 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: at most this many findings in "What to change first"; the rest are counted, never cut silently
+ACTIONS = 12
+
+#: the plain question each dimension of the verdict answers (others: "Are the {dimension}s even?")
+QUESTIONS = {"seat": "Are the seats (turn order) even?"}
+
+#: entrants that are identical pieces, so their verdict checks the simulation, not the design
+NULL_CHECKS = {"colour": ("the colours are identical pieces, so this checks the simulation, not the design: "
+                          "a colour outside the band would be a bug")}
+
+
+def where_text(where: str, scenario: str) -> str:
+    """'over all trails', 'at 6 racers', 'on Kurz': where a verdict was measured, in words."""
+    if where == "all":
+        return f"over all {scenario}s"
+    if where.endswith((" racers", " teams")):
+        return f"at {where}"
+    return f"on {where}"
+
+
+def _findings(off: pd.DataFrame) -> list[pd.DataFrame]:
+    """The out-of-band verdicts as findings, biggest first: one per dimension, who and direction,
+    its rows (scenarios, racer counts, pooled) sorted by size. A pooled row and the rows it pools
+    repeat one finding, so they make one item, not several."""
+    off = off.assign(direction=np.sign(off["size"]), magnitude=off["size"].abs())
+    groups = [g.sort_values("magnitude", ascending=False, kind="stable")
+              for _, g in off.groupby(["dimension", "who", "direction"], sort=False)]
+    return sorted(groups, key=lambda g: -g.magnitude.iloc[0])
+
+
+def _plural(dimension: str) -> str:
+    return dimension + ("es" if dimension.endswith("s") else "s")
+
+
+def design_questions(ctx: Context, v: pd.DataFrame) -> list[str]:
+    """One plain sentence per design question (a dimension of the verdict), the farthest from fair
+    first; identical pieces (a null check) last."""
+    T = ctx.scenario
+    out = []
+    for dim, g in v.groupby("dimension", sort=False):
+        off = g[g.verdict.isin(["over", "under"])]
+        whos = list(dict.fromkeys(g.who))
+        bad = list(dict.fromkeys(off.who))
+        unsure = set(g[g.verdict == "not enough races"].who) - set(bad)
+        question = QUESTIONS.get(dim, f"Are the {_plural(dim)} even?")
+        if len(off):
+            r = off.loc[off["size"].abs().idxmax()]
+            text = (f"{question} No: {len(bad)} of {len(whos)} {_plural(dim)} lie outside the band somewhere; the "
+                    f"farthest, {r.who} {where_text(r['where'], T)}, wins {r.ratio:.2f} x a fair share.")
+            worst = abs(r["size"])
+        else:
+            text = (f"{question} Yes, within the band wherever these races can tell"
+                    + (f"; {len(unsure)} of {len(whos)} need more races to be sure." if unsure else "."))
+            worst = 0.0
+        if dim in ctx.fixed and len(off):
+            text += " The box fixes them (see below)."
+        null = NULL_CHECKS.get(ctx.entrant) if dim == ctx.entrant else None
+        if null:
+            text += f" ({null[0].upper()}{null[1:]}.)"
+        out.append((bool(null), -worst, text))
+    ordered = sorted(out, key=lambda x: x[:2])
+    return [t for null, _, t in ordered if not null] + list(ctx.questions) + [t for null, _, t in ordered if null]
+
+
 def verdict_section(ctx: Context) -> Section:
-    """The one-screen summary that opens the report: every measured result against the tolerance
-    band, what to change first (the out-of-band results by size, with the study's variants that
-    move them), and the verdict grids. Reads the verdicts the other sections left in ctx."""
+    """The one-screen summary that opens the report: one plain sentence per design question, what
+    to change first (every out-of-band finding of every dimension, biggest first, with the study's
+    variants that move it), and the verdict grids. Reads the verdicts the other sections left in
+    ctx."""
     s = Section("verdict", "Verdict")
     T = ctx.scenario
     if not ctx.verdicts:
@@ -629,46 +806,66 @@ def verdict_section(ctx: Context) -> Section:
     s.intro = (f"Every result against the tolerance band: {ctx.band_text} counts as fair (settable with "
                f"report --band or band in the study file's [report] table). ✓ in band: the whole "
                f"{ctx.o.confidence:.0%} interval lies inside the band; ▲ over / ▼ under: the whole interval lies "
-               "outside it; ? not enough races to tell, with the races that would decide it.")
+               "outside it; ? not enough races to tell, with the races that would decide it. Each result is "
+               f"measured per {T}, per racer count and pooled ('all': every {T} and racer count weighs the same).")
+    e = __import__("html").escape
+    s.blocks.append("<ul class='questions'>" + "".join(f"<li>{e(q)}</li>" for q in design_questions(ctx, v))
+                    + "</ul>")
     from .html import legend_html
     s.blocks.append(legend_html())
-    e = __import__("html").escape
     counts = []
     for dim, g in v.groupby("dimension", sort=False):
         c = g.verdict.value_counts()
-        counts.append(f"{dim} × {T}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
-                                                   ("in band", "over", "under", "not enough races") if c.get(k, 0)))
-    off = v[v.verdict.isin(["over", "under"])].sort_values("size", key=np.abs, ascending=False)
-    # what the data cannot change without changing the box comes after what it can, with the reason
+        counts.append(f"{dim}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
+                                             ("in band", "over", "under", "not enough races") if c.get(k, 0)))
+    findings = _findings(v[v.verdict.isin(["over", "under"])])
+    shown = findings[:ACTIONS]
+    levers = _levers(ctx, pd.concat([g.head(1) for g in shown], ignore_index=True)) if shown else pd.DataFrame()
     fixed = ctx.fixed
-    if fixed:
-        off = pd.concat([off[~off.dimension.isin(list(fixed))], off[off.dimension.isin(list(fixed))]])
-    levers = _levers(ctx, off.head(12))
-    items = []
-    for r in off.head(12).itertuples():
-        where = f"over all {T}s" if r.where == "all" else f"on {r.where}"
-        text = (f"<b>{e(r.who)}</b> ({e(r.dimension)}) {e(where)}: {r.ratio:.2f} x a fair share "
-                f"[{r.ratio_low:.2f}, {r.ratio_high:.2f}], {'over' if r.size > 0 else 'under'} by "
-                f"{abs(r.size):.0%} ({int(r.races):,} races)")
+    items, told = [], set()
+    for g in shown:
+        r = g.iloc[0]
+        text = (f"<b>{e(r.who)}</b> ({e(r.dimension)}) {e(where_text(r['where'], T))}: {r.ratio:.2f} x a fair "
+                f"share [{r.ratio_low:.2f}, {r.ratio_high:.2f}], {'over' if r['size'] > 0 else 'under'} by "
+                f"{abs(r['size']):.0%} ({int(r.races):,} races)")
+        if len(g) > 1:
+            rest = g.iloc[1:]
+            more = f" and {len(rest) - 6} more" if len(rest) > 6 else ""
+            text += ("; also " + ("over" if r["size"] > 0 else "under") + " "
+                     + ", ".join(f"{e(where_text(x['where'], T))} ({x.ratio:.2f})" for _, x in rest.head(6).iterrows())
+                     + more)
         if len(levers):
-            mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r.where)]
+            mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r["where"])]
             good = mine[mine.moves == "toward fair"].sort_values("change", key=np.abs, ascending=False)
             if len(good):
                 on = good.measured_on.iloc[0]
-                text += ("<br>levers (one step each" + ("" if on == r.where else f"; measured on {e(on)}") + "): "
+                text += ("<br>levers (one step each" + ("" if on == r["where"] else f"; measured on {e(on)}") + "): "
                          ) + "; ".join(
-                    f"{e(g.variant)} {100 * g.change:+.1f} pp [{100 * g.low:+.1f}, {100 * g.high:+.1f}] "
-                    f"→ {g.ratio_after:.2f} x" for g in good.head(3).itertuples())
+                    f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
+                    f"→ {x.ratio_after:.2f} x" for x in good.head(3).itertuples())
             elif len(mine):
                 text += "<br>no variant of this study moves it toward fair measurably"
         if r.dimension in fixed:
-            text += f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}"
+            # the reason once, at the first of its dimension; after that, a pointer to it
+            text += (f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}" if r.dimension not in told
+                     else f"<br><i>fixed by the box</i> (why: at the first {e(r.dimension)} above)")
+            told.add(r.dimension)
         items.append(f"<li>{text}</li>")
     if items:
         s.blocks.append("<h3>What to change first</h3><ol class='actions'>" + "".join(items) + "</ol>")
-        if not len(levers):
+        rest = findings[ACTIONS:]
+        if rest:
+            s.blocks.append(f"<p>{len(rest)} more out-of-band finding(s) ({sum(len(g) for g in rest)} results), "
+                            "smaller than these: the verdict grids below, and tables/verdicts.csv, hold them all.</p>")
+        paired = [c for c in ctx.source.cells if ctx.source.base in c.variants and len(c.variants) > 1]
+        if not len(levers) and not paired:
             s.blocks.append("<p class='meta'>The study holds no paired variants that change these, so no lever is "
                             "measured: add variants (docs/studies.md) and the report shows what each step does.</p>")
+        elif not len(levers):
+            names = sorted({v for c in paired for v in c.variants if v != ctx.source.base})
+            s.blocks.append(f"<p class='meta'>The study's paired variants ({', '.join(map(str, names))}) were played "
+                            f"only on {', '.join(c.name for c in paired)}, where none of these results is measured: "
+                            "play them on the cells above to see what each step does.</p>")
     else:
         s.blocks.append("<h3>What to change first</h3><p>Nothing: no result lies outside the band.</p>")
     unsure = v[v.verdict == "not enough races"]
@@ -681,18 +878,23 @@ def verdict_section(ctx: Context) -> Section:
     for dim, g in v.groupby("dimension", sort=False):
         cell = g.assign(text=[f"{M.mark(x.verdict)} {x.ratio:.2f} [{x.ratio_low:.2f}, {x.ratio_high:.2f}]"
                               for x in g.itertuples()])
-        order = list(dict.fromkeys(g["where"]))
-        grid = cell.pivot(index="who", columns="where", values="text")[order]
-        if dim == "seat":
-            grid = grid.loc[sorted(grid.index, key=lambda w: int(w.split()[-1]))]
-        elif "all" in grid.columns:
-            grid = grid.loc[g[g["where"] == "all"].sort_values("ratio", ascending=False).who]
+        # columns: the scenarios in the page's order, then 'all', then the racer counts
+        rank = {w: k for k, w in enumerate([*ctx.trails, "all"])}
+        order = sorted(dict.fromkeys(g["where"]), key=lambda w: (
+            rank.get(w, len(rank)), int(w.split()[0]) if w.split()[0].isdigit() else 0))
+        grid = cell.pivot_table(index="who", columns="where", values="text", aggfunc="first")[order]
+        # rows by value: the pooled ratio where there is one, else the mean over the columns
+        key = (g[g["where"] == "all"].set_index("who").ratio if "all" in grid.columns
+               else g.groupby("who").ratio.mean())
+        grid = grid.loc[key.reindex(grid.index).sort_values(ascending=False).index]
         grid = grid.reset_index().rename(columns={"who": dim})
         s.table(f"verdict_{dim.replace(' ', '_')}", grid,
-                f"Verdict per {dim} and {T}: wins per fair share [interval]", percent=False)
+                f"Verdict per {dim}: wins per fair share [interval] per {T}, pooled ('all') and per racer count; "
+                "rows by value, farthest over first (click a header to sort by it)", percent=False)
     table = v.drop(columns=["size"])
-    s.table("verdicts", table, "Every verdict, with the races that would decide the uncertain ones")
+    s.table("verdicts", table, "Every verdict (the grids above, one row each), with the races that would decide "
+            "the uncertain ones", page=False)
     if len(levers):
         s.table("levers", levers, "What each paired variant does to each out-of-band result (one step)")
-    s.findings.insert(0, f"At a glance, against the band {ctx.band_text}: " + "; ".join(counts) + ".")
+    s.findings.insert(0, "At a glance, against the band " + ctx.band_text + ": " + "; ".join(counts) + ".")
     return s

@@ -3,7 +3,8 @@ matplotlib Figure.
 
 Figures are built on `matplotlib.figure.Figure`, not pyplot: no global state and no display
 backend, so they render the same headless, in tests and in worker processes. Error bars are the
-tables' confidence intervals (low, high). Colours: Okabe and Ito's colour-blind-safe palette; bars
+tables' confidence intervals (low, high). Colours: the page's palette (reports.interactive.Palette:
+one colour per name and one order per kind of series, the same in both twins); bars
 grow from their reference line (a fair share, no change), so axes show the differences.
 
 Each figure carries its interactive twin for the HTML page as `fig.interactive` (a plotly figure
@@ -82,8 +83,9 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
     """Bars of `value` per `group` (side by side per `hue`), with the interval [low, high] as error
     bars and an optional reference line (a fair share, no change); percent: values are shares."""
     fig, (ax,) = _figure(3.8)
-    groups = list(dict.fromkeys(table[group].astype(str)))
-    hues = list(dict.fromkeys(table[hue].astype(str))) if hue else [None]
+    pal = I.palette()
+    groups = pal.order(group, table[group].astype(str))
+    hues = pal.order(hue, table[hue].astype(str)) if hue else [None]
     width = 0.8 / len(hues)
     for k, h in enumerate(hues):
         part = table if h is None else table[table[hue].astype(str) == h]
@@ -92,7 +94,8 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
         err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v]) \
             if low in part.columns and high in part.columns else None
         base = 0.0 if reference is None else reference
-        ax.bar(x, v - base, width * 0.92, bottom=base, yerr=err, capsize=2, label=h, error_kw={"elinewidth": 0.8})
+        ax.bar(x, v - base, width * 0.92, bottom=base, yerr=err, capsize=2, label=h, error_kw={"elinewidth": 0.8},
+               **({"color": pal.colour(hue, h)} if h is not None else {}))
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
         ends = [table[c].to_numpy(float) for c in (low, high, value) if c in table.columns]
@@ -121,10 +124,11 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     """One line of `value` against `x` per `line`, with its interval as a shaded band; percent:
     values are shares."""
     fig, (ax,) = _figure(4.2)
-    groups = list(table.groupby(line, observed=True, sort=False))
+    groups = I.in_order(table, line)
     xs_all = np.unique(table[x].to_numpy(float))
     step = float(np.min(np.diff(xs_all))) if xs_all.size > 1 else 1.0
     for k, (name, part) in enumerate(groups):
+        colour = I.palette().colour(line, name)
         part = part.sort_values(x)
         # series nudged apart along x so that their intervals do not hide each other
         xs = part[x].to_numpy(float) + ((k - (len(groups) - 1) / 2) * 0.06 * step if len(groups) > 1 else 0.0)
@@ -132,9 +136,9 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
         if low in part.columns and high in part.columns:
             err = np.vstack([v - part[low].to_numpy(float), part[high].to_numpy(float) - v])
             ax.errorbar(xs, v, yerr=err, marker="o", markersize=3, linewidth=1.2, capsize=2, elinewidth=0.8,
-                        label=str(name))
+                        label=str(name), color=colour)
         else:
-            ax.plot(xs, v, marker="o", markersize=3, linewidth=1.2, label=str(name))
+            ax.plot(xs, v, marker="o", markersize=3, linewidth=1.2, label=str(name), color=colour)
     if reference is not None:
         ax.axhline(reference, color="black", linewidth=0.8, linestyle="--")
         if band:
@@ -176,9 +180,10 @@ def histograms(values: pd.DataFrame, column: str, by: str, title: str, xlabel: s
     fig, (ax,) = _figure(3.8)
     lo, hi = int(values[column].min()), int(values[column].max())
     edges = np.arange(lo, hi + 2) - 0.5
-    for name, part in values.groupby(by, observed=True, sort=False):
+    for name, part in I.in_order(values, by):
         counts, _ = np.histogram(part[column], edges)
-        ax.stairs(counts / max(counts.sum(), 1), edges, label=f"{name} (n={len(part):,})", linewidth=1.3)
+        ax.stairs(counts / max(counts.sum(), 1), edges, label=f"{name} (n={len(part):,})", linewidth=1.3,
+                  color=I.palette().colour(by, name))
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share")
     ax.set_title(title, fontsize=10)

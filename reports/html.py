@@ -2,7 +2,12 @@
 tables, in a page people explore.
 
 Figures are interactive (plotly: hover for a value and its interval, click a legend entry to hide a
-series) with plotly.min.js embedded inline from the plotly package, so the page needs no network;
+series) with plotly.js embedded inline, so the page needs no network: the cartesian partial bundle
+(reports/vendor/plotly-cartesian.min.js, plotly.js-cartesian-dist-min from npm, the same plotly.js
+version as the plotly package's full bundle, MIT licence beside it), 1.5 MB against the full
+bundle's 4.8 MB, and it holds every trace the report draws (bar, scatter, heatmap), so a page stays
+under 2 MB. The toolbar keeps only what stays on the reader's machine (zoom, pan, reset, save as
+PNG): plotly.js 4 offers a "Share chart" button that uploads the chart, and it is turned off;
 a figure without an interactive twin is shown as its PNG. Tables have people's headers (units,
 percentages, an interval as one column), sort on a click of a header and filter as one types;
 wide tables scroll inside their box and long ones are collapsed behind their caption. The few
@@ -19,6 +24,7 @@ import html
 import io
 import re
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -58,7 +64,8 @@ ol.actions li { margin: 0.35rem 0; }
 nav ul { columns: 2; font-size: 0.9rem; }
 """
 
-#: sorting and filtering, inline: click a header to sort by it (numbers by their data-v value),
+#: sorting and filtering, inline: click a header to sort by it (numbers and verdicts by their data-v
+#: value, empty cells last),
 #: type in a table's filter box to keep the rows that contain the text
 SCRIPT = """
 function sortTable(th) {
@@ -67,9 +74,11 @@ function sortTable(th) {
   for (const h of th.parentNode.children) h.removeAttribute('aria-sort');
   th.setAttribute('aria-sort', dir);
   const key = r => { const c = r.cells[col]; const v = c.dataset.v;
-                     return v === undefined || v === '' ? c.textContent : parseFloat(v); };
+                     if (v !== undefined && v !== '') return parseFloat(v);
+                     return c.textContent === '' ? null : c.textContent; };
   const rows = Array.from(body.rows);
   rows.sort((a, b) => { const x = key(a), y = key(b);
+    if (x === null || y === null) return (x === null) - (y === null);   // empty cells last
     const c = (typeof x === 'number' && typeof y === 'number') ? x - y : String(x).localeCompare(String(y));
     return dir === 'ascending' ? c : -c; });
   for (const r of rows) body.appendChild(r);
@@ -93,9 +102,11 @@ HEADERS = {
     "base_rate": "base rate", "p": "p (one test)", "n": "n", "count": "count", "mean_place": "mean place",
     "stalled": "stalled races", "stalled_rate": "stalled share", "verdict": "verdict",
     "sd": "sd", "p10": "10th pct", "p90": "90th pct", "currency_p": "p (currency's gain = 0)",
-    "token_gain": "token's gain", "currency_gain": "currency's gain", "line_ups": "line-ups",
+    "token_gain": "token's gain (pp)", "currency_gain": "currency's gain (pp)", "line_ups": "line-ups",
     "spearman_p": "p (no relation)", "rerun_low": "a rerun: from", "rerun_high": "a rerun: to",
     "races_to_decide": "races to decide", "used_share": "share who used it",
+    "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target",
+    "changed": "races changed", "token_id": "token (data id)",
 }
 #: value columns that carry an interval, and the names of its ends
 INTERVALS = [("win_rate", "low", "high"), ("diff", "low", "high"), ("rate", "low", "high"), ("mean", "low", "high"),
@@ -103,8 +114,9 @@ INTERVALS = [("win_rate", "low", "high"), ("diff", "low", "high"), ("rate", "low
              ("stalled_rate", "stalled_low", "stalled_high"), ("mean_dice", "low_dice", "high_dice"),
              ("used_share", "low", "high"), ("title_odds", "low", "high"),
              ("base_win", "base_low", "base_high"), ("changed_win", "changed_low", "changed_high")]
-#: columns kept in the CSV files but not shown: the test statistics behind the verdicts
-HIDDEN = {"z", "p_holm", "q_bh", "significant", "expected", "variance", "p_adjusted"}
+#: columns kept in the CSV files but not shown: the test statistics behind the verdicts, and the
+#: design effect that widens the intervals (a section's details say so in words)
+HIDDEN = {"z", "p_holm", "q_bh", "significant", "expected", "variance", "p_adjusted", "design_effect"}
 #: columns shown as percentages (rates and their intervals, changes in win rate in points)
 PERCENT = {"win_rate", "low", "high", "fair_share", "rate", "base_rate", "stalled_rate", "used_share",
            "title_odds", "odds_when_drafted", "base_win", "changed_win", "base_low", "base_high", "changed_low",
@@ -160,6 +172,25 @@ def _kind(name: str, col: pd.Series, percent: bool) -> str:
     return "float"
 
 
+#: a verdict's cell: its mark, then the value it is sorted by ("▲ 1.23 [1.10, 1.31]")
+_MARKED = re.compile(r"^[" + "".join(sym for sym, _ in MARKS.values()) + r"] ([-+]?\d[\d,]*(?:\.\d+)?)")
+
+
+def _marked_values(texts: list[str]) -> list | None:
+    """Sort values for a column of marked verdicts (the number after the mark), so that a click on
+    its header sorts by value, not by symbol; None where the column holds other text."""
+    found = [_MARKED.match(t) for t in texts]
+    if not any(found) or any(m is None and t for m, t in zip(found, texts)):
+        return None
+    return [_sort_key(float(m.group(1).replace(",", ""))) if m else "" for m in found]
+
+
+def _sort_key(v: float) -> str:
+    """A cell's sort value, to 6 significant figures (finer than any value the page shows; the CSV
+    files keep full precision): the pages of a big study stay light."""
+    return "" if np.isnan(v) else f"{v:.6g}"
+
+
 def present(table: pd.DataFrame, percent: bool = True) -> list[tuple[str, list[str], list, str]]:
     """The columns a page shows: (header, cell texts, sort values or None, css class) each.
     An interval joins its value as one column ("25.1% [24.0%, 26.2%]"), sorted by the value;
@@ -181,7 +212,7 @@ def present(table: pd.DataFrame, percent: bool = True) -> list[tuple[str, list[s
             continue
         if not pd.api.types.is_numeric_dtype(col):
             texts = ["" if (isinstance(x, float) and np.isnan(x)) else str(x) for x in col]
-            out.append((header(c), texts, None, "text"))
+            out.append((header(c), texts, _marked_values(texts), "text"))
             continue
         kind = _kind(c, col, percent)
         vals = col.to_numpy()
@@ -193,7 +224,7 @@ def present(table: pd.DataFrame, percent: bool = True) -> list[tuple[str, list[s
         else:
             texts = [_number(v, kind) for v in vals]
             title = header(c) + (" (pp)" if kind == "points" else "")
-        out.append((title, texts, [("" if np.isnan(v) else repr(float(v))) for v in vals.astype(float)], "num"))
+        out.append((title, texts, [_sort_key(v) for v in vals.astype(float)], "num"))
     return out
 
 
@@ -216,14 +247,17 @@ def table_html(table: pd.DataFrame, percent: bool = True, max_rows: int = 2000, 
         for _, texts, sort, cls in cols:
             text = texts[i]
             mark = next((k for k, (sym, _) in MARKS.items() if text == k or text.startswith(sym + " ")), None)
-            klass = cls + (f" mark-{MARKS[mark][1]}" if mark else "")
-            dv = f" data-v='{sort[i]}'" if sort is not None else ""
-            cells.append(f"<td class='{klass}'{dv}>{e(text)}</td>")
+            # the text columns align left by the table's own rule: only marks carry a class (lighter pages)
+            klass = f"mark-{MARKS[mark][1]}" if mark else ""
+            dv = f" data-v='{sort[i]}'" if sort is not None and sort[i] != "" else ""
+            cells.append(f"<td{f' class={chr(39)}{klass}{chr(39)}' if klass else ''}{dv}>{e(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = (f"<p class='meta'>{len(table) - max_rows:,} more rows in the CSV file.</p>"
             if len(table) > max_rows else "")
     filt = f"<input class='filter' type='search' placeholder='filter rows…' data-table='{tid}' aria-label='filter'>"
-    block = (f"{filt}<div class='tablebox'><table id='{tid}'><thead><tr>{head}</tr></thead>"
+    left = ",".join(f"#{tid} td:nth-child({k + 1})" for k, (_, _, _, cls) in enumerate(cols) if cls == "text")
+    style = f"<style>{left}{{text-align:left}}</style>" if left else ""
+    block = (f"{filt}{style}<div class='tablebox'><table id='{tid}'><thead><tr>{head}</tr></thead>"
              f"<tbody>{''.join(body)}</tbody></table></div>{more}")
     if not caption:
         return block
@@ -232,21 +266,41 @@ def table_html(table: pd.DataFrame, percent: bool = True, max_rows: int = 2000, 
     return f"<p class='caption'>{e(caption)}</p>{block}"
 
 
+#: the partial plotly.js bundle every page embeds (bar, scatter, heatmap and the other cartesian
+#: traces), vendored with its licence: see the module's docstring
+PLOTLY_BUNDLE = Path(__file__).with_name("vendor") / "plotly-cartesian.min.js"
+
+#: plotly's toolbar: nothing that leaves the reader's machine (no "Share chart" upload, whose
+#: button plotly.js 4 shows by default; no logo linking to plotly.com), no selection tools (the
+#: report has no use for them)
+PLOT_CONFIG = {"displaylogo": False, "responsive": True, "showSendToCloud": False,
+               "modeBarButtonsToRemove": ["sendChartToCloud", "select2d", "lasso2d", "toggleSpikelines"]}
+
+
 @lru_cache(maxsize=1)
 def plotly_js() -> str:
-    """plotly.min.js as shipped in the plotly package (embedded inline: no network needed)."""
-    from plotly.offline import get_plotlyjs
+    """The partial plotly.js bundle, embedded inline: no network needed. Its major version must be
+    the plotly package's own bundle's (the figures' JSON is written for that version; within a
+    major version plotly.js reads it alike)."""
+    js = PLOTLY_BUNDLE.read_text(encoding="utf-8")
+    try:
+        from plotly.offline import get_plotlyjs_version
 
-    return get_plotlyjs()
+        want = get_plotlyjs_version()
+    except ImportError:         # an older plotly without the helper: trust the vendored bundle
+        return js
+    have = re.search(r"plotly\.js \(cartesian - minified\) v([\d.]+)", js[:300])
+    if have is None or have.group(1).split(".")[0] != want.split(".")[0]:
+        raise RuntimeError(f"{PLOTLY_BUNDLE} is plotly.js {have.group(1) if have else '?'} but the plotly package "
+                           f"draws for plotly.js {want}: vendor plotly.js-cartesian-dist-min@{want} from npm")
+    return js
 
 
 def plot_html(fig, div_id: str) -> str:
     """An interactive figure's div and the call that draws it (plotly.js must be on the page)."""
     import plotly.io as pio
 
-    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True,
-                               "modeBarButtonsToRemove": ["select2d", "lasso2d"]})
+    return pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id, config=PLOT_CONFIG)
 
 
 def figure_html(name: str, png: bytes, caption: str, interactive=None, files: str = "figures") -> str:
@@ -286,11 +340,17 @@ def _section_html(s, files: str = "figures") -> list[str]:
         out.append("<ul class='findings'>" + "".join(f"<li>{e(f)}</li>" for f in s.findings) + "</ul>")
     for block in getattr(s, "blocks", []):
         out.append(block)
+    if getattr(s, "details", None):
+        out.append("<details class='jargon'><summary>Details: the statistics behind this section</summary><ul>"
+                   + "".join(f"<li>{e(d)}</li>" for d in s.details) + "</ul></details>")
     for name, png, caption, *rest in s.figures:
         out.append(figure_html(name, png, caption, rest[0] if rest else None, files))
     for name, table, caption, percent in s.tables:
         tables = files[: -len("figures")] + "tables" if files.endswith("figures") else "tables"
         where = f" ({len(table):,} rows; {tables}/{name}.csv)" if files else f" ({len(table):,} rows)"
+        if name in getattr(s, "csv_only", ()):
+            out.append(f"<p class='meta'>{e(caption + where)}: in the CSV file only.</p>")
+            continue
         out.append(table_html(table, percent, caption=caption + where))
     out.append("</section>")
     return out

@@ -13,8 +13,61 @@ import plotly.graph_objects as go
 #: Okabe & Ito (2008), "Color universal design": distinguishable with every common colour-vision
 #: deficiency (yellow left out: too pale on white; black lines are solid, the reference line dashed)
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#999999"]
+#: the colours of named series: Okabe & Ito's eight, then six of Paul Tol's "muted" scheme (wine,
+#: teal, indigo, olive, rose, sand), all told apart with the common colour-vision deficiencies, so
+#: that up to 14 entrants (Ski Tour's ten nations, say) each get their own
+PALETTE = [*OKABE_ITO, "#882255", "#44AA99", "#332288", "#999933", "#CC6677", "#DDCC77"]
 #: a diverging scale for heatmaps around a centre (blue under, orange over: colour-blind safe)
 DIVERGING = [[0.0, "#0072B2"], [0.5, "#f7f7f7"], [1.0, "#D55E00"]]
+
+
+class Palette:
+    """One colour per name and one order per kind of series across a page: a biathlete, a nation or
+    a trail keeps its colour and its place in every chart.
+
+    orders: {column: names in the order the page shows them} (a report's scenarios, say); a name
+    of a column without a given order takes the next colour the first time a chart shows it.
+    Colours belong to (column, name), so a trail and a biathlete never compete for a colour."""
+
+    def __init__(self, orders: dict[str, list] | None = None):
+        self._orders = {k: list(dict.fromkeys(map(str, v))) for k, v in (orders or {}).items()}
+        self._seen: dict[str, dict[str, int]] = {}
+
+    def set_order(self, column: str, names) -> None:
+        """Show `column`'s names in this order from now on (and colour them by it)."""
+        self._orders[column] = list(dict.fromkeys(map(str, names)))
+
+    def order(self, column: str | None, names) -> list[str]:
+        """names (unique, as strings) in the page's order for `column`: named ones first in the
+        order given, others after in the order they come."""
+        names = list(dict.fromkeys(map(str, names)))
+        known = self._orders.get(column or "", [])
+        rank = {n: i for i, n in enumerate(known)}
+        return sorted(names, key=lambda n: (rank.get(n, len(known)), names.index(n)))
+
+    def colour(self, column: str | None, name) -> str:
+        name = str(name)
+        known = self._orders.get(column or "", [])
+        if name in known:
+            k = known.index(name)
+        else:
+            seen = self._seen.setdefault(column or "", {})
+            k = seen.setdefault(name, len(known) + len(seen))
+        return PALETTE[k % len(PALETTE)]
+
+
+_PAGE = [Palette()]
+
+
+def new_page(orders: dict[str, list] | None = None) -> Palette:
+    """Start a page's colours and orders (reports.report calls it before the sections draw)."""
+    _PAGE[0] = Palette(orders)
+    return _PAGE[0]
+
+
+def palette() -> Palette:
+    """The current page's palette."""
+    return _PAGE[0]
 
 
 def _layout(fig: go.Figure, title: str, xlabel: str = "", ylabel: str = "", height: int = 380,
@@ -25,7 +78,7 @@ def _layout(fig: go.Figure, title: str, xlabel: str = "", ylabel: str = "", heig
                       legend={"title": {"text": legend}, "itemclick": "toggle"},
                       xaxis={"title": {"text": xlabel}, "gridcolor": "#eee", "automargin": True},
                       yaxis={"title": {"text": ylabel}, "gridcolor": "#eee", "automargin": True,
-                             "tickformat": ".0%" if percent else None})
+                             "tickformat": "~%" if percent else None})
     return fig
 
 
@@ -85,7 +138,9 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
     """Bars of `value` per `group` (side by side per `hue`) with error bars [low, high], growing
     from `reference` where given (a fair share, no change)."""
     fig = go.Figure()
-    hues = list(dict.fromkeys(table[hue].astype(str))) if hue else [None]
+    pal = palette()
+    hues = pal.order(hue, table[hue].astype(str)) if hue else [None]
+    groups = pal.order(group, table[group].astype(str))
     has_ci = low in table.columns and high in table.columns
     for h in hues:
         part = table if h is None else table[table[hue].astype(str) == h]
@@ -101,6 +156,8 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
             kw = {"customdata": v[:, None], "hovertemplate": f"%{{x}}: %{{customdata[0]:{f}}}<extra>{h or ''}</extra>"}
         # bars grow from the reference: a gap to it is the bar
         y = v - reference if reference is not None else v
+        if h is not None:
+            kw["marker"] = {"color": pal.colour(hue, h)}
         fig.add_bar(x=part[group].astype(str), y=y, base=reference, name=h or value, **kw)
     _layout(fig, title, "", ylabel, percent=percent, legend=(hue or "").replace("_name", "").replace("_", " "))
     fig.update_layout(barmode="group", showlegend=bool(hue))
@@ -114,8 +171,14 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
         rng = _pad_range(lo, hi, reference)
         if rng:
             fig.update_yaxes(range=rng)
-    fig.update_xaxes(type="category")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=groups)
     return fig
+
+
+def in_order(table: pd.DataFrame, column: str) -> list[tuple[str, pd.DataFrame]]:
+    """The table's rows per name of `column`, in the page's order for it."""
+    parts = {str(k): g for k, g in table.groupby(table[column].astype(str), sort=False)}
+    return [(k, parts[k]) for k in palette().order(column, parts)]
 
 
 def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel: str, ylabel: str,
@@ -124,7 +187,7 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
     """One line of `value` against `x` per `line` with error bars [low, high]; the series are
     nudged apart along x so their intervals do not hide each other."""
     fig = go.Figure()
-    groups = list(table.groupby(line, observed=True, sort=False))
+    groups = in_order(table, line)
     xs_all = np.unique(table[x].to_numpy(float))
     step = float(np.min(np.diff(xs_all))) if xs_all.size > 1 else 1.0
     has_ci = low in table.columns and high in table.columns
@@ -144,7 +207,8 @@ def lines(table: pd.DataFrame, x: str, value: str, line: str, title: str, xlabel
             kw = {"customdata": part[x].to_numpy(float)[:, None],
                   "hovertemplate": f"{xlabel} %{{customdata[0]}}: %{{y:{_fmt(percent)}}}<extra>{name}</extra>"}
         fig.add_scatter(x=part[x].to_numpy(float) + shift, y=v, mode="lines+markers", name=str(name),
-                        marker={"size": 6}, line={"width": 1.5}, **kw)
+                        marker={"size": 6, "color": palette().colour(line, name)},
+                        line={"width": 1.5, "color": palette().colour(line, name)}, **kw)
     _layout(fig, title, xlabel, ylabel, percent=percent, legend=line.replace("_name", "").replace("_", " "))
     if reference is not None:
         fig.add_hline(y=reference, line={"color": "black", "width": 1, "dash": "dash"})
@@ -188,14 +252,15 @@ def histograms(values: pd.DataFrame, column: str, by: str, title: str, xlabel: s
     fig = go.Figure()
     lo, hi = int(values[column].min()), int(values[column].max())
     xs = np.arange(lo, hi + 1)
-    for name, part in values.groupby(by, observed=True, sort=False):
+    for name, part in in_order(values, by):
         counts = np.bincount(part[column].to_numpy(int) - lo, minlength=xs.size)[: xs.size]
         share = counts / max(counts.sum(), 1)
-        fig.add_scatter(x=xs, y=share, mode="lines", line={"shape": "hvh", "width": 1.5},
+        fig.add_scatter(x=xs, y=share, mode="lines",
+                        line={"shape": "hvh", "width": 1.5, "color": palette().colour(by, name)},
                         name=f"{name} (n={len(part):,})",
                         hovertemplate=f"{xlabel} %{{x}}: %{{y:.1%}}<extra>{name}</extra>")
     _layout(fig, title, xlabel, "share", percent=True, legend=by.replace("_name", "").replace("_", " "))
     return fig
 
 
-__all__ = ["OKABE_ITO", "heatmap", "bars", "lines", "stacked_shares", "histograms"]
+__all__ = ["OKABE_ITO", "PALETTE", "Palette", "new_page", "palette", "in_order", "heatmap", "bars", "lines", "stacked_shares", "histograms"]

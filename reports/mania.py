@@ -8,10 +8,12 @@ see them.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from . import figures as F
 from . import metrics as M
+from . import readings as R
 from .base import Context, Section, pct
 
 SPECIALS = {"skips": "turns skipped (X, first)", "x_rolls": "extra rolls (X, last)", "o_rolls": "extra rolls (O)",
@@ -31,7 +33,58 @@ def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
     rows = rows.copy()
     rows[ctx.sc] = pd.Categorical(combo, [o for o in order if o in set(combo)])
     ctx.trails = [o for o in order if o in set(combo)]
+    from .interactive import palette
+
+    palette().set_order(ctx.sc, [*ctx.trails, "all"])
     return rows
+
+
+#: the assumption behind minutes at the table: one turn (roll, count the squares and move, or roll
+#: a shot and set a chip) takes this many seconds, and turns are taken one at a time
+SECONDS_PER_TURN = 10
+
+
+def race_tables(rows: pd.DataFrame, keep: tuple[str, ...] = (), seconds: float = SECONDS_PER_TURN) -> pd.DataFrame:
+    """One row per race (cell, variant, race): `keep` columns (race-wide), rounds, racers (seats),
+    turns per player (mean over seats; a relay leg is a player) and minutes at the table (every
+    seat's turns, one at a time, `seconds` each; a skipped turn takes no time)."""
+    keys = [c for c in ("cell", "variant", "race") if c in rows.columns]
+    g = rows.groupby(keys, observed=True, sort=False)
+    first = g[[*keep, "rounds", "n_racers"]].first()
+    return first.assign(turns_per_player=g["turns"].mean(),
+                        minutes=g["turns"].sum() * seconds / 60).reset_index()
+
+
+def table_time_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Race length a designer can plan with: turns per player and minutes at the table."""
+    o, sc = ctx.o, ctx.sc
+    s = Section("table-time", "How long a game takes at the table")
+    if "turns" not in rows.columns:
+        s.skipped = "These results carry no turns per racer."
+        return s
+    per_race = race_tables(rows, (sc,))
+    keys = [sc, "n_racers"]
+    turns = M.means(per_race, "turns_per_player", keys, o.confidence).rename(
+        columns={"mean": "turns_per_player", "low": "turns_low", "high": "turns_high"})
+    minutes = M.means(per_race, "minutes", keys, o.confidence).rename(
+        columns={"mean": "minutes", "low": "minutes_low", "high": "minutes_high"}).drop(columns="n")
+    p90 = per_race.groupby(keys, observed=True).minutes.quantile(0.9).rename("minutes_p90").reset_index()
+    table = turns.merge(minutes, on=keys).merge(p90, on=keys)
+    s.intro = (f"Race length in the units a table plans with, per format and number of players (a relay "
+               f"counts every leg as a player): turns each player takes (skipped turns not counted) and the "
+               f"minutes the whole game takes, assuming {SECONDS_PER_TURN} seconds per turn (roll, count the "
+               f"squares and move, or roll a shot and set a chip), one turn at a time. Minutes scale with that "
+               f"assumption: at 15 s a turn, multiply by 1.5. With two_dice = \"two_racers\" two players roll at "
+               f"once, so the minutes are an upper bound there. Intervals: {o.confidence:.0%}, over races; p90: nine "
+               f"games in ten end within it.")
+    s.table("table_time", ctx.order_trails(table), "Turns per player and minutes at the table", percent=False)
+    s.figure("table_minutes", F.lines(table, "n_racers", "minutes", sc, "Minutes at the table", "players",
+                                      "minutes", low="minutes_low", high="minutes_high"),
+             f"Estimated minutes at the table by number of players ({SECONDS_PER_TURN} s per turn), with intervals")
+    parts = [f"{r[sc]} with {int(r.n_racers)}: {r.turns_per_player:.0f} turns each, {r.minutes:.0f} min"
+             for _, r in ctx.order_trails(table).iterrows() if int(r.n_racers) in (2, 4, 8, 16)]
+    s.findings.append(f"At the table ({SECONDS_PER_TURN} s per turn, one turn at a time): " + "; ".join(parts) + ".")
+    return s
 
 
 def specials_section(ctx: Context, rows: pd.DataFrame) -> Section:
@@ -101,22 +154,126 @@ def shooting_share(ctx: Context, rows: pd.DataFrame) -> Section:
     if "misses" not in rows.columns:
         s.skipped = "These results carry no misses per racer."
         return s
-    clean = rows.assign(misses=rows.misses.clip(upper=6))
+    # a lone racer (a time trial) always wins, whatever it misses: left out
+    clean = rows[rows.n_racers > 1].assign(misses=rows.misses.clip(upper=6))
     t = s.table("win_rate_by_misses", M.rates(clean, "won", ["misses"], o.confidence),
-                "Win rate by targets missed in the race (6 = 6 or more)")
+                "Win rate by targets missed in the race (6 = 6 or more; all formats and racer counts pooled)")
     s.figure("win_rate_by_misses", F.lines(t.assign(series="all"), "misses", "rate", "series",
                                            "Win rate by targets missed", "targets missed", "win rate", percent=True),
              "Win rate by targets missed in the race, with intervals")
-    zero = t[t.misses == 0]
-    if len(zero):
-        r = zero.iloc[0]
-        s.findings.append(f"Clean shooting: racers who miss nothing win {pct(r.rate)} [{pct(r.low)}, {pct(r.high)}] "
-                          f"of their races (n={int(r.n):,}); the mean racer wins {pct(rows.won.mean())}.")
+    # within cells: each format, track and racer count compares clean shooters with its own racers,
+    # and the cells weigh the same (pooled over formats, the effect would shrink by the mix)
+    sc = ctx.sc
+    keys = [sc, "n_racers"]
+    cells = clean.groupby(keys, observed=True).won.agg(racers="size", rate="mean").join(
+        clean[clean.misses == 0].groupby(keys, observed=True).won.agg(clean_racers="size", clean_rate="mean"),
+        how="inner").reset_index()
+    if len(cells):
+        s.table("clean_shooting_by_cell", cells[[sc, "n_racers", "racers", "rate", "clean_racers", "clean_rate"]],
+                "Win rate of every racer and of racers who miss nothing, per format, track and racer count")
+        s.findings.append(
+            f"Clean shooting, within each format, track and racer count (each the same weight; a lone racer left "
+            f"out): racers who miss nothing win {pct(cells.clean_rate.mean())} of their races against "
+            f"{pct(cells.rate.mean())} for every racer ({len(cells)} cells, {int(cells.clean_racers.sum()):,} clean "
+            f"racers); per {ctx.scenario}: " + ", ".join(
+                f"{k} {pct(g.clean_rate.mean())} against {pct(g.rate.mean())}"
+                for k, g in cells.groupby(sc, observed=True, sort=False) if len(g)) + ".")
     return s
 
 
+def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """One row per race (variant, race) of one cell with the headline figures' columns, and the
+    figures (reports.readings.Measure): seat effect (the first team's win rate: a team is a racer
+    outside relays), balance between teams (best minus worst team's win rate), race length (rounds,
+    turns per player, minutes at the table) and shooting (penalty loops per racer)."""
+    table = race_tables(rows)
+    keys = ["variant", "race"]
+    first_legs = rows[rows.leg == 0] if "leg" in rows.columns else rows
+    won = first_legs.pivot_table(index=keys, columns="team", values="won", observed=True)
+    won.columns = [f"won_{int(t)}" for t in won.columns]
+    pen = rows.groupby(keys, observed=True).penalty_laps.mean().rename("penalty_loops")
+    table = table.set_index(keys).join(won).join(pen).reset_index()
+    teams = tuple(won.columns)
+    fair = 1 / len(teams)
+    measures = [
+        R.Measure("first team's win rate", (teams[0],), share=True, scale=fair),
+        R.Measure("best minus worst team's win rate", teams, lambda m: float(np.max(m) - np.min(m)), share=True,
+                  scale=fair),
+        R.Measure("rounds per race", ("rounds",)),
+        R.Measure("turns per player", ("turns_per_player",)),
+        R.Measure(f"minutes at the table ({SECONDS_PER_TURN} s a turn)", ("minutes",)),
+        R.Measure("penalty loops per racer", ("penalty_loops",)),
+    ]
+    return table, measures
+
+
+def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Which rule readings change the answer (docs/mania/rules.md: every switch), paired on the same races."""
+    o, src = ctx.o, ctx.source
+    s = Section("readings", "Which rule readings change the answer")
+    readings = R.reading_variants(src)
+    cells = [c for c in src.cells if src.base in c.variants and set(c.variants) & set(readings)]
+    if not cells:
+        s.skipped = ("No cell of this study plays a rule switch as a paired variant: add variants that set "
+                     "switches.* in game.toml (experiments/mania.toml has one per reading of docs/mania/rules.md).")
+        return s
+    effects = []
+    for c in cells:
+        wanted = [src.base, *[v for v in c.variants if v in readings]]
+        cell_rows = src.read(["race", "seat", "team", "leg", "won", "rounds", "turns", "penalty_laps", "n_racers"],
+                             [c.name], wanted)
+        races, measures = reading_races(cell_rows)
+        e = R.paired_effects(races, src.base, measures, o.confidence, seed=len(effects))
+        teams = len(measures[1].columns)
+        legs = int(races.n_racers.iloc[0]) // teams if len(races) else 1
+        who = f"{teams} teams of {legs}" if legs > 1 else f"{teams} racers"
+        effects.append(e.assign(cell=f"{c.name} ({c.trail}, {who})", teams=teams))
+    e = pd.concat(effects, ignore_index=True)
+    ranked = R.rank(e, ["cell"])
+    desc = {v: src.variants[v].description for v in readings if v in src.variants}
+    ranked.insert(1, "reading", ranked.variant.map(lambda v: desc.get(v, "")))
+    s.intro = ("Every reading of the rules that docs/mania/rules.md offers as a switch, played as a paired variant "
+               "(the same races, dice and seats as the base data) on the headline cells: its effect on each headline "
+               f"figure with a {o.confidence:.0%} paired bootstrap interval over races (400 replicates), and the "
+               "readings ranked by their largest relative change (a win rate against its fair share, as the "
+               "tolerance band measures it; a length against its base value), clear changes (interval excluding 0) "
+               "first. Under finish_ties = \"shared\" a race can have several winners, so win rates need not sum to 1. A reading that changes nothing measurable here may still matter elsewhere "
+               "(calibre_uses_spare only acts in relays; two_dice only with two dice of each kind).")
+    s.table("readings_ranked", ranked, "Rule readings ranked by their largest change on a headline figure",
+            percent=False)
+    s.table("readings_effects", e[["cell", "variant", "measure", "base", "value", "change", "low", "high",
+                                   "relative", "clear", "races"]],
+            "Each reading's paired change of each headline figure", percent=False)
+    # readings that move the first seat across the tolerance band (point values against the band)
+    first = e[e.measure == "first team's win rate"]
+    moves = []
+    for r in first.itertuples():
+        before, after = r.base * r.teams, r.value * r.teams
+        inside = [abs(x - 1) <= ctx.band for x in (before, after)]
+        if inside[0] != inside[1]:
+            moves.append(f"{r.variant} on {r.cell} moves the first seat {'out of' if inside[0] else 'into'} the "
+                         f"band ({before:.2f} to {after:.2f} x a fair share)")
+    if moves:
+        s.findings.append("Readings that move a verdict across the band: " + "; ".join(moves) + ".")
+    else:
+        s.findings.append(f"No rule reading moves the first seat's verdict across the band {ctx.band_text} on "
+                          "the headline cells.")
+    top = ranked[ranked.clear].head(3)
+    if len(top):
+        s.findings.append("The readings that matter most: " + "; ".join(
+            f"{r.variant} ({r.cell}): {r.largest_change} {_signed(r)}" for r in top.itertuples()) + ".")
+    quiet = sorted(set(ranked.variant) - set(ranked[ranked.clear].variant))
+    if quiet:
+        s.findings.append("Readings with no clear change on any headline figure here: " + ", ".join(quiet) + ".")
+    return s
+
+
+def _signed(r) -> str:
+    return f"{100 * r.relative:+.1f}% [{r.low:+.3g}, {r.high:+.3g}]"
+
+
 #: Mania's own sections, after the core ones; each (ctx, main rows) -> Section
-SECTIONS = (shooting_share, specials_section, relay_section)
+SECTIONS = (table_time_section, readings_section, shooting_share, specials_section, relay_section)
 MAIN_COLUMNS = ["format", *SPECIALS, "misses", "turns"]
 
 __all__ = ["SECTIONS", "MAIN_COLUMNS", "by_format"]

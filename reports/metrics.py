@@ -145,22 +145,26 @@ def with_overall(rows: pd.DataFrame, key: str, by: list[str], label: str = "all"
 
 def equal_pool(cells: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd.DataFrame:
     """win_rates rows (one per cell: a scenario and racer count) pooled per `by` with equal weights:
-    the mean win rate, fair share and ratio of the cells, and the normal interval of that mean
-    (the cells' binomial variances, each weighted 1/cells^2); races and wins summed; `cells`: how
-    many were pooled (each weighs 1/cells)."""
+    ratio, the mean of the cells' wins per fair share, with the normal interval of that mean (the
+    cells' variances, each weighted 1/cells^2); fair_share, the mean of the cells' fair shares;
+    win_rate = ratio x fair_share (with its interval) and gap = win_rate - fair_share, so the three
+    are one measure and always agree in sign (a mean of rates beside a mean of ratios could not);
+    races and wins summed; `cells`: how many were pooled (each weighs 1/cells)."""
     z = z_value(confidence)
     work = cells.copy()
     # each cell's variance from its interval, so a cell's design effect (clustered races) carries over
     work["v_rate"] = ((work.high - work.low) / (2 * z)) ** 2
     work["v_ratio"] = work.v_rate / work.fair_share ** 2
     g = work.groupby(by, observed=True, sort=True) if by else work.groupby(np.zeros(len(work)))
-    t = pd.DataFrame({"races": g.races.sum(), "wins": g.wins.sum(), "win_rate": g.win_rate.mean(),
-                      "fair_share": g.fair_share.mean(), "ratio": g.ratio.mean(), "cells": g.size()})
-    se_rate = np.sqrt(g.v_rate.sum()) / t.cells
+    t = pd.DataFrame({"races": g.races.sum(), "wins": g.wins.sum(), "fair_share": g.fair_share.mean(),
+                      "ratio": g.ratio.mean(), "cells": g.size()})
     se_ratio = np.sqrt(g.v_ratio.sum()) / t.cells
-    t["low"], t["high"] = t.win_rate - z * se_rate, t.win_rate + z * se_rate
-    t["gap"] = t.win_rate - t.fair_share
     t["ratio_low"], t["ratio_high"] = t.ratio - z * se_ratio, t.ratio + z * se_ratio
+    # one definition for the whole row: the ratio is the mean of the cells' ratios, and the rate,
+    # its interval and the gap follow from it at the mean fair share, so they never disagree in sign
+    t["win_rate"] = t.ratio * t.fair_share
+    t["low"], t["high"] = t.ratio_low * t.fair_share, t.ratio_high * t.fair_share
+    t["gap"] = t.win_rate - t.fair_share
     t["z"] = (t.ratio - 1) / se_ratio
     t["p"] = two_sided_p(t.z.to_numpy())
     cols = ["races", "wins", "win_rate", "low", "high", "fair_share", "gap", "ratio", "ratio_low", "ratio_high",
@@ -270,7 +274,8 @@ def paired_changes(wide: pd.DataFrame, base: str, variant: str, by: list[str], w
     variant changes). Per group, each race's mean difference over its counted seats is one unit;
     races are independent, so the interval and test (reports.stats.paired_difference) hold
     whatever the dependence between seats of one race. Columns: the `by` keys, change, low, high,
-    z, p, units (races), base_rate (the base variant's mean outcome on those seats).
+    z, p, units (races), base_rate (the base variant's mean outcome on those seats), changed (the
+    races whose outcome the variant changed: `measurable` reads it).
     """
     sel = wide if where is None else wide[where.to_numpy()]
     sel = sel[sel[variant].notna()]
@@ -285,8 +290,36 @@ def paired_changes(wide: pd.DataFrame, base: str, variant: str, by: list[str], w
         per_race = g.groupby(level=UNIT, observed=True).d.mean()
         r = paired_difference(per_race.to_numpy(), confidence)
         out.append({**dict(zip(by, key)), "change": r["mean"], "low": r["low"], "high": r["high"],
-                    "z": r["z"], "p": r["p"], "units": r["units"], "base_rate": g.base_value.mean()})
+                    "z": r["z"], "p": r["p"], "units": r["units"], "base_rate": g.base_value.mean(),
+                    "changed": int((per_race != 0).sum())})
     return pd.DataFrame(out)
+
+
+#: a paired change rests on the races it changed: with fewer than this, it is not measurable (a
+#: normal interval over a handful of non-zero differences means nothing, and +0.00 [0.00, 0.00]
+#: would read as "no effect" where the players simply never met the change)
+MIN_CHANGED = 30
+
+
+def measurable(changed, units) -> str:
+    """'yes', or 'not measurable with these players (N of M races changed)'."""
+    changed, units = int(changed), int(units)
+    if changed >= MIN_CHANGED:
+        return "yes"
+    return f"not measurable with these players ({changed:,} of {units:,} races changed)"
+
+
+def identical_variants(wide: pd.DataFrame, variants: list[str]) -> dict[str, list[str]]:
+    """Variants whose outcome is the same on every seat of every race they played, grouped:
+    {the first of a group: the others} (groups of one left out). Such variants are one change as
+    far as these races go, so a report shows them once."""
+    groups: dict[bytes, list[str]] = {}
+    for v in variants:
+        if v not in wide.columns:
+            continue
+        key = np.ascontiguousarray(wide[v].to_numpy(float)).tobytes()
+        groups.setdefault(key, []).append(v)
+    return {g[0]: g[1:] for g in groups.values() if len(g) > 1}
 
 
 def per_race_change(wide: pd.DataFrame, base: str, variant: str, where: pd.Series) -> pd.Series:

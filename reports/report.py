@@ -26,6 +26,7 @@ from .base import Context, Report, ReportOptions, Section
 from .blast import gear_section, gear_targets
 from .core import robustness_section
 from .html import figure_png, page
+from .interactive import new_page
 from .source import ResultsSource
 
 
@@ -35,6 +36,8 @@ def build_report(source: ResultsSource, out: str | Path, options: ReportOptions 
     sections every game shares (reports.core) and the game's own (reports.blast, reports.mania)."""
     out = Path(out)
     ctx = Context(source, options)
+    # one colour per name and one order of the scenarios in every chart of the page
+    new_page({ctx.sc: [*ctx.trails, "all"]})
     layout = LAYOUTS.get(source.game, core_layout)
     log("section: health")
     health, warnings = core.health_section(ctx)
@@ -42,7 +45,7 @@ def build_report(source: ResultsSource, out: str | Path, options: ReportOptions 
     sections += layout(ctx, log)
     log("section: verdict")
     sections = [core.verdict_section(ctx), health, *sections]
-    findings = [f for s in sections for f in s.findings]
+    findings = [f for s in sections for f in [*s.findings, *s.details]]
     skipped = [f"{s.title}: skipped." for s in sections if s.skipped]
     return write_report(source, out, sections, warnings + findings + skipped, warnings)
 
@@ -108,7 +111,7 @@ def mania_layout(ctx: Context, log) -> list[Section]:
 
 
 def skitour_layout(ctx: Context, log) -> list[Section]:
-    return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS)
+    return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS, skitour.by_variant)
 
 
 #: each game's report: its layout of core and own sections (a game without one gets core_layout)
@@ -130,7 +133,8 @@ def write_figures_and_tables(out: Path, sections: list[Section]) -> list[Section
             figs.append((name, png, caption, getattr(fig, "interactive", None)))
         for name, table, *_ in s.tables:
             table.to_csv(out / "tables" / f"{name}.csv", index=False)
-        rendered.append(Section(s.key, s.title, s.intro, s.skipped, figs, s.tables, s.findings, s.blocks))
+        rendered.append(Section(s.key, s.title, s.intro, s.skipped, figs, s.tables, s.findings, s.blocks,
+                                s.csv_only, s.details))
     return rendered
 
 
@@ -174,12 +178,24 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
     return links
 
 
+#: each game's name as its box prints it, for the report's title
+GAME_NAMES = {"blast": "Biathlon Blast", "mania": "Biathlon Mania", "skitour": "Ski Tour: Biathlon"}
+
+
+def report_title(source: ResultsSource) -> str:
+    """The page's title: it names the game, whatever the study's own title says."""
+    game = GAME_NAMES.get(source.game, str(source.game))
+    if game.lower() in source.title.lower():
+        return f"Balance report: {source.title}"
+    return f"{game} balance report: {source.title}"
+
+
 def write_report(source: ResultsSource, out: Path, sections: list[Section], findings: list[str],
                  warnings: list[str] = ()) -> Report:
     rendered = write_figures_and_tables(out, sections)
     meta = [f"Results: {source.path}" + (f" ({source.command})" if source.command else "")]
     meta += [source.description] if source.description else []
-    (out / "report.html").write_text(page(f"Balance report: {source.title}", meta, list(warnings), rendered,
+    (out / "report.html").write_text(page(report_title(source), meta, list(warnings), rendered,
                                           study_pages(source, out)), encoding="utf-8")
     (out / "findings.txt").write_text("\n".join(findings) + "\n", encoding="utf-8")
     return Report(out, sections, findings)

@@ -6,13 +6,16 @@ and course, the first player's advantage, short against long race, shooting, var
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import figures as F
 from . import metrics as M
 from .base import Context, Section, pct
+from .core import where_text
 
 WAX = {"wax_reroll_shot": "re-roll a shooting die", "wax_sprint": "sprint", "wax_free_column": "a free column",
        "wax_reroll_one": "re-roll one board die", "wax_reroll_all": "re-roll all board dice",
@@ -40,13 +43,19 @@ def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
     use = pd.concat([M.means(rows, c, [sc], o.confidence).assign(icon=WAX[c]) for c in have], ignore_index=True)
     s.table("wax_use", ctx.order_trails(use[["icon", sc, "n", "mean", "low", "high"]]),
             "Wax icon uses per racer and race", percent=False)
-    s.figure("wax_use", F.bars(use, "icon", "mean", "Wax icon uses per racer and race", "uses per racer", hue=sc),
-             "Mean uses of each wax icon per racer and race, per course, with intervals")
+    never = [WAX[c] for c in have if not rows[c].any()]
+    # an icon no racer used is not measured as "0 uses worth nothing": left out of the figure, named
+    drawn = use[~use.icon.isin(never)]
+    if len(drawn):
+        s.figure("wax_use", F.bars(drawn, "icon", "mean", "Wax icon uses per racer and race", "uses per racer",
+                                   hue=sc),
+                 "Mean uses of each wax icon per racer and race, per course, with intervals"
+                 + (f"; never used by these players, so not drawn (not measurable with these players): "
+                    f"{', '.join(never)}" if never else ""))
     won = pd.concat([M.rates(rows.assign(used=rows[c] > 0), "won", ["used"], o.confidence).assign(icon=WAX[c])
                      for c in have], ignore_index=True)
     s.table("wax_win_rate", won[["icon", "used", "n", "rate", "low", "high"]],
             "Win rate of racers who used each icon at least once (used) or never")
-    never = [WAX[c] for c in have if not rows[c].any()]
     most = use.groupby("icon")["mean"].mean().sort_values(ascending=False)
     s.findings.append("Wax icons used most per racer and race: " + ", ".join(
         f"{k} {v:.2f}" for k, v in most.head(3).items()) + (
@@ -56,20 +65,91 @@ def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
     return s
 
 
-def blanked_tokens(source) -> dict[str, tuple[str, int, str]]:
-    """The variants that replace exactly one wax token of one nation with a blank, and nothing
-    else: variant -> (nation, token index, the token's text on the base data). The base tokens
-    come from the study's data directory (study.json), or the shipped data."""
+def plain_token(text: str) -> str:
+    """A token's icons in words ("plus_one / minus_one" -> "+1 die / -1 die"), not the data's ids."""
+    words = re.split(r"(\s*[/+]\s*)", str(text).strip())
+    return "".join(w if re.fullmatch(r"\s*[/+]\s*", w) else WAX.get(f"wax_{w}", w.replace("_", " "))
+                   for w in words)
+
+
+def by_variant(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
+    """The book's 2-player game (two players with two nations each) as a course of its own
+    ("Starter, 2-player game"), so that its races are never pooled with four players' races, and
+    the context's course order to match."""
+    try:
+        study = json.loads((Path(ctx.source.path) / "study.json").read_text(encoding="utf-8"))
+        two = {c["name"] for c in study.get("cells", []) if (c.get("design") or {}).get("variant") == "two_player"}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return rows
+    mine = rows.cell.astype(str).isin(two)
+    if not mine.any():
+        return rows
+    label = rows[ctx.sc].astype(str).where(~mine, rows[ctx.sc].astype(str) + ", 2-player game")
+    order = [x for t in ctx.trails for x in (t, f"{t}, 2-player game") if x in set(label)]
+    rows = rows.copy()
+    rows[ctx.sc] = pd.Categorical(label, order)
+    ctx.trails = order
+    from .interactive import palette
+
+    palette().set_order(ctx.sc, [*order, "all"])
+    return rows
+
+
+def _study_data(source):
+    """The Ski Tour data the study played (its study.json's data directory), else the shipped one;
+    None where neither loads."""
     from sim.skitour import load_data
 
     try:
         study = json.loads((Path(source.path) / "study.json").read_text(encoding="utf-8"))
-        data = load_data(study.get("data"))
+        return load_data(study.get("data"))
     except (OSError, ValueError, TypeError, KeyError):
         try:
-            data = load_data()
-        except Exception:          # noqa: BLE001 - no base data: no token can be named
-            return {}
+            return load_data()
+        except Exception:          # noqa: BLE001 - no data: nothing to name
+            return None
+
+
+def sides_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Which nations race on the basic side and which on the advanced, and each side's verdict: a
+    designer reads the two sides as two games."""
+    s = Section("sides", "Basic and advanced nations")
+    data = _study_data(ctx.source)
+    if data is None:
+        s.skipped = "The study's data could not be read, so the nations' sides cannot be named."
+        return s
+    side = {n.name: n.side for n in data.nations}
+    played = set(rows[ctx.en].astype(str))
+    table = pd.DataFrame([{"nation": n, "side": side[n]} for n in side if n in played])
+    if not len(table):
+        s.skipped = "No nation of the data played in the main cells."
+        return s
+    s.intro = "Each nation races on one side of its board; the verdict below reads each side as a game of its own."
+    v = pd.concat(ctx.verdicts, ignore_index=True) if ctx.verdicts else pd.DataFrame(columns=["dimension"])
+    v = v[v.dimension == ctx.entrant]
+    for name, g in table.groupby("side", sort=False):
+        mine = v[v.who.isin(set(g.nation))]
+        off = mine[mine.verdict.isin(["over", "under"])]
+        text = f"{name.capitalize()} side: {', '.join(g.nation)}"
+        if len(off):
+            r = off.loc[(off.ratio - 1).abs().idxmax()]
+            text += (f"; {off.who.nunique()} of {len(g)} lie outside the band somewhere, the farthest {r.who} "
+                     f"{where_text(str(r['where']), ctx.scenario)} ({r.ratio:.2f} x a fair share)")
+        elif len(mine):
+            text += "; every one within the band wherever these races can tell"
+        s.findings.append(text + ".")
+    ctx.questions += [f"Is each side even within itself? {f}" for f in s.findings]
+    s.table("sides", table, "The side each nation races on", percent=False)
+    return s
+
+
+def blanked_tokens(source) -> dict[str, tuple[str, int, str]]:
+    """The variants that replace exactly one wax token of one nation with a blank, and nothing
+    else: variant -> (nation, token index, the token's text on the base data). The base tokens
+    come from the study's data directory (study.json), or the shipped data."""
+    data = _study_data(source)
+    if data is None:
+        return {}
     base = {n.file: (n.name, [t.text for t in n.wax]) for n in data.nations}
     out = {}
     for name, v in source.variants.items():
@@ -101,22 +181,28 @@ def token_values(ctx: Context, s: Section) -> None:
         return
     rows = src.read(ctx.result_columns + ["race"], cells, None)
     wide = M.paired_outcomes(rows, src.base, describe=(sc, en))
+    # variants that give the same result in every race are one change here: shown once
+    moved = [v for v in targets if v in wide.columns
+             and not wide.loc[wide[v].notna(), v].equals(wide.loc[wide[v].notna(), src.base])]
+    same = M.identical_variants(wide, moved)
+    twins = {o: first for first, others in same.items() for o in others}
     out = []
     for v, (nation, index, text) in targets.items():
-        if v not in wide.columns:
+        if v not in wide.columns or v in twins:
             continue
+        ids = " = ".join(targets[x][2] for x in [v, *same.get(v, [])])
+        text = " = ".join(plain_token(targets[x][2]) for x in [v, *same.get(v, [])])
         mask = wide[en] == nation
         for by in ([sc], []):
             t = M.paired_changes(wide, src.base, v, by, mask, o.confidence)
             if not len(t):
                 continue
-            sel = wide[mask.to_numpy() & wide[v].notna().to_numpy()]
-            same = bool((sel[v] == sel[src.base]).all())
-            out.append(t.assign(variant=v, nation=nation, token=text, index=index,
+            out.append(t.assign(variant=", ".join([v, *same.get(v, [])]), nation=nation, token=text, token_id=ids,
+                                index=index,
                                 **({} if by else {sc: "all"}),
                                 value=0.0 - t.change, value_low=0.0 - t.high, value_high=0.0 - t.low,
                                 without=t.base_rate + t.change,
-                                changed_races="none" if same else "some"))
+                                measurable=[M.measurable(c, u) for c, u in zip(t.changed, t.units)]))
     if not out:
         return
     s.blocks.append(
@@ -130,24 +216,32 @@ def token_values(ctx: Context, s: Section) -> None:
         "used.</p>")
     table = pd.concat(out, ignore_index=True)
     table = M.flag(table.rename(columns={"base_rate": "with_token", "without": "without_token"}), o.alpha)
+    off = table.measurable != "yes"
+    # not measurable: no number that would read as "worth nothing"
+    table.loc[off, ["value", "value_low", "value_high", "without_token"]] = np.nan
     table = s.table("wax_token_value", ctx.order_trails(table[
-        ["nation", "token", "index", sc, "with_token", "without_token", "value", "value_low", "value_high",
-         "units", "p", "p_holm", "significant", "changed_races", "variant"]]),
+        ["nation", "token", "token_id", "index", sc, "with_token", "without_token", "value", "value_low", "value_high",
+         "units", "changed", "measurable", "p", "p_holm", "significant", "variant"]]),
         "Value of each wax token: the nation's win rate with it less without it (a blank in its place), "
-        "race by race on the same races, with intervals")
+        "race by race on the same races, with intervals; tokens whose blanks give the same races are one row")
     pooled = table[table[sc] == "all"]
-    s.figure("wax_token_value", F.bars(
-        pooled.assign(value=100 * pooled.value, low=100 * pooled.value_low, high=100 * pooled.value_high,
-                      label=pooled.nation + ": " + pooled.token),
-        "label", "value", "Value of each wax token", "percentage points of win rate", reference=0.0),
-        "What each token is worth to its nation: the win rate it loses when the token is a blank, "
-        "in percentage points, with intervals over races (courses pooled)")
+    drawn = pooled[pooled.measurable == "yes"]
+    left_out = [f"{r.token} ({int(r.changed):,} of {int(r.units):,} races changed)"
+                for r in pooled[pooled.measurable != "yes"].itertuples()]
+    if len(drawn):
+        s.figure("wax_token_value", F.bars(
+            drawn.assign(value=100 * drawn.value, low=100 * drawn.value_low, high=100 * drawn.value_high,
+                         label=drawn.nation + ": " + drawn.token),
+            "label", "value", "Value of each wax token", "percentage points of win rate", reference=0.0),
+            "What each token is worth to its nation: the win rate it loses when the token is a blank, "
+            "in percentage points, with intervals over races (courses pooled)"
+            + (f"; not measurable with these players, so not drawn: {'; '.join(left_out)}" if left_out else ""))
     parts = []
     for r in pooled.sort_values("value", ascending=False).itertuples():
-        text = f"{r.token} {100 * r.value:+.1f} pp [{100 * r.value_low:+.1f}, {100 * r.value_high:+.1f}]"
-        if r.changed_races == "none":
-            text += " (no race changed: never laid in the row or never used)"
-        parts.append(text)
+        if r.measurable != "yes":
+            parts.append(f"{r.token} {r.measurable}")
+        else:
+            parts.append(f"{r.token} {100 * r.value:+.1f} pp [{100 * r.value_low:+.1f}, {100 * r.value_high:+.1f}]")
     nations = ", ".join(dict.fromkeys(pooled.nation))
     s.findings.append(f"Value of each wax token of {nations} (its win rate with the token less with a blank in "
                       f"its place, same races, n={int(pooled.units.max()):,} races): " + "; ".join(parts) + ".")
@@ -202,6 +296,6 @@ def laps_section(ctx: Context, rows: pd.DataFrame) -> Section:
 
 
 #: Ski Tour's own sections, after the core ones; each (ctx, main rows) -> Section
-SECTIONS = (wax_section, stamina_section, laps_section)
+SECTIONS = (sides_section, wax_section, stamina_section, laps_section)
 
-__all__ = ["SECTIONS", "MAIN_COLUMNS"]
+__all__ = ["SECTIONS", "MAIN_COLUMNS", "by_variant"]

@@ -226,6 +226,9 @@ def load_balance(path: str | Path) -> BalanceFile:
     personas = dt.list("personas", [])
     options = dt.raw("options", {})
     dt.done()
+    if personas and not info.players:
+        dt.problem("personas", f"{info.title} has no players (every seat is played by the dice): leave personas out")
+        personas = []
     if not isinstance(options, dict):
         dt.problem("options", "must be a table of option = value")
         options = {}
@@ -265,6 +268,10 @@ def load_balance(path: str | Path) -> BalanceFile:
         weight = tt.number("weight", 1.0, 0.0, 1e6)
         tscen = tuple(tt.list("scenarios", []))
         tpers = tuple(tt.list("personas", []))
+        for p in tpers:
+            if p not in {d.persona for d in designs}:
+                tt.problem("personas", f"names no persona {p!r} of the designs; they are "
+                                       f"{', '.join(sorted({d.persona for d in designs})) or 'none'}")
         for s in tscen:
             if s not in known:
                 tt.problem("scenarios", f"names no {info.scenario} {s!r}; known: {', '.join(known)}")
@@ -298,10 +305,10 @@ def load_balance(path: str | Path) -> BalanceFile:
         name = kt.str("name", "") or (members[0].label() if members[0] else f"knob {i + 1}")
         kt.entry = f"knob {name!r}"
         cost = kt.number("cost", 1.0, 0.0, 1e6)
-        choices = kt.raw("choices", [])
-        if choices:
+        choices = kt.raw("choices") if kt.has("choices") else None
+        if choices is not None:
             if not isinstance(choices, list) or len(choices) < 2:
-                kt.problem("choices", "must be a list of at least two values")
+                kt.problem("choices", f"must be a list of at least two values, got {choices!r}")
                 choices = []
             for k in ("min", "max", "step"):
                 if kt.has(k):

@@ -67,6 +67,9 @@ class GameInfo:
     teams: bool = False
     options: dict[str, tuple] = field(default_factory=dict)
     commands: tuple[str, ...] = ()        # game-only commands (Blast's worldcup)
+    players: bool = True                  # whether seats are played by players (personas); Mania's by the dice
+    data_marks: tuple[str, ...] = ()      # files or folders only this game's data directory has
+    scenarios: tuple[str, ...] = ()       # the shipped data's scenarios, for help (a test holds them to the data)
     compile_note: str = ""                # how long a first compile of the kernels takes, measured
 
     @property
@@ -107,6 +110,27 @@ def register(info: GameInfo) -> GameInfo:
     return info
 
 
+def whose_data(path) -> GameInfo | None:
+    """The game whose data directory `path` looks like (it holds every one of that game's marks
+    and no other game's), or None."""
+    from pathlib import Path
+
+    if path is None or not Path(path).is_dir():
+        return None
+    found = [g for g in _GAMES.values() if g.data_marks and all((Path(path) / m).exists() for m in g.data_marks)]
+    return found[0] if len(found) == 1 else None
+
+
+def wrong_game(info: GameInfo, path) -> str:
+    """One line when `path` is another game's data directory ('' otherwise): whose it is and what
+    to pass instead."""
+    owner = whose_data(path)
+    if owner is None or owner.name == info.name:
+        return ""
+    return (f"{path} is a {owner.title} data directory, not one of {info.title}: pass --game {owner.name} "
+            f"(or, in a study file, game = \"{owner.name}\"), or give a {info.title} data directory")
+
+
 def names() -> list[str]:
     return list(_GAMES)
 
@@ -122,14 +146,16 @@ def game(name: str | None = None) -> GameInfo:
 
 # The games. Their modules load on first use.
 register(GameInfo("blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
-                  commands=("worldcup",),
+                  commands=("worldcup",), data_marks=("biathletes", "cards.toml"),
+                  scenarios=("Lang", "Kurz", "Short", "Long"),
                   compile_note="about 40 s on 2 cores; a look-ahead player's kernels about 2 minutes more"))
 register(GameInfo("mania", "Biathlon Mania", "track", (1, 8), ("colour",), "sim.mania.game", teams=True,
                   options={"format": ("sprint", "mass_start", "relay"), "legs": (4, 1, 2, 3),
                            "number_dice": (1, 2), "shooting_dice": (1, 2)},
-                  compile_note="about 10 s"))
+                  players=False, data_marks=("tracks",), scenarios=("red", "yellow"), compile_note="about 10 s"))
 register(GameInfo("skitour", "Ski Tour: Biathlon", "course", (2, 5), ("nation",), "sim.skitour.game",
                   options={"variant": ("standard", "two_player"), "side": ("basic", "advanced")},
+                  data_marks=("nations", "courses.toml"), scenarios=("Starter", "Long"),
                   compile_note="about 2 to 5 minutes"))
 
-__all__ = ["GameInfo", "register", "names", "game", "DEFAULT"]
+__all__ = ["GameInfo", "register", "names", "game", "whose_data", "wrong_game", "DEFAULT"]

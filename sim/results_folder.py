@@ -7,8 +7,6 @@ only the columns, cells and variants a report section asks for.
 """
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -16,21 +14,38 @@ import pandas as pd
 from reports.source import CellInfo, ResultsSource, VariantInfo
 
 from . import games
-from .run import chunk_files, read_manifest, read_results
-from .study import BASE
+from .run import checked_store, chunk_files, read_manifest, read_results
+from .store import FolderError, read_json
+from .study import BASE, check_cell_folders
 
 
 def open_results(path: str | Path) -> ResultsSource:
     """The report source of a study's or a run's output folder; ValueError (one line) if the folder
-    is missing, is neither, or holds no finished chunk."""
+    is missing, is neither, holds no finished chunk, or does not match its ledger (a missing,
+    extra, overlapping, foreign or altered part: sim.store)."""
     path = Path(path)
     if not path.is_dir():
         raise ValueError(f"{path}: no such folder")
     if (path / "study.json").is_file():
+        if (path / "manifest.json").exists():
+            raise FolderError(f"{path} holds both a study (study.json) and a run (manifest.json): a run and a "
+                              f"study never share a folder; play each again into a folder of its own")
         return _study_source(path)
     if (path / "manifest.json").is_file():
         return _run_source(path)
+    if any((path / "results").glob("cell=*")):
+        raise FolderError(f"{path / 'study.json'} is missing but {path} holds a study's results: the folder is "
+                          f"damaged; run the study again with --repair (same file, same --out) to rewrite it")
+    if chunk_files(path):
+        raise FolderError(f"{path / 'manifest.json'} is missing but {path} holds a run's parts: the folder is "
+                          f"damaged; run the same run command again with --repair to rewrite it from the ledger")
     raise ValueError(f"{path} is not the output of a study (no study.json) or of a run (no manifest.json)")
+
+
+def _checked(folder: Path) -> int:
+    """Races in a results folder's finished parts, after checking the manifest and every part
+    against the ledger (checksums); FolderError naming the first file that fails."""
+    return sum(b - a for a, b, _ in checked_store(folder).finished())
 
 
 def _game_fields(manifest: dict) -> dict:
@@ -49,14 +64,6 @@ def _stored(columns) -> list[str]:
     return [c for c in columns if c not in ("cell", "variant") and not c.endswith("_name")]
 
 
-_PART = re.compile(r"^part-(\d+)-(\d+)\.parquet$")
-
-
-def _played(folder: Path) -> int:
-    """Races in a results folder's finished chunks (their names carry their race ranges)."""
-    return sum(int(m.group(2)) - int(m.group(1)) for m in (_PART.match(p.name) for p in chunk_files(folder)) if m)
-
-
 def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int | None = None) -> CellInfo:
     """races: the races played (default: the manifest's, which is a cap for a cell sized to a
     precision target)."""
@@ -68,20 +75,30 @@ def _cell_info(name: str, manifest: dict, variants: tuple[str, ...], races: int 
 
 
 def _study_source(path: Path) -> ResultsSource:
-    try:
-        study = json.loads((path / "study.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path / 'study.json'}: not a study description ({exc})") from None
+    study = read_json(path / "study.json", "study description", "run the study again with --repair (same "
+                      "file, same --out) to rewrite it")
+    check_cell_folders(path, study)
     folders: dict[str, dict[str, Path]] = {}
-    for folder in sorted((path / "results").glob("cell=*/variant=*")):
-        if chunk_files(folder):
-            cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
+    played: dict[str, dict[str, int]] = {}
+    visits = path / "visits"
+    candidates = {f.relative_to(path / "results") for f in (path / "results").glob("cell=*/variant=*")} | \
+        {f.relative_to(visits) for f in visits.glob("cell=*/variant=*")}
+    for rel in sorted(candidates):
+        folder = path / "results" / rel
+        if not (folder / "_manifest.json").exists() and not (folder / "_ledger.json").exists() \
+                and not chunk_files(folder) and not chunk_files(visits / rel):
+            continue
+        if not (folder / "_manifest.json").exists():
+            _no_manifest(folder)
+        races = _checked(folder)
+        cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
+        if races:
             folders.setdefault(cell, {})[variant] = folder
+            played.setdefault(cell, {})[variant] = races
     if not folders:
         raise ValueError(f"{path} holds no finished results of a study yet")
     order = [c["name"] for c in study.get("cells", [])]
     names = sorted(folders, key=lambda c: order.index(c) if c in order else len(order))
-    played = {c: {v: _played(f) for v, f in folders[c].items()} for c in names}
     manifests = {c: read_manifest(next(iter(folders[c].values()))) for c in names}
     cells = tuple(_cell_info(c, manifests[c], tuple(folders[c]), played[c].get(BASE, max(played[c].values())))
                   for c in names)
@@ -133,13 +150,19 @@ def _report_settings(study: dict) -> dict:
     return table if isinstance(table, dict) else {}
 
 
+def _no_manifest(folder: Path):
+    raise FolderError(f"{folder / '_manifest.json'} is missing but the cell holds finished parts: the folder is "
+                      f"damaged; run the study again with --repair (same file, same --out) to rewrite it")
+
+
 def _run_source(path: Path) -> ResultsSource:
     manifest = read_manifest(path)
-    if not chunk_files(path):
+    played = _checked(path)
+    if not played:
         raise ValueError(f"{path} holds no finished chunk of a run yet")
     name = path.resolve().name
     try:
-        cell = _cell_info(name, manifest, (BASE,), _played(path))
+        cell = _cell_info(name, manifest, (BASE,), played)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path / 'manifest.json'}: not the manifest of a run ({exc})") from None
 

@@ -19,7 +19,7 @@ import pandas as pd
 from . import games
 from .precision import Target, default_pilot, races_needed
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
-from .store import ChunkStore, add_names, frame
+from .store import ChunkStore, FolderError, _short, add_names, frame, identity_hash, ledger_identity, read_json
 
 #: what must agree for a folder's finished chunks to be reused
 IDENTITY = ("game", "seed", "data_hash", "design", "races", "package_version", "players")
@@ -55,16 +55,39 @@ def add_summaries(parts: list[pd.DataFrame], keys: list[str]) -> pd.DataFrame:
 
 
 def read_manifest(folder: str | Path) -> dict:
-    import json
-
+    """The manifest of a run folder (manifest.json) or of a study's cell and variant folder
+    (_manifest.json); FolderError (one line) if there is none or it is damaged."""
     folder = Path(folder)
     for name in ("manifest.json", "_manifest.json"):
         if (folder / name).exists():
-            return json.loads((folder / name).read_text())
-    raise ValueError(f"{folder} is not the folder of a run (no manifest.json)")
+            return read_json(folder / name, "manifest", "the folder is damaged: run the command that wrote it "
+                             "again with --repair to rewrite it from the ledger, or remove the folder")
+    raise FolderError(f"{folder} is not the folder of a run (no manifest.json)")
+
+
+def checked_store(folder: str | Path, deep: bool = True) -> ChunkStore:
+    """The store of a run folder or of a study's cell and variant folder, checked: its manifest
+    readable and of the identity its ledger was written under, every part the ledger's
+    (sim.store: ChunkStore.verify); FolderError (one line, naming the file) otherwise."""
+    folder = Path(folder)
+    store = _store_of(folder)
+    manifest = read_manifest(folder)
+    ledger = store.ledger()
+    if ledger.get("identity_hash"):
+        ident = ledger_identity(manifest, IDENTITY, same_play)
+        if identity_hash(ident) != ledger["identity_hash"]:
+            key = next((k for k in ident if ledger.get("identity", {}).get(k) != ident[k]), "identity")
+            raise FolderError(f"{store.manifest_path} does not match the ledger {store.ledger_path.name} ({key}: "
+                              f"{_short(ident.get(key))} in the manifest, {_short(ledger['identity'].get(key))} in the "
+                              f"ledger): the manifest was replaced; remove it and run the command that wrote the "
+                              f"folder again with --repair, which rewrites it from the ledger")
+    store.verify(deep=deep)
+    return store
 
 
 def chunk_files(folder: Path) -> list[Path]:
+    """The part files of a run folder or of a study's cell and variant folder, whatever the
+    ledger says (the ledger's are _store_of(folder).finished())."""
     d = folder / "results" if (folder / "results").is_dir() else folder
     return sorted(d.glob("part-*.parquet"))
 
@@ -90,15 +113,40 @@ def read_results(folder: str | Path, columns: list[str] | None = None, table: st
 def _store_of(folder: Path) -> ChunkStore:
     """The store of a run folder (manifest.json, results/, visits/) or of a study's cell and
     variant folder (results/cell=C/variant=V/ holding _manifest.json; visits/cell=C/variant=V/)."""
-    if (folder / "manifest.json").exists():
+    if (folder / "manifest.json").exists() or (folder / "results").is_dir():
         return ChunkStore.of_run(folder)
     cell, variant, results = folder.parent.name, folder.name, folder.parent.parent
-    return ChunkStore(folder, results.parent / "visits" / cell / variant, folder / "_manifest.json")
+    return ChunkStore(folder, results.parent / "visits" / cell / variant, folder / "_manifest.json",
+                      root=results.parent)
 
 
 def study_store(out: Path, cell: str, variant: str) -> ChunkStore:
     seats = out / "results" / f"cell={cell}" / f"variant={variant}"
-    return ChunkStore(seats, out / "visits" / f"cell={cell}" / f"variant={variant}", seats / "_manifest.json")
+    return ChunkStore(seats, out / "visits" / f"cell={cell}" / f"variant={variant}", seats / "_manifest.json",
+                      root=out)
+
+
+def folder_kind(path: Path) -> str:
+    """What a results folder holds: "study" (study.json, or cell= folders), "run" (manifest.json,
+    ledger.json or parts in results/), or "" (nothing of either)."""
+    path = Path(path)
+    if (path / "study.json").exists() or any((path / "results").glob("cell=*")):
+        return "study"
+    if (path / "manifest.json").exists() or (path / "ledger.json").exists() or any((path / "results").glob("part-*")):
+        return "run"
+    return ""
+
+
+def refuse_other_kind(out: Path, kind: str) -> None:
+    """FolderError when `out` (or the folder it lies in) holds the other kind of results: a run
+    and a study never share a folder."""
+    out = Path(out).resolve()
+    for folder in (out, *out.parents[:3]):
+        other = folder_kind(folder)
+        inside = out.is_relative_to(folder / "results") or out.is_relative_to(folder / "visits")
+        if other and other != kind and (folder == out or inside):
+            raise FolderError(f"{folder} holds a {other} ({'study.json' if other == 'study' else 'manifest.json'}); "
+                              f"a {kind} needs a folder of its own: choose another --out")
 
 
 @dataclass
@@ -144,7 +192,8 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
               command: str = "", stop_after: int | None = None, collect: bool = True,
               scheduler: str | None = None, store: ChunkStore | None = None,
               extra_manifest: dict | None = None, label: str = "",
-              target: Target | None = None) -> tuple[pd.DataFrame | None, RunInfo]:
+              target: Target | None = None, repair: bool = False,
+              log=None) -> tuple[pd.DataFrame | None, RunInfo]:
     """Play races 0 .. races-1 of `design` with `seed`; one row per race and racer (the game's
     seat record, names added).
 
@@ -156,7 +205,9 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     is None): the RunInfo's summary still counts every race. `stop_after` stops after that many
     new chunks (tests interrupt runs with it). `target` (sim.precision): play a pilot, size the
     run from it so that every win rate meets the target, and play that many races (`races` is
-    then the cap; RunInfo.planned says how many were needed).
+    then the cap; RunInfo.planned says how many were needed). A folder whose parts do not match
+    its ledger is refused (FolderError, sim.store); `repair` sets such parts aside and plays their
+    races again, saying so through `log`.
     """
     info = games.game(game)
     mod = info.load()
@@ -171,6 +222,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
         pilot = min(races, -(-(target.pilot or default_pilot(races, block)) // block) * block)
     chunk = adaptive_chunk(pilot, n_jobs, chunk_size)
     if out is not None:
+        refuse_other_kind(out, "run")
         store = ChunkStore.of_run(out)
     frames: dict[int, pd.DataFrame] = {}
     summaries: list[pd.DataFrame] = []
@@ -181,7 +233,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
         if target is not None:
             m["target"] = {"half_width": target.half_width, "confidence": target.confidence, "cap": races,
                            "pilot": pilot}
-        store.open(m, IDENTITY, same_play)
+        store.open(m, IDENTITY, same_play, repair=repair, log=log)
         for a, b, path in store.finished():
             # a finished chunk of an earlier call: only the columns its summary needs, unless collected
             df = store.read_part(path, None if collect else [*keys, "won", "place", "eliminated", "stalled"])

@@ -24,10 +24,10 @@ import time
 import pandas as pd
 
 from . import games
-from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, same_play, study_store, \
-    summarise, summary_keys, warm_up
+from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
+    study_store, summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
-from .store import add_names
+from .store import FolderError, add_names, read_json
 from .precision import Target, capped_note, default_pilot, sizing
 from .validation import DataError, Patch, Problems, Table
 
@@ -52,6 +52,7 @@ class Cell:
     variants: tuple[str, ...]
     seed: int
     target: Target | None = None     # a precision to reach instead of a fixed count (sim.precision)
+    same_as: str = ""                # the cell whose races it plays (same_races_as), "" for its own
 
 
 @dataclass
@@ -133,6 +134,10 @@ def load_study(path: str | Path) -> Study:
     names = [c.name for c in cells]
     for n in sorted({n for n in names if names.count(n) > 1}):
         problems.add(file, f"cell {n!r}", "name", "is used by two cells; give each cell its own name")
+    for c in cells:
+        if c.same_as and c.same_as not in names:
+            problems.add(file, f"cell {c.name!r}", "same_races_as",
+                         f"names no cell {c.same_as!r} of this study; cells: {', '.join(names)}")
     problems.raise_if_any()
     return Study(path, title, description, seed, game, chunk, data, variants, cells)
 
@@ -221,8 +226,9 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
                     continue
                 cell_seed_value = cell_seed(study_seed, other)
             else:
-                cell_seed_value = seed if seed >= 0 else cell_seed(study_seed, name)
-            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target))
+                cell_seed_value, other = (seed if seed >= 0 else cell_seed(study_seed, name)), ""
+            out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target,
+                            other))
     return out
 
 
@@ -239,6 +245,10 @@ def check_study(study: Study) -> dict:
         try:
             bundles[name] = mod.load_bundle(study.data, variant.patches)
         except DataError as exc:
+            whose = games.wrong_game(games.game(study.game), study.data)
+            if whose:
+                problems.add(file, "", "data", whose)
+                break
             problems.items.extend(exc.problems)
     if BASE in bundles:
         for cell in study.cells:
@@ -268,15 +278,20 @@ def whole_blocks(study: Study, bundles: dict) -> list[str]:
 
 def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool = True,
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
-              log=print) -> pd.DataFrame:
+              log=print, repair: bool = False) -> pd.DataFrame:
     """Play every cell on every one of its variants; returns the summary counts (also written to
     OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk.
 
     The chunks of every cell and variant go into one task queue, so with many workers no worker
     waits for the last chunk of one cell before the next cell starts. A cell with a precision
     target plays its pilot in that queue, is sized from it (sim.precision), and plays the rest in
-    a second queue with every other sized cell."""
+    a second queue with every other sized cell.
+
+    A folder that holds a run, or a cell whose parts do not match its ledger, is refused
+    (FolderError, sim.store); `repair` sets such parts aside and plays their races again, and
+    rewrites a damaged or missing study.json."""
     out = Path(out)
+    refuse_other_kind(out, "study")
     bundles = check_study(study)
     for note in whole_blocks(study, bundles):
         log(f"note: {note}")
@@ -286,7 +301,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     base_bundle = bundles[BASE] if BASE in bundles else next(iter(bundles.values()))
     cells = [c for c in study.cells if only is None or c.name in only]
     out.mkdir(parents=True, exist_ok=True)
-    _write_study_json(study, out, command)
+    _write_study_json(study, out, command, repair)
     stores, summaries, planned = {}, {}, {}
     for cell in cells:
         first = cell.races
@@ -303,7 +318,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                       "target": None if cell.target is None else
                       {"half_width": cell.target.half_width, "confidence": cell.target.confidence,
                        "cap": cell.races, "pilot": first}})
-            store.open(m, IDENTITY, same_play)
+            store.open(m, IDENTITY, same_play, repair=repair, log=log)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [
                 summarise(store.read_part(path, [*keys, "won", "place", "eliminated", "stalled"]), keys)
@@ -396,7 +411,7 @@ def _size(cell: Cell, stores: dict, mod, bundle, info, pilot: int) -> tuple[int,
     return planned, capped_note(cell.target, needed, planned, widest, pilot), widest
 
 
-def _write_study_json(study: Study, out: Path, command: str) -> None:
+def _write_study_json(study: Study, out: Path, command: str, repair: bool = False) -> None:
     mod = games.game(study.game).load()
     doc = {"title": study.title, "description": study.description, "seed": study.seed, "game": study.game,
            "file": str(study.path), "file_text": study.path.read_text(encoding="utf-8"),
@@ -407,12 +422,20 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
                         for v in study.variants.values()}}
     path = out / "study.json"
     text = json.dumps(doc, indent=2, default=list)
+    old = None
     if path.exists():
-        new = json.loads(text)
         try:
-            old = json.loads(path.read_text())
-        except ValueError:
-            raise ValueError(f"{path} is not readable JSON; remove it to start the study afresh") from None
+            old = read_json(path, "study description", "run the same command with --repair to rewrite it (each "
+                            "cell's ledger vouches for its parts), or remove the folder")
+        except FolderError:
+            if not repair:
+                raise
+    elif any((out / "results").glob("cell=*")) and not repair:
+        raise FolderError(f"{path} is missing but {out} holds a study's results: the folder is damaged; run the "
+                          f"same command with --repair to rewrite it (each cell's ledger vouches for its parts), "
+                          f"or remove the folder")
+    if old is not None:
+        new = json.loads(text)
         why = _other_study(old, new)
         if why:
             raise ValueError(f"{out} holds another study ({why}); choose another folder or remove it")
@@ -422,7 +445,29 @@ def _write_study_json(study: Study, out: Path, command: str) -> None:
         for name, v in old.get("variants", {}).items():
             new["variants"].setdefault(name, v)
         text = json.dumps(new, indent=2, default=list)
+    check_cell_folders(out, json.loads(text))
     path.write_text(text)
+
+
+def check_cell_folders(out: Path, doc: dict) -> None:
+    """FolderError (one line) for a cell and variant folder of a study's output that holds no cell
+    and variant of its study.json (`doc`), or whose manifest names another cell or variant: a
+    folder copied in from elsewhere."""
+    from .run import read_manifest
+
+    cells = {c.get("name") for c in doc.get("cells", [])}
+    variants = set(doc.get("variants", {})) | {BASE}
+    for table in ("results", "visits"):
+        for folder in sorted((out / table).glob("cell=*/variant=*")):
+            cell, variant = folder.parent.name.split("=", 1)[1], folder.name.split("=", 1)[1]
+            if cell not in cells or variant not in variants:
+                raise FolderError(f"{folder} holds results of no cell and variant of {out / 'study.json'}: a "
+                                  f"foreign folder; remove it")
+            if table == "results" and (folder / "_manifest.json").exists():
+                m = read_manifest(folder)
+                if (m.get("cell"), m.get("variant")) != (cell, variant):
+                    raise FolderError(f"{folder} holds cell {m.get('cell')!r}, variant {m.get('variant')!r}: a "
+                                      f"foreign folder; remove it")
 
 
 def _patch(p: Patch) -> dict:

@@ -9,9 +9,9 @@ per weight: the hook's `spread` at first; Blast: SPREAD), clipped to the ranges 
 `weights` (Blast: sim.blast.players.WEIGHTS; Ski Tour: sim.skitour.players.WEIGHTS). The current
 mean itself is candidate 0, so each generation also measures where the search stands.
 
-Each candidate plays in one seat against copies of the start persona in the others, rotated
-through every seat, with balanced line-ups on every trail (course) given: sim.ladder's seat
-arrangements. A candidate is a player held in memory (the start's kind with other weights), never
+Each candidate plays in one seat against copies of the start persona in the others (or of the
+`opponent` given: any player, the strength reference among them), rotated through every seat,
+with balanced line-ups on every trail (course) given: sim.ladder's seat arrangements. A candidate is a player held in memory (the start's kind with other weights), never
 a file.
 All candidates of a generation play the same race indices (common random numbers: the comparison
 between candidates is not blurred by line-up and dice luck), and each generation plays new ones:
@@ -20,7 +20,8 @@ generation g on trail t plays races (g * trails + t) * k .. + k of the seed. The
 falls below a tenth of its start, so that noisy early winners cannot freeze the search.
 
 The result is the last mean, rounded to three decimals (the weights the persona file holds), then
-checked on a seed the tuning never used: the tuned persona against its start, head to head.
+checked on a seed the tuning never used: the tuned persona against its start (or its opponent,
+when one is given), head to head.
 """
 from __future__ import annotations
 
@@ -82,11 +83,17 @@ class TuneResult:
     weights: tuple[str, ...] = ()        # the weights searched
     param_names: tuple[str, ...] = ()    # the game's weight order
     options: dict | None = None
+    opponent: Player | None = None       # the player in the other seats (None: the start)
+
+    @property
+    def against(self) -> Player:
+        """The player the candidates raced against and the check measures against."""
+        return self.start if self.opponent is None else self.opponent
 
     @property
     def description(self) -> str:
         """The tuned persona's description (its file's)."""
-        return (f"Tuned from {self.start.name} by the cross-entropy method against {self.start.name} on "
+        return (f"Tuned from {self.start.name} by the cross-entropy method against {self.against.name} on "
                 f"{', '.join(self.trails)} with {self.racers} racers.")
 
     def weight_changes(self) -> str:
@@ -102,8 +109,8 @@ class TuneResult:
     def check_line(self) -> str:
         c = self.check
         return (f"check on seed {self.check_seed} (never used in tuning), {self.tuned.name} vs "
-                f"{self.start.name} head to head, {c.races:,} races on {', '.join(c.trails)}: "
-                + c.verdict(self.tuned.name, self.start.name))
+                f"{self.against.name} head to head, {c.races:,} races on {', '.join(c.trails)}: "
+                + c.verdict(self.tuned.name, self.against.name))
 
 
 def _elite_count(population: int) -> int:
@@ -114,11 +121,13 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
          generations: int = 10, population: int = 16, races_per_candidate: int = 2000, seed: int = 1,
          n_jobs: int = 1, check_races: int = 20_000, check_seed: int | None = None, name: str = "tuned",
          weights: tuple[str, ...] | None = None, report: Callable[[str], None] | None = None, *,
-         game: str | None = None, options: dict | None = None) -> TuneResult:
+         game: str | None = None, options: dict | None = None,
+         opponent: str | Player | None = None) -> TuneResult:
     """Improve `start`'s weights by the cross-entropy method (module docstring), then check.
 
     game: default Blast; options: the game's options (Ski Tour's side). trails: Ski Tour's
-    courses. weights: the weights to search (default: the game's tuned weights).
+    courses. weights: the weights to search (default: the game's tuned weights). opponent: the
+    player in the other seats and in the check (default: start), e.g. the strength reference.
     races_per_candidate: races each candidate plays per generation, over all trails and seats
     (rounded up to a multiple of trails x racers). check_races: races per trail of the final
     head-to-head, on check_seed (default seed + 1). report: called with one line per generation.
@@ -129,9 +138,10 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     weights = tuple(hook.tuned if weights is None else weights)
     known = hook.available()
     start = hook.resolve(start, known)
+    against = start if opponent is None else hook.resolve(opponent, known)
     if not hook.heuristic(start):
         raise ValueError(f"only heuristic personas can be tuned; {start.name!r} is {hook.kind_name(start)}")
-    if name.lower() == start.name or name.lower() in hook.reserved:
+    if name.lower() in (start.name, against.name) or name.lower() in hook.reserved:
         raise ValueError(f"the tuned persona needs a name of its own, not {name!r}")
     unknown = [k for k in weights if k not in hook.spread]
     if unknown:
@@ -139,7 +149,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     if not trails:
         raise ValueError(f"give at least one {games.game(game).scenario}")
     for trail in trails:
-        hook.check(bundle, trail, (start,) * racers, options)
+        hook.check(bundle, trail, (start,) + (against,) * (racers - 1), options)
     if generations < 1 or population < 2 or races_per_candidate < 1 or check_races < 1:
         raise ValueError("generations, races and check races must be at least 1 and the population at least 2")
     check_seed = seed + 1 if check_seed is None else check_seed
@@ -156,7 +166,8 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     rng = np.random.default_rng([seed, 0xCE])              # the search's own stream, never global state
     per = math.ceil(races_per_candidate / (len(trails) * racers))  # races per trail and seat rotation
     result = TuneResult(start, start, tuple(trails), racers, seed, check_seed, game=game, weights=weights,
-                        param_names=tuple(hook.param_names), options=dict(options) if options else None)
+                        param_names=tuple(hook.param_names), options=dict(options) if options else None,
+                        opponent=None if against is start else against)
     k_elite = _elite_count(population)
 
     def player(i: int, w: np.ndarray) -> Player:
@@ -173,9 +184,9 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
         for t, trail in enumerate(trails):
             first = (g * len(trails) + t) * per
             for p in players:
-                jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [start] * (racers - 1), racers)]
+                jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
         rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options)
-        won = rows[rows.player_name != start.name].groupby("player_name", observed=True).won.mean()
+        won = rows[rows.player_name != against.name].groupby("player_name", observed=True).won.mean()
         rates = won.reindex([p.name for p in players]).to_numpy()
         gen = Generation(g, (g * len(trails) * per, (g + 1) * len(trails) * per), mean.copy(), spread.copy(),
                          cands, rates, per * racers * len(trails), time.perf_counter() - t0)
@@ -190,7 +201,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     full[idx] = np.round(np.clip(mean, lo, hi), 3)
     tuned = hook.with_weights(start, name.lower(), full, result.description)
     result.tuned = tuned
-    result.check = head_to_head(bundle, tuned, start, list(trails), racers, check_races, check_seed, n_jobs,
+    result.check = head_to_head(bundle, tuned, against, list(trails), racers, check_races, check_seed, n_jobs,
                                 known=known, game=game, options=options)
     report(result.check_line())
     return result

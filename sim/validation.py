@@ -7,6 +7,8 @@ problems at the end.
 """
 from __future__ import annotations
 
+import math
+
 import re
 import tomllib
 from dataclasses import dataclass
@@ -96,6 +98,10 @@ def apply_patch(doc: dict, patch: Patch) -> str | None:
     return None
 
 
+#: the start of a problem that says a file could not be read at all
+_UNREADABLE = ("cannot be read", "must be UTF-8 text", "is not valid TOML")
+
+
 class Problems:
     """Collects problems while a data set is read; applies patches (data variants) on reading."""
 
@@ -112,6 +118,12 @@ class Problems:
         self.items.append(Problem(file, entry, field, expected))
 
     def raise_if_any(self) -> None:
+        """DataError with every problem; when a file could not be read (a TOML syntax error), only
+        those: what the rest of the data is checked against is then missing, and the problems that
+        follow from it would bury the one line to fix."""
+        unread = [p for p in self.items if p.expected.startswith(_UNREADABLE)]
+        if unread:
+            raise DataError(unread)
         if self.items:
             raise DataError(self.items)
 
@@ -220,6 +232,9 @@ class Table:
             return lo if lo is not None else 0.0
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             self.problem(key, f"must be a number{_range(lo, hi)}, got {_show(v)}")
+            return lo if lo is not None else 0.0
+        if isinstance(v, float) and not math.isfinite(v):
+            self.problem(key, f"must be a finite number{_range(lo, hi)}, got {v}")
             return lo if lo is not None else 0.0
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             self.problem(key, f"must be a number{_range(lo, hi)}, got {v}")

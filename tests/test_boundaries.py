@@ -39,7 +39,7 @@ def test_reports_do_not_import_kernels():
 
 # the shared core: no game package may be imported from these, only asked for through sim.games
 SHARED = ["sim/games.py", "sim/runner.py", "sim/store.py", "sim/run.py", "sim/study.py", "sim/precision.py",
-          "sim/balance.py", "kernels/records.py",
+          "sim/balance.py", "sim/adopt.py", "kernels/records.py",
           "kernels/rng.py", "kernels/cache.py", "kernels/jit.py"]
 GAME_PACKAGES = ("blast", "mania", "skitour")
 

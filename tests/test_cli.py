@@ -155,4 +155,4 @@ def test_compile_command_names_every_game():
     assert r.returncode == 0, r.stderr
     for title in ("Biathlon Blast", "Biathlon Mania"):
         assert f"{title}: race kernel:" in r.stdout
-    assert "look-ahead player's race kernel" in r.stdout
+    assert "search players' race kernel (lookahead, reference)" in r.stdout

@@ -172,6 +172,8 @@ def test_ladder_command_prints_standings_and_a_verdict(tmp_path):
     r = subprocess.run([sys.executable, "-m", "sim.cli", "ladder", "--vs", "balanced,random", "--trail", "Kurz",
                         "--races", "100", "--quiet", "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("192 races on Kurz with 4 racers, seed 1: 4 seat arrangements x 48 races")
+    note, described = r.stdout.splitlines()[:2]
+    assert note.startswith("note: 100 races rounded up to 192")          # the rounding is announced
+    assert described.startswith("192 races on Kurz with 4 racers, seed 1: 4 seat arrangements x 48 races")
     assert "balanced is significantly stronger" in r.stdout
     assert pd.read_csv(out, index_col="player").loc["balanced", "races"] == 2 * 192

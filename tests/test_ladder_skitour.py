@@ -148,9 +148,12 @@ def test_ladder_command_on_a_course_prints_standings_and_a_verdict(tmp_path):
                                "4 seat arrangements x 25 races")
     assert "balanced is significantly stronger" in r.stdout
     assert pd.read_csv(out, index_col="player").loc["balanced", "races"] == 2 * 100
-    # --trail is the same option (Blast's spelling)
+    # every command says --course in Ski Tour; Blast's --trail is refused, saying so
+    r = subprocess.run([sys.executable, "-m", "sim.cli", "--game", "skitour", "ladder", "--trail", "Long"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "say --course" in r.stderr
     r = subprocess.run([sys.executable, "-m", "sim.cli", "--game", "skitour", "ladder", "--players",
-                        "balanced,sprinter,random", "--trail", "Long", "--racers", "3", "--races", "30", "--quiet"],
+                        "balanced,sprinter,random", "--course", "Long", "--racers", "3", "--races", "30", "--quiet"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "pairwise: win-rate gap on the same races" in r.stdout and "sprinter" in r.stdout

@@ -212,6 +212,65 @@ def test_page_in_headless_chromium(browser, pages, kind):
     assert errors == []
 
 
+#: every drawn axis's tick labels, per chart: [{plot, axis, labels}]
+TICKS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(gd =>
+  ['xtick', 'ytick'].map(kind => ({plot: gd.id, axis: kind,
+    labels: Array.from(gd.querySelectorAll('.' + kind + ' text')).map(t => t.textContent)})))"""
+
+#: what a chart's toolbar offers, and its configuration
+TOOLBAR = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => ({plot: gd.id,
+  buttons: Array.from(gd.querySelectorAll('.modebar-btn')).map(b => (b.getAttribute('data-title') || '') + ' '
+           + (b.getAttribute('href') || '')),
+  cloud: !!gd._context.showSendToCloud, logo: !!gd._context.displaylogo}))"""
+
+
+@pytest.mark.parametrize("kind", ["blast report", "mania report", "compare", "worldcup"])
+def test_axes_label_their_ticks_and_no_control_sends_anything(browser, pages, kind):
+    """Each axis's ticks read differently (not "0%" on every tick of a chart of small shares), and
+    no toolbar control uploads or shares a chart (plotly.js offers "Share chart", to a public cloud)
+    or links out."""
+    page, errors = _open(browser, pages[kind])
+    try:
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0", timeout=20_000)
+        ticks = page.evaluate(TICKS)
+        assert ticks
+        for t in ticks:
+            labels = [x for x in t["labels"] if x.strip()]
+            assert len(labels) == len(set(labels)), (t["plot"], t["axis"], labels)
+        for chart in page.evaluate(TOOLBAR):
+            assert not chart["cloud"] and not chart["logo"], chart
+            for b in chart["buttons"]:
+                assert not any(w in b.lower() for w in ("share", "cloud", "upload", "studio", "http")), (chart, b)
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_a_verdict_grid_sorts_by_value_not_by_symbol(browser, pages):
+    page, errors = _open(browser, pages["blast report"])
+    try:
+        grid = page.locator("#verdict table").first
+        if not grid.is_visible():
+            grid.locator("xpath=ancestor::details").locator("summary").click()
+        heads = grid.locator("thead th")
+        column = next(k for k in range(1, heads.count()) if heads.nth(k).inner_text().strip() == "all")
+        values = ("t => Array.from(t.tBodies[0].rows).map(r => r.cells[%d].textContent)"
+                  ".filter(x => x).map(x => parseFloat(x.split(' ')[1]))" % column)
+        heads.nth(column).click()
+        up = grid.evaluate(values)
+        assert up == sorted(up) and len(set(up)) > 1, up
+        heads.nth(column).click()
+        assert grid.evaluate(values) == sorted(up, reverse=True)
+    finally:
+        page.close()
+    assert errors == []
+
+
+def test_a_page_is_at_most_2_mb(pages):
+    for kind, path in pages.items():
+        assert path.stat().st_size <= 2_000_000, (kind, path.stat().st_size)
+
+
 def test_a_legend_click_hides_a_series(browser, pages):
     page, errors = _open(browser, pages["blast report"])
     try:

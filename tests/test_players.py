@@ -18,7 +18,7 @@ def bundle():
 
 def test_shipped_personas_load_and_differ():
     known = available()
-    for name in ("random", "balanced", "sprinter", "conservative", "sharpshooter", "lookahead"):
+    for name in ("random", "balanced", "sprinter", "conservative", "sharpshooter", "lookahead", "reference"):
         assert name in known, name
     assert resolve("heuristic") == known["balanced"] == resolve("DEFAULT")
     # the balanced file spells out the kernel's default weights
@@ -28,6 +28,8 @@ def test_shipped_personas_load_and_differ():
     la = known["lookahead"]
     assert la.kind == K.LOOKAHEAD and la.weight("rollouts") >= 1
     assert la.weight("progress") == known["balanced"].weight("progress")     # built on balanced
+    ref = known["reference"]
+    assert ref.kind == K.REFERENCE and ref.weight("rollouts") >= 1 and ref.weight("depth") == 0
 
 
 @pytest.mark.parametrize("body, message", [
@@ -36,6 +38,7 @@ def test_shipped_personas_load_and_differ():
     ('name = "x"\nbase = "nobody"\n', "base: must name a persona defined before this one"),
     ('name = "x"\nkind = "genius"\n', "kind: must be one of heuristic, lookahead"),
     ('name = "x"\nkind = "lookahead"\n', "a lookahead player needs at least 1 rollout"),
+    ('name = "x"\nkind = "reference"\n', "a reference player needs at least 1 rollout"),
     ('[weights]\npulse = 1\n', "name: is missing"),
 ])
 def test_bad_persona_files_are_explained(tmp_path, body, message):
@@ -65,7 +68,8 @@ def test_lookahead_without_rollouts_plays_exactly_as_balanced(bundle):
     """The look-ahead hook alone changes nothing: with 0 rollouts it is the heuristic, move for
     move; so whatever it changes with rollouts comes from the rollouts' choice of card."""
     bal = resolve("balanced")
-    la0 = resolve("lookahead").with_weights("la0", [*bal.weights[:K.P_ROLLOUTS], 0.0, 0.0])
+    la0 = resolve("lookahead").with_weights("la0", [0.0 if i in (K.P_ROLLOUTS, K.P_PLACE_CREDIT) else w
+                                                    for i, w in enumerate(bal.weights)])
     la0 = type(la0)(la0.name, K.LOOKAHEAD, la0.weights)
     races = np.arange(60)
     a = play_block(bundle, [make_setup(bundle, "Kurz", ["Owens", "Wei", "Pinto"], None, [bal] * 3)] * 60, 4, races)
@@ -78,7 +82,7 @@ def test_lookahead_without_rollouts_plays_exactly_as_balanced(bundle):
 
 def test_lookahead_races_are_legal_deterministic_and_differ(bundle):
     la = resolve("lookahead")
-    la = la.with_weights("la-small", [*la.weights[:K.P_ROLLOUTS], 3.0, la.weight("place_credit")])
+    la = la.with_weights("la-small", [3.0 if i == K.P_ROLLOUTS else w for i, w in enumerate(la.weights)])
     la = type(la)(la.name, K.LOOKAHEAD, la.weights)
     bal = resolve("balanced")
     setup = make_setup(bundle, "Short", ["Fischer", "Olsson", "Bakken", "Girard"], None, [la, bal, la, bal])

@@ -1,5 +1,6 @@
 """The balance report: its statistics against exact values, its tables against counts from the raw
 table, its files, the command's handling of bad input, and the page in a headless browser."""
+import json
 import textwrap
 from dataclasses import replace
 
@@ -149,7 +150,7 @@ def test_report_folder_holds_html_figures_and_tables(report):
     # every figure is interactive on the page (its PNG and SVG are the files)
     assert html.count("class='figure'") == len(report.figure_names)
     assert html.count("Plotly.newPlot") == len(report.figure_names) and "<img " not in html
-    assert "Exchange rates: one green-wax+1 = " in html and "Red question" in html
+    assert "Exchange rates: " in html and "Red question" in html
     assert html.index("id='verdict'") < html.index("id='health'") < html.index("id='overview'")
     assert "significant" not in (out / "findings.txt").read_text()
 
@@ -173,14 +174,31 @@ def test_win_rate_table_agrees_with_the_raw_table(report, study_dir):
 
 
 def test_gear_value_agrees_with_race_by_race_differences(report, study_dir):
+    """A token's value is the race-by-race change of its colour's win rate; where it changed fewer
+    than M.MIN_CHANGED races it is "not measurable with these players", with no number (never a
+    zero), in the tables, the exchange rates and the findings."""
     t = pd.read_csv(report.out / "tables" / "gear_value.csv")
-    got = t[(t.variant == "green-wax+1") & (t.trail_name == "all")].iloc[0]
     raw = read_study(study_dir, columns=["race", "seat", "won"], cells=["balanced"])
     green = raw[raw.colour_name == "green"].pivot_table(index=["race", "seat"], columns="variant", values="won",
                                                         observed=True)
-    d = green["green-wax+1"] - green["base"]
-    assert got.units == len(d) and got.change == pytest.approx(d.mean())
-    assert got.colour == "green"
+    kinds = set()
+    for variant in ("green-wax+1", "green-bullet+1"):
+        got = t[(t.variant == variant) & (t.trail_name == "all")].iloc[0]
+        d = (green[variant] - green["base"]).groupby(level="race").mean()
+        changed = int((d != 0).sum())
+        assert got.units == len(d) and got.changed == changed and got.colour == "green"
+        if changed >= M.MIN_CHANGED:
+            assert got.measurable == "yes" and got.change == pytest.approx(d.mean())
+        else:
+            assert got.measurable.startswith("not measurable with these players")
+            assert np.isnan(got.change) and np.isnan(got.low)
+            rates = pd.read_csv(report.out / "tables" / "exchange_rates.csv")
+            mine = rates[(rates.token == variant) | (rates.currency == variant)]
+            assert len(mine) and mine.rate.isna().all()
+            assert any(f"Value of {variant} to green" in f and "not measurable with these players" in f
+                       for f in report.findings)
+        kinds.add(got.measurable == "yes")
+    assert kinds == {True, False}, "the tiny study has one measurable token and one that is not"
 
 
 def test_sections_the_study_cannot_support_say_what_would(study_dir):
@@ -310,9 +328,15 @@ def test_races_played_are_counted_from_the_finished_chunks(study_dir, tmp_path):
 
     copy = tmp_path / "partial"
     shutil.copytree(study_dir, copy)
-    part = sorted((copy / "results" / "cell=balanced" / "variant=green-wax+1").rglob("part-*.parquet"))[-1]
+    cell = copy / "results" / "cell=balanced" / "variant=green-wax+1"
+    part = sorted(cell.rglob("part-*.parquet"))[-1]
     first, end = (int(x) for x in part.stem.split("-")[1:])
+    # an interrupted study: the last chunk neither written nor in the ledger
     part.unlink()
+    (copy / "visits" / "cell=balanced" / "variant=green-wax+1" / part.name).unlink()
+    ledger = json.loads((cell / "_ledger.json").read_text())
+    ledger["parts"] = [p for p in ledger["parts"] if p["first"] != first]
+    (cell / "_ledger.json").write_text(json.dumps(ledger))
     full, partial = open_results(study_dir), open_results(copy)
     assert partial.played == full.played - (end - first) and partial.planned == full.planned == full.played
     from reports.core import health_section
@@ -321,9 +345,10 @@ def test_races_played_are_counted_from_the_finished_chunks(study_dir, tmp_path):
     assert warnings and warnings[0].startswith(f"Partial results: {partial.played:,} of the {full.planned:,}")
 
 
-def test_colours_fixed_by_the_box_come_last_with_the_reason(report):
-    """While every ski colour's gear is the box's, the verdict lists the colours after what the data
-    can change, each with why the box fixes them; the colour section says so too."""
+def test_colours_fixed_by_the_box_are_ranked_by_size_with_the_reason(report):
+    """What to change first ranks every dimension by size, the ski colours among them; while every
+    ski colour's gear is the box's, a colour says it is fixed by the box, and why (the reason once,
+    at the first colour); the colour section says so too."""
     from sim.blast.game import load_bundle, report_params
     from sim.validation import Patch
 
@@ -333,7 +358,46 @@ def test_colours_fixed_by_the_box_come_last_with_the_reason(report):
     items = html.split("What to change first", 1)[1].split("</ol>", 1)[0].split("<li>")[1:]
     colour = [("(ski colour)" in i) for i in items]
     assert any(colour), "the tiny study's colours are out of band on the shipped data"
-    assert colour == sorted(colour), "a colour comes before a result the data can change"
+    sizes = [float(i.split(": ", 1)[1].split(" x a fair share")[0]) for i in items]
+    assert [abs(x - 1) for x in sizes] == sorted((abs(x - 1) for x in sizes), reverse=True), sizes
     assert all("fixed by the box" in i for i, c in zip(items, colour) if c)
+    assert sum("bullets and wax are the box" in i for i in items) == 1
     assert not any("fixed by the box" in i for i, c in zip(items, colour) if not c)
     assert any(f.startswith("The ski colours' gear is fixed by the box") for f in report.findings)
+
+
+def test_the_verdict_answers_each_design_question_in_a_sentence_and_the_title_names_the_game(report):
+    html = (report.out / "report.html").read_text()
+    assert "<title>Biathlon Blast balance report: tiny balance</title>" in html
+    questions = html.split("<ul class='questions'>", 1)[1].split("</ul>", 1)[0].split("<li>")[1:]
+    heads = [q.split("?")[0] for q in questions]
+    assert {"Are the biathletes even", "Are the ski colours even", "Are the seats (turn order) even"} <= set(heads)
+    assert any(q.startswith("Does Red&#x27;s extra bullet make up") for q in questions)
+    # the farthest from fair first: the ski colours, out of band on the shipped data, before the seats
+    assert heads.index("Are the ski colours even") < heads.index("Are the seats (turn order) even")
+
+
+def test_every_racer_count_has_its_verdict_and_pooled_rows_are_one_measure(report):
+    verdicts = pd.read_csv(report.out / "tables" / "verdicts.csv")
+    for dim in ("biathlete", "ski colour", "seat"):
+        assert {"3 racers", "4 racers"} <= set(verdicts[verdicts.dimension == dim]["where"]), dim
+    for name in ("win_rates_by_trail", "ski_colours"):
+        t = pd.read_csv(report.out / "tables" / f"{name}.csv")
+        assert (np.sign(t.gap.round(12)) == np.sign((t.ratio - 1).round(12))).all(), name
+        pooled = t[t.iloc[:, 0] == "all"]
+        assert np.allclose(pooled.win_rate, pooled.ratio * pooled.fair_share)
+
+
+def test_rows_that_repeat_one_finding_make_one_item_biggest_first():
+    from reports.core import _findings, where_text
+
+    v = pd.DataFrame({"dimension": ["biathlete"] * 4 + ["ski colour"] * 2,
+                      "who": ["Olsson", "Olsson", "Olsson", "Wei", "white", "white"],
+                      "where": ["all", "Kurz", "6 racers", "Kurz", "all", "2 racers"],
+                      "ratio": [0.85, 0.8, 0.76, 1.2, 0.39, 0.5]})
+    v["size"] = v.ratio - 1
+    items = _findings(v)
+    assert [(g.who.iloc[0], g["where"].iloc[0]) for g in items] == [("white", "all"), ("Olsson", "6 racers"),
+                                                                     ("Wei", "Kurz")]
+    assert list(items[1]["where"]) == ["6 racers", "Kurz", "all"]       # one item, its largest first
+    assert where_text("6 racers", "trail") == "at 6 racers" and where_text("all", "trail") == "over all trails"

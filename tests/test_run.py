@@ -109,6 +109,7 @@ def test_a_damaged_chunk_says_what_to_do(tmp_path):
     part.write_bytes(b"not parquet")
     assert main(["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--chunk", "48", "--quiet",
                  "--out", str(tmp_path / "r")]) == 2
-    part.unlink()
     assert main(["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--chunk", "48", "--quiet",
-                 "--out", str(tmp_path / "r")]) == 0
+                 "--out", str(tmp_path / "r"), "--repair"]) == 0
+    assert (tmp_path / "r" / "damaged" / "results" / part.name).read_bytes() == b"not parquet"
+    assert len(read_results(tmp_path / "r")) == 96 * 3

@@ -102,3 +102,15 @@ def test_tune_refuses_to_shadow_a_shipped_persona(capsys):
     assert main(["tune", "--trails", "Kurz", "--out", str(PERSONA_DIR / "mine.toml"), "--name", "sprinter"]) == 2
     assert "a persona named 'sprinter' already exists" in capsys.readouterr().err
     assert not (PERSONA_DIR / "mine.toml").exists()
+
+
+def test_tuning_against_another_player_races_and_checks_against_it(bundle):
+    """--vs: the candidates meet the opponent in the other seats, and the check measures the tuned
+    persona against it (tuning the default against the reference is this with --vs reference)."""
+    res = tune(bundle, "balanced", seed=5, opponent="sprinter", **{**TINY, "generations": 1, "population": 2})
+    assert res.against.name == "sprinter" and res.start.name == "balanced"
+    assert set(res.check.table.index) == {"tuned", "sprinter"}
+    assert res.check_line().startswith("check on seed 6 (never used in tuning), tuned vs sprinter")
+    assert "against sprinter" in res.description
+    with pytest.raises(ValueError, match="name of its own"):
+        tune(bundle, "balanced", opponent="sprinter", name="sprinter", **TINY)

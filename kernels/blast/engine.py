@@ -1,7 +1,7 @@
 """The Biathlon Blast race engine: set-up, rounds and turns by the full rules (docs/rules.md).
 
-`play_races_nb` (and `play_races_lookahead_nb`, for races with look-ahead players) play a block of
-races on a `RaceState` and fill one result row per race and seat (`kernels.results`). Every choice goes through
+`play_races_nb` (and kernels.blast_reference's `play_races_reference_nb`, for races with look-ahead
+or reference players) play a block of races on a `RaceState` and fill one result row per race and seat (`kernels.results`). Every choice goes through
 `kernels.blast.players`; every chance outcome comes from the race's own random stream, so a race is
 the same whether played alone or among millions. With a log capacity the race writes its event log
 (docs/event-log.md).
@@ -23,10 +23,10 @@ from .events import (
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
-    HEURISTIC, LOOKAHEAD, P_PLACE_CREDIT, P_ROLLOUTS, choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
+    choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
     choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
-from ..rng import below_nb, mix64_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
+from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
     facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
     shot_hits_nb, value_nb,
@@ -34,10 +34,10 @@ from .rules import (
 from .state import (
     SEAT_BIATHLETE, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN,
     SEAT_COLOUR, SEAT_DISC_N, SEAT_ELIM_STAMP, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED,
-    SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N, SEAT_STATUS, SEAT_WAITS,
+    SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
 from .state import (
-    W_ADJ, W_BOOST, W_LOOKAHEAD, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX, MAX_FACE_UP, MAX_VISITS,
+    W_ADJ, W_BOOST, W_OUT, W_PLACED, W_RED, W_STEPS, W_WAX, MAX_FACE_UP, MAX_VISITS,
     G_ELIM, G_FACE0, G_LEAD_CHANGES, G_LEADER, G_LEADER_AFTER_RANGE, G_LOG_CAP, G_LOG_N,
     G_LOG_OVERFLOW, G_MN, G_MTOP, G_N, G_ROUND, G_STALLED, G_TRAIL, G_WIND, G_WINNER,
     S_ARRIVE_PULSE0, S_ARRIVE_ROUND0, S_BOOSTS, S_BULLETS_HITS, S_BULLETS_PICKUP, S_COACH_BULLETS,
@@ -171,6 +171,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.seat[SEAT_HAND_N, s] = deck_size
         st.seat[SEAT_DISC_N, s] = 0
         st.seat[SEAT_REMOVED_N, s] = 0
+        st.seat[SEAT_SECRET, s] = 0
         st.stats[s, :] = 0
         for v in range(MAX_VISITS):
             st.stats[s, S_HITS0 + v] = -1
@@ -334,10 +335,12 @@ def take_motivation_nb(tb, st, s):
     choice = choose_motivation_nb(st, tb, s)
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
     card = -1
+    blind = -1
     if choice >= 0 and choice < n_face and st.g[G_FACE0 + choice] >= 0:
         card = st.g[G_FACE0 + choice]
     elif choice == MOTIVATION_BLIND and st.g[G_MTOP] < st.g[G_MN]:
-        card = st.mdeck[st.g[G_MTOP]]
+        blind = st.g[G_MTOP]
+        card = st.mdeck[blind]
         st.g[G_MTOP] += 1
     else:
         return      # nothing left to give: no card, no event
@@ -350,6 +353,9 @@ def take_motivation_nb(tb, st, s):
     else:
         st.hand[s, st.seat[SEAT_HAND_N, s]] = card
         st.seat[SEAT_HAND_N, s] += 1
+        if blind >= 0:
+            # drawn face down into the hand: the others do not know it until it is played
+            st.seat[SEAT_SECRET, s] |= np.int64(1) << np.int64(blind)
 
 
 @inline
@@ -679,96 +685,6 @@ def same_card_nb(tb, a, b):
     return True
 
 
-@splice
-def lookahead_card_nb(tb, trail, st, s, ro):
-    """A LOOKAHEAD seat's card: flat Monte Carlo over the distinct cards in its hand.
-
-    Called at the round start, before anyone has chosen. For each candidate, `P_ROLLOUTS` rollouts
-    copy the state into `ro`, play that card, let every other racer choose by its own function and
-    play the race out with every racer (this one included) on its heuristic weights. Rollouts draw
-    fresh chance (the dice to come, the unseen Motivation cards reshuffled) from streams hashed
-    from the race's own state, so the race stays a function of (seed, race index) and no rollout
-    sees the real future; rollout i of every candidate uses the same stream (common random
-    numbers). The rollouts see the other racers' hands: a full-information reference player.
-    A rollout scores won + P_PLACE_CREDIT * (racers - place) / (racers - 1); best mean wins, ties
-    to the earlier card in the hand.
-    """
-    n_hand = st.seat[SEAT_HAND_N, s]
-    budget = np.int64(st.params[s, P_ROLLOUTS])
-    cand = np.empty(n_hand, np.int64)
-    k = 0
-    for i in range(n_hand):
-        c = st.hand[s, i]
-        dup = False
-        for j in range(k):
-            if same_card_nb(tb, cand[j], c):
-                dup = True
-                break
-        if not dup:
-            cand[k] = c
-            k += 1
-    if budget <= 0 or k <= 1:
-        return choose_card_nb(st, tb, trail, s)
-    n = st.g[G_N]
-    credit = st.params[s, P_PLACE_CREDIT] / max(n - 1, 1)
-    red = ro.work[W_RED:W_RED + MAX_RACERS]
-    best = cand[0]
-    best_v = -1.0
-    for ci in range(k):
-        total = 0.0
-        for r in range(budget):
-            copy_state_nb(st, ro)
-            for o in range(n):
-                if ro.seat[SEAT_PLAYER, o] == LOOKAHEAD:
-                    ro.seat[SEAT_PLAYER, o] = HEURISTIC
-            key = np.uint64(r + 1) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(s)
-            ro.rng[0] = mix64_nb(st.rng[0] ^ key)
-            ro.rng[1] = mix64_nb(st.rng[1] ^ (key + np.uint64(0x632BE59BD9B4E019)))
-            chance = ro.rng[0:1]
-            top = ro.g[G_MTOP]
-            for i in range(ro.g[G_MN] - 1, top, -1):
-                j = top + below_nb(chance, i - top + 1)
-                t = ro.mdeck[i]
-                ro.mdeck[i] = ro.mdeck[j]
-                ro.mdeck[j] = t
-                w = ro.mworth[i]
-                ro.mworth[i] = ro.mworth[j]
-                ro.mworth[j] = w
-            commit_card_nb(ro, s, cand[ci])
-            for o in range(n):
-                if o != s and ro.seat[SEAT_STATUS, o] == STATUS_RACING:
-                    commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
-            finish_race_nb(tb, trail, ro, red, True)
-            if ro.seat[SEAT_STATUS, s] == STATUS_WON:
-                total += 1.0
-            total += credit * (n - ro.stats[s, S_PLACE])
-        v = total / budget
-        if v > best_v:
-            best_v = v
-            best = cand[ci]
-    return best
-
-
-@splice
-def lookahead_rounds_nb(tb, trail, st, red_usable, ro):
-    """The race's rounds when some seat is LOOKAHEAD: those seats choose their cards first, by
-    rollouts on the round-start state (the choice is simultaneous), then everyone else."""
-    n = st.g[G_N]
-    chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
-    while open_round_nb(tb, trail, st, red_usable):
-        for s in range(n):
-            chosen[s] = -1
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING and st.seat[SEAT_PLAYER, s] == LOOKAHEAD:
-                chosen[s] = lookahead_card_nb(tb, trail, st, s, ro)
-        for s in range(n):
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
-                c = chosen[s] if chosen[s] >= 0 else choose_card_nb(st, tb, trail, s)
-                commit_card_nb(st, s, c)
-        if play_turns_nb(tb, trail, st, red_usable):
-            break
-    rank_nb(tb, trail, st)
-
-
 @inline
 def rank_nb(tb, trail, st):
     """Final places: the winner, racers by distance to the finish, then eliminated racers."""
@@ -861,12 +777,12 @@ def check_capacity_nb(tb, st):
             raise ValueError("a start grid holds fewer than MAX_RACERS racers")
 
 
-# Two entry points, so that races without look-ahead seats (nearly all) compile without the rollout
-# code; each splices its loop, since every level of compiled functions re-optimises all it links.
+# The races without search seats (nearly all) compile without the rollout code: races with
+# LOOKAHEAD or REFERENCE seats are played by kernels.blast_reference.search.play_races_reference_nb.
 @entry
 def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, log_cap):
     """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat. No seat
-    may be LOOKAHEAD (play_races_lookahead_nb plays those).
+    may be LOOKAHEAD or REFERENCE (kernels.blast_reference.search.play_races_reference_nb plays those).
 
     trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
     params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched);
@@ -881,22 +797,4 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
                  races[i], st, log_cap)
         red_usable[:] = 0
         finish_race_nb(tb, trails[i], st, red_usable, False)
-        write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
-
-
-@entry
-def play_races_lookahead_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out,
-                            log_cap, ro):
-    """play_races_nb for races with LOOKAHEAD seats; `ro`: a second state, the rollouts' board."""
-    tb = borrow_tables_nb(tb)
-    st = borrow_state_nb(st)
-    ro = borrow_state_nb(ro)
-    check_capacity_nb(tb, st)
-    check_capacity_nb(tb, ro)
-    red_usable = st.work[W_RED:W_RED + MAX_RACERS]
-    for i in range(races.shape[0]):
-        setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
-                 races[i], st, log_cap)
-        red_usable[:] = 0
-        lookahead_rounds_nb(tb, trails[i], st, red_usable, ro)
         write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)

@@ -28,7 +28,7 @@ from .rules import (
 )
 from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
-    SEAT_POS, SEAT_PULSE, SEAT_STATUS, SEAT_WAITS,
+    SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
 from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_EXTRA, W_MOST, W_OUT
 
@@ -37,7 +37,9 @@ HEURISTIC = 1
 SCRIPTED = 2     # tests: decisions read from st.script[seat]; -1 entries fall back to the heuristic;
                  # an illegal scripted decision raises ValueError (the engine refuses it)
 LOOKAHEAD = 3    # the heuristic, with its card chosen by rollouts (P_ROLLOUTS per candidate card)
-PLAYER_KINDS = ("random", "heuristic", "scripted", "lookahead")
+REFERENCE = 4    # the strength reference: its card chosen by determinized rollouts that sample what
+                 # it cannot see (kernels.blast_reference); the rest of its turn as the heuristic
+PLAYER_KINDS = ("random", "heuristic", "scripted", "lookahead", "reference")
 
 # st.script columns for SCRIPTED seats
 SC_CARD = 0          # card id to choose
@@ -65,12 +67,19 @@ P_COACH = 9           # value of ending a move in a coach zone, per token of its
 P_LATE_WAX = 10       # wax price on the last lap, as a share of P_WAX
 P_WIND_SPITE = 11     # when setting the wind: weight of the others' tailwind against its own
 P_PICKUP_HAND = 12    # pays a bullet to pick up when its hand is down to this many cards
-P_ROLLOUTS = 13       # LOOKAHEAD: rollouts per candidate card (0: choose as the heuristic)
-P_PLACE_CREDIT = 14   # LOOKAHEAD: a rollout scores won + this * (racers - place) / (racers - 1)
-N_PARAMS = 15
+P_ROLLOUTS = 13       # LOOKAHEAD, REFERENCE: rollouts per candidate card (0: choose as the heuristic)
+P_PLACE_CREDIT = 14   # LOOKAHEAD, REFERENCE: a rollout scores won + this * (racers - place) / (racers - 1)
+P_DEPTH = 15          # REFERENCE: rounds a rollout plays before it is judged (0: to the end of the race)
+P_WAIT_MAX = 16       # Waits at most this many turns in a row on a mat
+P_PICKUP_DISCARD = 17  # a bullet pick-up needs at least this many cards in the discard pile
+P_PICKUP_BULLETS = 18  # ... and at least this many bullets held
+P_WHITE_CALM = 19     # spends this many white wax (at most) to calm the wind when a move reaches the range
+N_PARAMS = 20
 PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
-               "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit")
-DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0])
+               "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit",
+               "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm")
+DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0, 0.0,
+                           2.0, 4.0, 2.0, 1.0])
 
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
@@ -312,7 +321,8 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
         return np.int64(0)
     if coach_ok and st.seat[SEAT_ON_MAT, s] == 0:
         return np.int64(PICKUP_COACH)       # on a mat the red boost is kept for a hit at the shot
-    if st.seat[SEAT_HAND_N, s] <= st.params[s, P_PICKUP_HAND] and st.seat[SEAT_DISC_N, s] >= 4 and st.seat[SEAT_BULLETS, s] >= 2:
+    if st.seat[SEAT_HAND_N, s] <= st.params[s, P_PICKUP_HAND] and st.seat[SEAT_DISC_N, s] >= st.params[s, P_PICKUP_DISCARD] \
+            and st.seat[SEAT_BULLETS, s] >= st.params[s, P_PICKUP_BULLETS]:
         return np.int64(PICKUP_BULLET)
     return np.int64(0)
 
@@ -528,7 +538,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     # white wax: calm the wind before shooting if the move reaches the range
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
         if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s]:
-            sc[WHITE] = 1
+            sc[WHITE] = min(wax[WHITE], np.int64(st.params[s, P_WHITE_CALM]))
     sc[9] = 1
 
 
@@ -597,7 +607,7 @@ def choose_range_action_nb(st, tb, trail, s):
     now = expected_hits_nb(tb, st.seat[SEAT_BIATHLETE, s], st.seat[SEAT_PULSE, s], adj)
     later_pulse = max(0, st.seat[SEAT_PULSE, s] + tb.card_pulse[rc, WAIT])
     later = expected_hits_nb(tb, st.seat[SEAT_BIATHLETE, s], later_pulse, adj)
-    if later - now >= st.params[s, P_WAIT_GAIN] and st.seat[SEAT_WAITS, s] < 2:
+    if later - now >= st.params[s, P_WAIT_GAIN] and st.seat[SEAT_WAITS, s] < st.params[s, P_WAIT_MAX]:
         sc[0] = WAIT
     else:
         sc[0] = SHOOT
@@ -698,6 +708,19 @@ def choose_motivation_nb(st, tb, s):
         for i in range(st.g[G_MTOP], st.g[G_MN]):
             tot += st.mworth[i]
         blind = tot / deck_left
+        if st.seat[SEAT_PLAYER, s] == REFERENCE:
+            # the reference does not know which cards the others drew blind: to it they are
+            # as likely to be the next card as those still in the deck
+            unseen = deck_left
+            for o in range(st.g[G_N]):
+                bits = st.seat[SEAT_SECRET, o]
+                if o == s or bits == 0:
+                    continue
+                for i in range(st.g[G_MTOP]):
+                    if (bits >> np.int64(i)) & 1 == 1:
+                        tot += st.mworth[i]
+                        unseen += 1
+            blind = tot / unseen
     best = np.int64(MOTIVATION_BLIND if deck_left > 0 else -1)
     best_v = blind
     for slot in range(n_face):

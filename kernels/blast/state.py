@@ -80,7 +80,9 @@ SEAT_WAITS = 15 # Waits at the current range visit
 SEAT_HAND_N = 16 # cards in hand
 SEAT_DISC_N = 17 # cards in the discard pile
 SEAT_REMOVED_N = 18 # cards removed from the game
-N_SEAT = 19
+SEAT_SECRET = 19 # Motivation cards this racer drew blind into its hand and has not played yet, as a
+                 # bit mask over their places in mdeck (bit i: mdeck[i]): what the others cannot see
+N_SEAT = 20
 
 # --- stats: per-seat counters that become result columns ---------------------------------------
 S_WAITS = 0         # Wait actions taken
@@ -111,6 +113,7 @@ N_STATS = S_ARRIVE_ROUND0 + MAX_VISITS
 # choose_card_nb keeps two running counts of up to MAX_AHEAD + 1 entries in `masks`
 assert MAX_ENDS >= 2 * MAX_AHEAD + 2
 assert MAX_DICE >= N_COLOURS
+assert MAX_MOTIVATION <= 64       # SEAT_SECRET is a 64-bit mask over mdeck places
 
 
 class RaceState(NamedTuple):

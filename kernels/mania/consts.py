@@ -92,9 +92,21 @@ G_SPECIALS_PUSH = 7    # switch specials_after_push
 G_CHAIN = 8            # switch chain_extra_rolls
 G_NUM_N = 9            # number die: faces
 G_SHOOT_N = 10         # shooting dice: faces of die 0 (individual), die 1 (relay) at 10, 11
+G_SHOTS_ALL = 12       # switch shots_per_turn: 1 all (the whole shooting in one turn), 0 one
+G_TWO_RACERS = 13      # switch two_dice: 1 two_racers (each racer rolls one die of each kind)
+G_CALIBRE_SPARE = 14   # switch calibre_uses_spare: a calibre's re-roll on a spare shot uses a spare
+G_SPECIALS_PASS = 15   # switch specials_on: 1 passing (every square stepped onto), 0 landing
 G_NUM_FACES = 16       # number die face values, MAX_SUB slots
 G_SHOOT_FACES = 36     # die d face kinds at 36 + d * MAX_SUB
+G_PENALTY_GATE = 76    # switch penalty_gate: 0 two, 1 one, 2 bypass (see GATE_*)
+G_FINISH_TIES = 77     # switch finish_ties: 0 turn_order, 1 leftover, 2 shared (see TIES_*)
 G_LEN = 80
+
+# values of the switches with more than two values (order = the loader's list of values)
+GATE_TWO, GATE_ONE, GATE_BYPASS = 0, 1, 2
+GATE_NAMES = ("two", "one", "bypass")
+TIES_TURN, TIES_LEFTOVER, TIES_SHARED = 0, 1, 2
+TIES_NAMES = ("turn_order", "leftover", "shared")
 
 # --- set-up (int64) --------------------------------------------------------------------------
 SU_TRACK = 0
@@ -124,12 +136,18 @@ ST_SPARES = 7          # spare shots left this visit
 ST_SKIP = 8            # 1: next turn skipped
 ST_VISIT = 9           # range visits begun
 ST_OVER = 10           # 1: the shooting of this visit is over
-ST_N = 12
+ST_FROM_PEN = 11       # 1: the racer's last step came out of the penalty loop (penalty_gate bypass)
+ST_LEFT = 12           # the roll left unused by the racer's last dice move (finish_ties leftover)
+ST_PASS_X = 13         # X squares stepped onto by the last dice move before its end (specials_on passing)
+ST_PASS_O = 14         # O squares, likewise
+ST_PASS_T = 15         # 1: the last dice move stopped on a T it stepped onto (specials_on passing)
+ST_N = 16
 
 # --- per-team state (int32[team, TM_N]) -------------------------------------------------------
 TM_LEG = 0             # active leg
 TM_DONE = 1            # 1: last leg finished
 TM_PLACE = 2           # place (0 until decided)
+TM_LEFT = 3            # the unused roll of the last leg's crossing move (finish_ties leftover)
 TM_N = 4
 
 # --- per-seat counters (int32[seat, CN_N]), copied into the seat records --------------------

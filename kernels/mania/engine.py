@@ -22,14 +22,17 @@ from .consts import (
     CT_LOG_N, CT_LOG_OVERFLOW, CT_SCRIPT, CT_VISITS, EV_ARRIVE, EV_FINISH, EV_GROUP,
     EV_HANDOVER, EV_LAST_RANGE, EV_LEADER, EV_MOVE, EV_O, EV_PLACE, EV_RACE, EV_ROLL,
     EV_ROUND, EV_SEAT, EV_SHOOT_END, EV_SHOT, EV_SKIP, EV_STALL, EV_STATE, EV_T, EV_X,
-    FINISH_AREA, FINISHED, G_CHAIN, G_EXIT_SAME, G_EXIT_SQUARE, G_HALVE_UP, G_LINES, G_NUM_FACES,
-    G_NUM_N, G_ROUND_CAP, G_SHOOT_FACES, G_SHOOT_N, G_SPECIALS_PUSH, G_TARGETS, G_ZONE_STEPS,
-    HIT, LOOP, MARK_O, MARK_T, MARK_X, MAX_SUB, PENALTY, RANGE, ROLL_EXIT, ROLL_MOVE, ROLL_O,
-    ROLL_X, ST_FIRED, ST_HITS, ST_LAP, ST_OVER, ST_OWED, ST_SKIP, ST_SPARES, ST_SQ,
+    FINISH_AREA, FINISHED, G_CALIBRE_SPARE, G_CHAIN, G_EXIT_SAME, G_EXIT_SQUARE, G_FINISH_TIES,
+    G_HALVE_UP, G_LINES, G_NUM_FACES, G_NUM_N, G_PENALTY_GATE, G_ROUND_CAP, G_SHOOT_FACES,
+    G_SHOOT_N, G_SHOTS_ALL, G_SPECIALS_PASS, G_SPECIALS_PUSH, G_TARGETS, G_TWO_RACERS,
+    G_ZONE_STEPS, GATE_ONE, GATE_TWO, HIT, LOOP, MARK_O, MARK_T, MARK_X, MAX_SUB, PENALTY,
+    RANGE, ROLL_EXIT, ROLL_MOVE, ROLL_O, ROLL_X, ST_FIRED, ST_FROM_PEN, ST_HITS, ST_LAP,
+    ST_LEFT, ST_OVER, ST_OWED, ST_PASS_O, ST_PASS_T, ST_PASS_X, ST_SKIP, ST_SPARES, ST_SQ,
     ST_STAGE, ST_STANDING, ST_VISIT, START, SU_DIE, SU_FORMAT, SU_LAPS, SU_LEGS, SU_LOG,
     SU_NUM_DICE, SU_SEATS, SU_SHOOT_DICE, SU_SHOOT_MASK, SU_SHOOTINGS, SU_SPARES, SU_TEAMS,
-    SU_TRACK, TM_DONE, TM_LEG, TM_PLACE, TR_CORR, TR_ENTRY, TR_EXIT, TR_F, TR_HDR, TR_N,
-    TR_P, VS_CALIBRES, VS_ROW, VS_SPARE_HITS, VS_SPARES, VS_TURNS, WAITING, WHITE,
+    SU_TRACK, TIES_SHARED, TIES_TURN, TM_DONE, TM_LEFT, TM_LEG, TM_PLACE, TR_CORR, TR_ENTRY,
+    TR_EXIT, TR_F, TR_HDR, TR_N, TR_P, VS_CALIBRES, VS_ROW, VS_SPARE_HITS, VS_SPARES, VS_TURNS,
+    WAITING, WHITE,
 )
 
 BIG = 1 << 20
@@ -88,21 +91,6 @@ def zone_at_nb(tr, stage, sq):
 
 
 @inline
-def capacity_nb(tr, stage, sq):
-    """Racers a position holds (section 7)."""
-    if stage == LOOP:
-        e = tr[TR_ENTRY]
-        if sq == e or sq == e + 1:
-            return 2
-        return 1
-    if stage == PENALTY:
-        return 1
-    if stage == FINISH_AREA:
-        return tr[TR_CORR]
-    return BIG
-
-
-@inline
 def next_pos_nb(tr, su, lap, stage, sq, owed):
     """The next position along a racer's own route (section 6): (lap, stage, square, owed)."""
     n = tr[TR_N]
@@ -144,7 +132,9 @@ def advance_nb(tr, su, st, cnt, seat):
     sq = st[seat, ST_SQ]
     if stage == PENALTY and sq == tr[TR_P] - 1:
         cnt[seat, CN_PEN_LOOPS] += 1
+    from_pen = 1 if stage == PENALTY else 0
     lap, stage, sq, owed = next_pos_nb(tr, su, lap, stage, sq, st[seat, ST_OWED])
+    st[seat, ST_FROM_PEN] = from_pen if stage == LOOP else 0
     st[seat, ST_LAP] = lap
     st[seat, ST_STAGE] = stage
     st[seat, ST_SQ] = sq
@@ -159,6 +149,35 @@ def others_at_nb(st, seat, stage, sq):
         if s != seat and st[s, ST_STAGE] == stage and st[s, ST_SQ] == sq:
             c += 1
     return c
+
+
+@inline
+def full_nb(tr, g, st, seat, stage, sq):
+    """Whether the position is full for `seat` standing on it (section 7): as many other racers
+    as it holds, or, under penalty_gate "bypass", one other on the same branch of the fork."""
+    if stage == LOOP:
+        c = others_at_nb(st, seat, stage, sq)
+        e = tr[TR_ENTRY]
+        if sq != e and sq != e + 1:
+            return c >= 1
+        gate = g[G_PENALTY_GATE]
+        if gate == GATE_TWO:
+            return c >= 2
+        if gate == GATE_ONE or c >= 2:
+            return c >= 1
+        if c == 0:
+            return False
+        for s in range(st.shape[0]):
+            if s != seat and st[s, ST_STAGE] == LOOP and st[s, ST_SQ] == sq:
+                if sq == e:         # the fork: into the penalty loop (owing) or past it
+                    return (st[s, ST_OWED] > 0) == (st[seat, ST_OWED] > 0)
+                return st[s, ST_FROM_PEN] == st[seat, ST_FROM_PEN]   # the join
+        return False
+    if stage == PENALTY:
+        return others_at_nb(st, seat, stage, sq) >= 1
+    if stage == FINISH_AREA:
+        return others_at_nb(st, seat, stage, sq) >= tr[TR_CORR]
+    return False
 
 
 @inline
@@ -199,10 +218,32 @@ def team_dist_nb(tr, su, rl, st, tm, team):
 
 # --- moving -----------------------------------------------------------------------------------
 @inline
+def passed_nb(tr, st, seat):
+    """specials_on "passing" (section 11): note the mark of the loop square just stepped onto;
+    1 if it is a T, which ends the move there."""
+    if st[seat, ST_STAGE] != LOOP:
+        return 0
+    mark = tr[TR_HDR + tr[TR_N] + st[seat, ST_SQ]]
+    if mark == MARK_X:
+        st[seat, ST_PASS_X] += 1
+    elif mark == MARK_O:
+        st[seat, ST_PASS_O] += 1
+    elif mark == MARK_T:
+        st[seat, ST_PASS_T] = 1
+        return 1
+    return 0
+
+
+@inline
 def dice_move_nb(tr, g, su, st, cnt, seat, roll):
     """Move `seat` by `roll` under the zone rule (section 5); the steps taken. Stops on
-    entering the range or crossing the finish line."""
+    entering the range or crossing the finish line (and, specials_on "passing", on a T). Leaves
+    the unused part of the roll in ST_LEFT (squares; half-points under zone_rule "steps")."""
     steps = 0
+    passing = g[G_SPECIALS_PASS] != 0
+    st[seat, ST_PASS_X] = 0
+    st[seat, ST_PASS_O] = 0
+    st[seat, ST_PASS_T] = 0
     if g[G_ZONE_STEPS] == 0:
         z = zone_at_nb(tr, st[seat, ST_STAGE], st[seat, ST_SQ])
         if z == WHITE:
@@ -212,15 +253,20 @@ def dice_move_nb(tr, g, su, st, cnt, seat, roll):
         else:
             k = 2 * roll
         sq = st[seat, ST_SQ]
-        if (st[seat, ST_STAGE] == LOOP and sq + k < tr[TR_N]
+        if (not passing and st[seat, ST_STAGE] == LOOP and sq + k < tr[TR_N]
                 and (st[seat, ST_OWED] == 0 or sq > tr[TR_ENTRY])):
             st[seat, ST_SQ] = sq + k          # within the loop, no penalty loop to enter
+            st[seat, ST_FROM_PEN] = 0 if k > 0 else st[seat, ST_FROM_PEN]
+            st[seat, ST_LEFT] = 0
             return k
         while steps < k:
             stage = advance_nb(tr, su, st, cnt, seat)
             steps += 1
             if stage == RANGE or stage == FINISHED:
                 break
+            if passing and passed_nb(tr, st, seat):
+                break
+        st[seat, ST_LEFT] = k - steps
     else:
         budget = 2 * roll
         while budget > 0:
@@ -238,11 +284,14 @@ def dice_move_nb(tr, g, su, st, cnt, seat, roll):
             steps += 1
             if stage == RANGE or stage == FINISHED:
                 break
+            if passing and passed_nb(tr, st, seat):
+                break
+        st[seat, ST_LEFT] = budget
     return steps
 
 
 @inline
-def push_nb(tr, su, st, cnt, seat):
+def push_nb(tr, g, su, st, cnt, seat):
     """The group rule (section 7): step on while the position is full; squares gained."""
     k = 0
     while True:
@@ -250,10 +299,12 @@ def push_nb(tr, su, st, cnt, seat):
         sq = st[seat, ST_SQ]
         if stage != LOOP and stage != PENALTY and stage != FINISH_AREA:
             break
-        if others_at_nb(st, seat, stage, sq) < capacity_nb(tr, stage, sq):
+        if not full_nb(tr, g, st, seat, stage, sq):
             break
         advance_nb(tr, su, st, cnt, seat)
         k += 1
+    if k > 0:
+        st[seat, ST_LEFT] = 0
     cnt[seat, CN_GROUP] += k
     return k
 
@@ -307,47 +358,65 @@ def arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs):
 
 @inline
 def shoot_nb(g, su, st, cnt, vs, visits, rng, script, ct, log, logging, seat, rnd):
-    """One shooting turn (section 8): fire the turn's dice; 1 if the shooting is now over."""
+    """One shooting turn (section 8): fire the turn's dice (shots_per_turn "all": the whole
+    shooting); 1 if the shooting is now over."""
     die = su[SU_DIE]
     nf = g[G_SHOOT_N + die]
     base = G_SHOOT_FACES + die * MAX_SUB
     targets = g[G_TARGETS]
-    fired = st[seat, ST_FIRED]
-    if fired < targets:
-        k = min(su[SU_SHOOT_DICE], targets - fired)
-        spare = 0
-    else:
-        k = min(su[SU_SHOOT_DICE], min(st[seat, ST_SPARES], st[seat, ST_STANDING]))
-        spare = 1
+    dice = 1 if g[G_TWO_RACERS] else su[SU_SHOOT_DICE]
+    every = g[G_SHOTS_ALL] != 0
+    cal_spare = g[G_CALIBRE_SPARE] != 0
     vs[seat, VS_TURNS] += 1
-    for _ in range(k):
-        f = draw_nb(rng, script, ct, nf)
-        kind = g[base + f]
-        rf = -1
-        rk = -1
-        if kind == CALIBRE:
-            cnt[seat, CN_CALIBRES] += 1
-            vs[seat, VS_CALIBRES] += 1
-            rf = draw_nb(rng, script, ct, nf)
-            rk = g[base + rf]
-            hit = rk == HIT
+    while True:
+        fired = st[seat, ST_FIRED]
+        if fired < targets:
+            k = targets - fired if every else min(dice, targets - fired)
+            spare = 0
         else:
-            hit = kind == HIT
-        st[seat, ST_FIRED] += 1
-        if hit:
-            st[seat, ST_HITS] += 1
-            st[seat, ST_STANDING] -= 1
-        if spare:
-            st[seat, ST_SPARES] -= 1
-            cnt[seat, CN_SPARES] += 1
-            vs[seat, VS_SPARES] += 1
+            k = min(st[seat, ST_SPARES], st[seat, ST_STANDING])
+            if not every:
+                k = min(dice, k)
+            spare = 1
+        for _ in range(k):
+            if spare and st[seat, ST_SPARES] <= 0:
+                break                   # a calibre's re-roll used the last spare
+            f = draw_nb(rng, script, ct, nf)
+            kind = g[base + f]
+            rf = -1
+            rk = -1
+            if kind == CALIBRE:
+                cnt[seat, CN_CALIBRES] += 1
+                vs[seat, VS_CALIBRES] += 1
+                if spare and cal_spare and st[seat, ST_SPARES] < 2:
+                    hit = False         # no spare left for the re-roll: the calibre misses
+                else:
+                    rf = draw_nb(rng, script, ct, nf)
+                    rk = g[base + rf]
+                    hit = rk == HIT
+                    if spare and cal_spare:
+                        st[seat, ST_SPARES] -= 1
+                        cnt[seat, CN_SPARES] += 1
+                        vs[seat, VS_SPARES] += 1
+            else:
+                hit = kind == HIT
+            st[seat, ST_FIRED] += 1
             if hit:
-                vs[seat, VS_SPARE_HITS] += 1
-        if logging:
-            ev_nb(log, ct, rnd, seat, EV_SHOT, st[seat, ST_FIRED], spare, f, kind, rf, rk,
-                  1 if hit else 0, st[seat, ST_HITS], st[seat, ST_STANDING], 0)
-    standing = st[seat, ST_STANDING]
-    over = st[seat, ST_FIRED] >= targets and (standing == 0 or st[seat, ST_SPARES] == 0)
+                st[seat, ST_HITS] += 1
+                st[seat, ST_STANDING] -= 1
+            if spare:
+                st[seat, ST_SPARES] -= 1
+                cnt[seat, CN_SPARES] += 1
+                vs[seat, VS_SPARES] += 1
+                if hit:
+                    vs[seat, VS_SPARE_HITS] += 1
+            if logging:
+                ev_nb(log, ct, rnd, seat, EV_SHOT, st[seat, ST_FIRED], spare, f, kind, rf, rk,
+                      1 if hit else 0, st[seat, ST_HITS], st[seat, ST_STANDING], 0)
+        standing = st[seat, ST_STANDING]
+        over = st[seat, ST_FIRED] >= targets and (standing == 0 or st[seat, ST_SPARES] == 0)
+        if over or not every:
+            break
     v = visits[vs[seat, VS_ROW]]
     v.shots = st[seat, ST_FIRED]
     v.hits = st[seat, ST_HITS]
@@ -375,6 +444,8 @@ def finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts):
     team = seat // legs
     leg = seat % legs
     cnt[seat, CN_FINISH_ROUND] = rnd
+    if leg == legs - 1:
+        tm[team, TM_LEFT] = st[seat, ST_LEFT]
     if leg < legs - 1:
         nxt = seat + 1
         tm[team, TM_LEG] = leg + 1
@@ -393,6 +464,89 @@ def finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts):
 
 
 @inline
+def x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team, rnd, tdist, may_extra):
+    """An X square acts (section 11): skip for the first, extra move for the last; 1 if an
+    extra move is granted."""
+    own = team_dist_nb(tr, su, rl, st, tm, team)
+    lo = BIG
+    hi = -1
+    for t in range(su[SU_TEAMS]):
+        if t != team:
+            d = tdist[t]            # up to date: only this racer has moved
+            lo = min(lo, d)
+            hi = max(hi, d)
+    outcome = 0
+    if hi >= 0:
+        is_first = own <= lo
+        is_last = own >= hi
+        if is_first and not is_last:
+            outcome = 1
+            st[seat, ST_SKIP] = 1
+        elif is_last and not is_first:
+            if may_extra:
+                outcome = 2
+                cnt[seat, CN_X_ROLLS] += 1
+            else:
+                outcome = 3
+    else:
+        lo = -1
+    if logging:
+        ev_nb(log, ct, rnd, seat, EV_X, outcome, own, lo, hi, 0, 0, 0, 0, 0, 0)
+    return 1 if outcome == 2 else 0
+
+
+@inline
+def o_nb(cnt, ct, log, logging, seat, rnd, may_extra):
+    """An O square acts (section 11); 1 if an extra move is granted."""
+    if may_extra:
+        cnt[seat, CN_O_ROLLS] += 1
+    if logging:
+        ev_nb(log, ct, rnd, seat, EV_O, 1 if may_extra else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    return 1 if may_extra else 0
+
+
+@inline
+def pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs,
+              counts):
+    """The group rule after a move or a T jump, with its GROUP row, a range arrival or a finish;
+    returns (squares gained, 1 if the racer is now in the range or over the line)."""
+    pushed = push_nb(tr, g, su, st, cnt, seat)
+    if pushed == 0:
+        return 0, 0
+    stage = st[seat, ST_STAGE]
+    line = 0
+    if stage == RANGE:
+        line = arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs)
+    if logging:
+        ev_nb(log, ct, rnd, seat, EV_GROUP, pushed, st[seat, ST_LAP], stage, st[seat, ST_SQ],
+              0, 0, 0, 0, 0, 0)
+    if stage == RANGE:
+        if logging:
+            ev_nb(log, ct, rnd, seat, EV_ARRIVE, st[seat, ST_VISIT], line, 0, 0, 0, 0, 0, 0, 0, 0)
+        return pushed, 1
+    if stage == FINISHED:
+        finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
+        return pushed, 1
+    return pushed, 0
+
+
+@inline
+def t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs, counts):
+    """A T square acts (section 11): the jump, then the group rule; 1 if that push reached the
+    range or the line."""
+    sq = st[seat, ST_SQ]
+    target = tr[TR_HDR + 2 * tr[TR_N] + sq]
+    st[seat, ST_SQ] = target
+    cnt[seat, CN_T_JUMPS] += 1
+    cnt[seat, CN_T_SQUARES] += target - sq
+    if logging:
+        ev_nb(log, ct, rnd, seat, EV_T, sq, target, target - sq, 0, 0, 0, 0, 0, 0, 0)
+    pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
+                              race, legs, counts)
+    return ended
+
+
+@inline
 def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, logging,
                   seat, rnd, race, purpose, counts, tdist):
     """A move and its chain of extra moves (sections 5, 7, 8, 10, 11). Returns 1 when the racer
@@ -400,8 +554,12 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
     legs = su[SU_LEGS]
     team = seat // legs
     nnum = g[G_NUM_N]
+    ndice = 1 if g[G_TWO_RACERS] else su[SU_NUM_DICE]
+    passing = g[G_SPECIALS_PASS] != 0
     left_last = 0
     first = True
+    pend_x = 0
+    pend_o = 0
     while True:
         line = 0
         # the roll
@@ -409,13 +567,12 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
         v1 = g[G_NUM_FACES + f1]
         f2 = -1
         v2 = 0
-        if su[SU_NUM_DICE] == 2:
+        if ndice == 2:
             f2 = draw_nb(rng, script, ct, nnum)
             v2 = g[G_NUM_FACES + f2]
         roll = v1 + v2
         if logging:
-            ev_nb(log, ct, rnd, seat, EV_ROLL, purpose, su[SU_NUM_DICE], f1, f2, v1, v2, roll,
-                  0, 0, 0)
+            ev_nb(log, ct, rnd, seat, EV_ROLL, purpose, ndice, f1, f2, v1, v2, roll, 0, 0, 0)
         if purpose == ROLL_EXIT:
             if st[seat, ST_VISIT] == su[SU_SHOOTINGS] and (seat % legs) == legs - 1:
                 left_last = 1
@@ -441,89 +598,99 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
         if stage == FINISHED:
             finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
             break
-        pushed = push_nb(tr, su, st, cnt, seat)
-        if pushed > 0:
-            stage = st[seat, ST_STAGE]
-            if stage == RANGE:
-                line = arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs)
-            if logging:
-                ev_nb(log, ct, rnd, seat, EV_GROUP, pushed, st[seat, ST_LAP], stage,
-                      st[seat, ST_SQ], 0, 0, 0, 0, 0, 0)
-            if stage == RANGE:
-                if logging:
-                    ev_nb(log, ct, rnd, seat, EV_ARRIVE, st[seat, ST_VISIT], line, 0, 0, 0, 0, 0,
-                          0, 0, 0)
-                break
-            if stage == FINISHED:
-                finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
-                break
-            if not g[G_SPECIALS_PUSH]:
-                break
-        if steps == 0 or stage != LOOP:
-            break
-        sq = st[seat, ST_SQ]
-        mark = tr[TR_HDR + tr[TR_N] + sq]
         may_extra = first or g[G_CHAIN] != 0
-        extra = -1
-        if mark == MARK_X:
-            own = team_dist_nb(tr, su, rl, st, tm, team)
-            lo = BIG
-            hi = -1
-            for t in range(su[SU_TEAMS]):
-                if t != team:
-                    d = tdist[t]            # up to date: only this racer has moved
-                    lo = min(lo, d)
-                    hi = max(hi, d)
-            outcome = 0
-            if hi >= 0:
-                is_first = own <= lo
-                is_last = own >= hi
-                if is_first and not is_last:
-                    outcome = 1
-                    st[seat, ST_SKIP] = 1
-                elif is_last and not is_first:
-                    if may_extra:
-                        outcome = 2
-                        extra = ROLL_X
-                        cnt[seat, CN_X_ROLLS] += 1
-                    else:
-                        outcome = 3
+        if passing:
+            # specials_on "passing": the move ends (a T stepped onto jumps at once; else the
+            # group rule and the special of a square it pushes onto), then every X and O
+            # stepped onto acts, X first
+            if st[seat, ST_PASS_T]:
+                if t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
+                        legs, counts):
+                    break
             else:
-                lo = -1
-            if logging:
-                ev_nb(log, ct, rnd, seat, EV_X, outcome, own, lo, hi, 0, 0, 0, 0, 0, 0)
-        elif mark == MARK_T:
-            target = tr[TR_HDR + 2 * tr[TR_N] + sq]
-            st[seat, ST_SQ] = target
-            cnt[seat, CN_T_JUMPS] += 1
-            cnt[seat, CN_T_SQUARES] += target - sq
-            if logging:
-                ev_nb(log, ct, rnd, seat, EV_T, sq, target, target - sq, 0, 0, 0, 0, 0, 0, 0)
-            pushed = push_nb(tr, su, st, cnt, seat)
-            if pushed > 0:
-                stage = st[seat, ST_STAGE]
-                if stage == RANGE:
-                    line = arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs)
-                if logging:
-                    ev_nb(log, ct, rnd, seat, EV_GROUP, pushed, st[seat, ST_LAP], stage,
-                          st[seat, ST_SQ], 0, 0, 0, 0, 0, 0)
-                if stage == RANGE:
-                    if logging:
-                        ev_nb(log, ct, rnd, seat, EV_ARRIVE, st[seat, ST_VISIT], line, 0, 0, 0,
-                              0, 0, 0, 0, 0)
-                elif stage == FINISHED:
-                    finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
-        elif mark == MARK_O:
-            if may_extra:
-                extra = ROLL_O
-                cnt[seat, CN_O_ROLLS] += 1
-            if logging:
-                ev_nb(log, ct, rnd, seat, EV_O, 1 if may_extra else 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        if extra < 0:
+                pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging,
+                                          seat, rnd, race, legs, counts)
+                if ended:
+                    break
+                if (pushed > 0 and steps > 0 and g[G_SPECIALS_PUSH]
+                        and st[seat, ST_STAGE] == LOOP):
+                    mark = tr[TR_HDR + tr[TR_N] + st[seat, ST_SQ]]
+                    if mark == MARK_X:
+                        pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team,
+                                       rnd, tdist, may_extra)
+                    elif mark == MARK_T:
+                        if t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
+                                race, legs, counts):
+                            break
+                    elif mark == MARK_O:
+                        pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
+            for _ in range(st[seat, ST_PASS_X]):
+                pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team, rnd,
+                               tdist, may_extra)
+            for _ in range(st[seat, ST_PASS_O]):
+                pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
+        else:
+            pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging,
+                                      seat, rnd, race, legs, counts)
+            if ended:
+                break
+            if pushed > 0 and not g[G_SPECIALS_PUSH]:
+                break
+            if steps == 0 or st[seat, ST_STAGE] != LOOP:
+                break
+            mark = tr[TR_HDR + tr[TR_N] + st[seat, ST_SQ]]
+            if mark == MARK_X:
+                pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team, rnd,
+                               tdist, may_extra)
+            elif mark == MARK_T:
+                t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
+                     legs, counts)
+            elif mark == MARK_O:
+                pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
+        if pend_x > 0:
+            pend_x -= 1
+            purpose = ROLL_X
+        elif pend_o > 0:
+            pend_o -= 1
+            purpose = ROLL_O
+        else:
             break
-        purpose = extra
         first = False
     return left_last
+
+
+@inline
+def tie_places_nb(g, tm, cnt, order, n_teams, legs, n_done):
+    """finish_ties (section 10): re-place the teams that finished. Ordered by the round their
+    last leg crossed, then (leftover) the larger unused roll of the crossing move, then crossing
+    order; shared: the teams of one round share the best of their places."""
+    for p in range(1, n_done + 1):
+        for t in range(n_teams):
+            if tm[t, TM_DONE] and tm[t, TM_PLACE] == p:
+                order[p - 1] = t
+    shared = g[G_FINISH_TIES] == TIES_SHARED
+    for i in range(1, n_done):            # insertion sort, stable
+        t = order[i]
+        rt = cnt[t * legs + legs - 1, CN_FINISH_ROUND]
+        j = i - 1
+        while j >= 0:
+            u = order[j]
+            ru = cnt[u * legs + legs - 1, CN_FINISH_ROUND]
+            if ru > rt or (not shared and ru == rt and tm[u, TM_LEFT] < tm[t, TM_LEFT]):
+                order[j + 1] = u
+                j -= 1
+            else:
+                break
+        order[j + 1] = t
+    prev = -1
+    place = 0
+    for i in range(n_done):
+        t = order[i]
+        r = cnt[t * legs + legs - 1, CN_FINISH_ROUND]
+        if not shared or r != prev:
+            place = i + 1
+        prev = r
+        tm[t, TM_PLACE] = place
 
 
 @inline
@@ -697,6 +864,8 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                 order[j + 1] = t
             for i in range(k):
                 tm[order[i], TM_PLACE] = counts[0] + 1 + i
+        if g[G_FINISH_TIES] != TIES_TURN:
+            tie_places_nb(g, tm, cnt, order, n_teams, legs, counts[0])
         # records
         base = slot * n
         for s in range(n):

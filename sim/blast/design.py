@@ -178,16 +178,21 @@ def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[s
 
 def design_from_manifest(manifest: dict) -> Design:
     """The design a run's manifest records, its players rebuilt from the recorded weights (so a
-    replay plays the run's races even if a persona file has changed since)."""
-    from kernels.blast.players import PLAYER_KINDS
+    replay plays the run's races even if a persona file has changed since). A run recorded before
+    a weight was added gets that weight's default, the constant the player used before it."""
+    from kernels.blast.players import DEFAULT_PARAMS, PLAYER_KINDS
 
     d = manifest["design"]
     recorded = manifest.get("players", {})
     players = []
     for name in d["players"]:
         p = recorded.get(name)
-        players.append(Player(name, PLAYER_KINDS.index(p["kind"]), tuple(p["weights"]), source=p.get("source", ""))
-                       if p else name)
+        if p:
+            w = tuple(float(x) for x in p["weights"])
+            w += tuple(float(x) for x in DEFAULT_PARAMS[len(w):])
+            players.append(Player(name, PLAYER_KINDS.index(p["kind"]), w, source=p.get("source", "")))
+        else:
+            players.append(name)
     return Design(d["trail"], d["racers"], tuple(d["biathletes"]) if d["biathletes"] else None,
                   tuple(d["colours"]) if d["colours"] else None, tuple(players))
 

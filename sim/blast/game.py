@@ -151,6 +151,10 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
     unknown = [c for c in cols or () if c not in COLOUR_NAMES]
     if unknown:
         raise ValueError(f"no ski colour named {unknown[0]!r}; known: {', '.join(COLOUR_NAMES)}")
+    if cols and not bis:
+        raise ValueError("ski colours are fixed only for a fixed line-up: name the biathletes too (--biathletes, "
+                         "or a cell's biathletes), or leave the colours out and balanced line-ups race every "
+                         "biathlete in every colour")
     return Design(scenario, racers, tuple(bis) if bis else None, tuple(cols) if cols else None,
                   tuple(players))
 
@@ -221,11 +225,12 @@ def referee(bundle: CompiledBundle, design, seed: int, race: int) -> None:
 
 def warm_designs(bundle: CompiledBundle):
     """(label, design) for each kernel entry point a command may call: the plain race loop and
-    the look-ahead player's."""
+    the search players' (lookahead and reference)."""
     from .design import Design
 
     trail = bundle.trail_names[0]
-    return [("race kernel", Design(trail, 2)), ("look-ahead player's race kernel", Design(trail, 2, players=("lookahead",)))]
+    return [("race kernel", Design(trail, 2)),
+            ("search players' race kernel (lookahead, reference)", Design(trail, 2, players=("lookahead",)))]
 
 
 def log_with_rows(bundle: CompiledBundle, design, seed: int, race: int, rows: int):
@@ -251,10 +256,11 @@ class Roster:
     reserved = ("random", "scripted", "heuristic", "default")
 
     #: the weights `tune` moves, in kernels' P_* order: not progress (the unit of the move score:
-    #: scaling every score weight together changes no choice), not the look-ahead's rollouts and
-    #: place_credit
+    #: scaling every score weight together changes no choice), not the search players' rollouts,
+    #: place_credit and depth
     tuned = ("pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve", "wait_gain",
-             "coach", "late_wax", "wind_spite", "pickup_hand")
+             "coach", "late_wax", "wind_spite", "pickup_hand", "wait_max", "pickup_discard",
+             "pickup_bullets", "white_calm")
 
     #: the initial spread of each weight in a tuning: about a third of a plausible value, a pulse
     #: point or two for high_from, a whole token for the counts (bullet_reserve and pickup_hand act
@@ -262,7 +268,8 @@ class Roster:
     spread = {
         "progress": 0.3, "pulse": 0.15, "pulse_high": 0.1, "high_from": 1.5, "band": 0.3, "icy": 0.75,
         "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
-        "wind_spite": 0.4, "pickup_hand": 1.0,
+        "wind_spite": 0.4, "pickup_hand": 1.0, "wait_max": 1.0, "pickup_discard": 1.0, "pickup_bullets": 1.0,
+        "white_calm": 1.0,
     }
 
     def __init__(self):

@@ -13,8 +13,8 @@ import numpy as np
 
 from kernels import results as R
 from kernels.blast import consts as C
-from kernels.blast.engine import play_races_lookahead_nb, play_races_nb
-from kernels.blast.players import LOOKAHEAD, N_PARAMS
+from kernels.blast.engine import play_races_nb
+from kernels.blast.players import LOOKAHEAD, N_PARAMS, REFERENCE
 from kernels.blast.state import G_LOG_N, G_LOG_OVERFLOW, G_ROUND, new_state
 
 from .compile import CompiledBundle
@@ -154,14 +154,17 @@ def play_arrays(bundle: CompiledBundle, arrays, seed: int, races, player_ids: np
 
 def _play(bundle: CompiledBundle, arrays, seed: int, races: np.ndarray, st, log_cap: int):
     """The kernel's rows (6 per race) for these set-ups (the kernel's arrays); races with a
-    look-ahead seat go through the look-ahead entry point, the others through the plain one
-    (which compiles without it)."""
+    look-ahead or reference seat go through the search players' entry point
+    (kernels.blast_reference, compiled on first use), the others through the plain one (which
+    compiles without the rollouts)."""
     trails, n_racers, bis, cols, pls, params = arrays
     out = np.zeros((len(trails) * C.MAX_RACERS, R.N_FIELDS), np.int32)
-    if (pls == LOOKAHEAD).any():
-        with _first_call("play_races_lookahead"):
-            play_races_lookahead_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
-                                    log_cap, new_state(N_PARAMS, 0))
+    if ((pls == REFERENCE) | (pls == LOOKAHEAD)).any():
+        from kernels.blast_reference.search import play_races_reference_nb
+
+        with _first_call("play_races_reference"):
+            play_races_reference_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
+                                    log_cap, new_state(N_PARAMS, 0), 0)
     else:
         with _first_call("play_races"):
             play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out, log_cap)

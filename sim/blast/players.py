@@ -6,12 +6,13 @@ and the weights it differs in from the persona it builds on:
 
     name = "sprinter"
     description = "Spends pulse and wax to gain ground; ..."
-    kind = "heuristic"          # or "lookahead"
+    kind = "heuristic"          # or "lookahead", "reference"
     base = "balanced"           # optional: start from this persona's weights
     [weights]
     progress = 1.4
 
-A look-ahead player's weights are those of its rollout policy plus `rollouts` and `place_credit`.
+A look-ahead or reference player's weights are those of its rollout policy plus `rollouts` and
+`place_credit` (and the reference's `depth`).
 """
 from __future__ import annotations
 
@@ -41,12 +42,18 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "late_wax": (0.0, 1.0, "wax price on the last lap, as a share of wax"),
     "wind_spite": (0.0, 5.0, "when setting the wind, weight of the others' gain against its own"),
     "pickup_hand": (0.0, 10.0, "pays a bullet to pick up when its hand is down to this many cards"),
-    "rollouts": (0.0, 1000.0, "look-ahead: rollouts per candidate card"),
-    "place_credit": (0.0, 1.0, "look-ahead: credit for a better place in a lost rollout"),
+    "rollouts": (0.0, 1000.0, "look-ahead, reference: rollouts per candidate card"),
+    "place_credit": (0.0, 1.0, "look-ahead, reference: credit for a better place in a lost rollout"),
+    "depth": (0.0, 200.0, "reference: rounds a rollout plays before it is judged (0: to the finish)"),
+    "wait_max": (0.0, 10.0, "Waits at most this many turns in a row on a shooting mat"),
+    "pickup_discard": (0.0, 40.0, "a bullet pick-up needs at least this many cards in the discard pile"),
+    "pickup_bullets": (0.0, 10.0, "a bullet pick-up needs at least this many bullets held"),
+    "white_calm": (0.0, 10.0, "white wax spent (at most) to calm the wind when a move reaches the range"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
 
-KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD}
+KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD, "reference": K.REFERENCE}
+SEARCH_KINDS = (K.LOOKAHEAD, K.REFERENCE)       # kinds that choose their card by rollouts
 ALIASES = {"heuristic": "balanced", "default": "balanced"}
 
 
@@ -103,8 +110,8 @@ def read_persona(path: Path, known: dict[str, Player], problems: Problems, doc: 
             weights[K.PARAM_NAMES.index(key)] = wt.number(key, None, lo, hi)
     wt.done(hint=WEIGHTS)
     t.done()
-    if kind == "lookahead" and weights[K.P_ROLLOUTS] < 1:
-        t.problem("weights.rollouts", "a lookahead player needs at least 1 rollout per card")
+    if KINDS[kind] in SEARCH_KINDS and weights[K.P_ROLLOUTS] < 1:
+        t.problem("weights.rollouts", f"a {kind} player needs at least 1 rollout per card")
     if not name:
         return None
     return Player(name.lower(), KINDS[kind], tuple(weights), description, file)

@@ -6,12 +6,13 @@ import argparse
 import sys
 
 from ..validation import DataError
-from . import validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact, compile, balance
-from .common import fail, print_problems
+from . import validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile, balance
+from .common import fail, print_problems, reason
 
-COMMANDS = (validate, replay, bench, run, study, report, ladder, tune, compare, worldcup, exact, compile, balance)
+COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
+            balance)
 #: commands whose options depend on the game (they take the GameInfo)
-GAME_AWARE = (run, bench)
+GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay)
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:
@@ -32,7 +33,40 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     for command in COMMANDS:
         command.add_parser(sub) if command not in GAME_AWARE else command.add_parser(sub, info)
+    for name, p in sub.choices.items():
+        _speak_of(p, name, info)
     return parser
+
+
+#: commands that serve some games only (the others refuse them with one line)
+SERVES = {"compare": ("blast",), "worldcup": ("blast",), "ladder": ("blast", "skitour"), "tune": ("blast", "skitour"),
+          "exact": ("mania",)}
+
+
+def _speak_of(p: argparse.ArgumentParser, command: str, info) -> None:
+    """Help under --game X speaks of X: a command X does not serve says only that; the examples
+    are X's (those naming --game X; Blast's: those naming no --game)."""
+    from .. import games
+
+    serves = SERVES.get(command)
+    if serves and info.name not in serves:
+        titles = " and ".join(games.game(g).title for g in serves)
+        p.description = f"{command} serves {titles}, not {info.title}: under --game {info.name} it refuses."
+        p.epilog = None
+        for action in p._actions:
+            if action.option_strings and "-h" not in action.option_strings:
+                action.help = argparse.SUPPRESS
+        return
+    if not (p.epilog or "").startswith("examples:"):
+        return
+    kept, keep = [], False
+    for line in p.epilog.splitlines()[1:]:
+        if line.lstrip().startswith("biathlon-sim"):
+            named = "--game " in line
+            keep = f"--game {info.name}" in line if info.name != games.DEFAULT else not named
+        if keep:
+            kept.append(line)
+    p.epilog = "\n".join(["examples:", *kept]) if kept else None
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -50,7 +84,7 @@ class OneLineParser(argparse.ArgumentParser):
         default, text = kwargs.get("default"), kwargs.get("help")
         flag = kwargs.get("action") in ("store_true", "store_false", "help", "version")
         if args and str(args[0]).startswith("-") and not flag and default is not None \
-                and default is not argparse.SUPPRESS and "default" not in (text or ""):
+                and default is not argparse.SUPPRESS and text is not argparse.SUPPRESS and "default" not in (text or ""):
             kwargs["help"] = f"{text} (default: {default})" if text else f"default: {default}"
         return super().add_argument(*args, **kwargs)
 
@@ -82,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(_game_of(argv)).parse_args(argv)
     except SystemExit as exc:            # a usage error (one line printed, status 2) or --help (0)
         return exc.code if isinstance(exc.code, int) else 2
+    for dest, flag in getattr(args, "required_options", ()):
+        if getattr(args, dest, None) is None:
+            return fail(args.command, f"{flag} is required (see biathlon-sim {args.command} --help)")
     try:
         return args.func(args)
     except BrokenPipeError:
@@ -99,8 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         # BIATHLON_TRACEBACK=1 shows where it came from
         if os.environ.get("BIATHLON_TRACEBACK"):
             raise
-        text = str(exc.args[0]) if exc.args and isinstance(exc, KeyError) else str(exc)
-        return fail(args.command, text or type(exc).__name__)
+        return fail(args.command, reason(exc))
     except MemoryError:
         return fail(args.command, "ran out of memory; ask for fewer races per chunk (--chunk) or fewer workers")
 

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import EXIT_BAD_DATA, fail, jobs_value, out_dir, races_count
+from .common import EXIT_BAD_DATA, fail, jobs_value, out_dir, positive_number, races_count
 
 
 def add_parser(sub) -> None:
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
     ba.add_argument("--out", metavar="DIR", type=out_dir, help="where the results go (required unless --dry-run)")
     ba.add_argument("--max-races", type=races_count, default=None, metavar="N",
                     help="the search's race budget, over every evaluation (default: the file's budget_races)")
-    ba.add_argument("--max-minutes", type=float, default=None, metavar="M",
+    ba.add_argument("--max-minutes", type=positive_number, default=None, metavar="M",
                     help="the search's time budget in minutes (default: the file's budget_minutes)")
     ba.add_argument("--races", type=races_count, default=None, metavar="N",
                     help="races per design of a full evaluation (default: the file's races)")
@@ -46,8 +46,6 @@ def add_parser(sub) -> None:
 def cmd_balance(args: argparse.Namespace) -> int:
     from ..balance import Search, change_cost, load_balance
 
-    if args.max_minutes is not None and args.max_minutes <= 0:
-        return fail("balance", f"--max-minutes must be above 0, got {args.max_minutes:g}")
     try:
         bf = load_balance(args.file)
     except DataError as exc:

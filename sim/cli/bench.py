@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, racer_counts, races_count, seed_value,
-    split_list, worker_counts,
+    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, option_arguments, racer_counts, races_count,
+    reason, scenario_option, seed_value, split_list, worker_counts,
 )
 
 
@@ -13,26 +13,26 @@ def add_parser(sub, info) -> None:
     b = sub.add_parser(
         "bench", help="races per second by trail and number of racers, and scaling over workers",
         description="Play races on one core and report races per second, mean race length in rounds "
-                    "and the share of stalled races, per trail and number of racers. Compilation (or "
+                    f"and the share of stalled races, per {info.scenario} and number of racers. Compilation (or "
                     "loading compiled kernels from the cache) is timed separately. With --scaling, also "
                     "time whole runs (chunks, workers, tables on the side) for each worker count and "
                     "print the speed-up over the first.",
-        epilog="examples:\n  biathlon-sim bench --trails Kurz --racers 4\n"
+        epilog="examples:\n  biathlon-sim bench --trail Kurz --racers 4\n"
                "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
-               "  biathlon-sim bench --trails Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
+               "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000\n"
+               "  biathlon-sim --game mania bench --track red,yellow --racers 4,8\n"
+               "  biathlon-sim --game mania bench --track red --format relay --racers 4\n"
+               "  biathlon-sim --game skitour bench --course Starter --racers 3,5 --races 2000",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument(f"--{info.scenario}s", dest="trails", default=None, metavar=f"{info.scenario.upper()}S",
-                   help=f"comma-separated {info.scenario} names (default: all)")
-    for option, values in info.options.items():
-        b.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
-                       choices=[str(v) for v in values], help=f"default {values[0]}")
+    scenario_option(b, info, "trails", several=True, more=" (default: all)")
+    option_arguments(b, info)
     b.add_argument("--racers", default="4", help="comma-separated racer counts (default: 4)")
     b.add_argument("--races", type=races_count, default=20000, help="races per cell (default: 20000)")
-    b.add_argument("--players", "--player", dest="player", default="heuristic",
-                   help="player for every seat (default: heuristic)")
+    b.add_argument("--players", "--player", dest="player", default="balanced",
+                   help="player for every seat (default: balanced)")
     b.add_argument("--seed", type=seed_value, default=1)
     b.add_argument("--scaling", default=None, metavar="JOBS", type=worker_counts,
-                   help="also time whole runs with these worker counts, e.g. 1,2 (first trail and racers)")
+                   help=f"also time whole runs with these worker counts, e.g. 1,2 (first {info.scenario} and racers)")
     b.add_argument("--scaling-races", type=races_count, default=200_000, help="races per scaling run (default 200000)")
     b.add_argument("--chunk", type=races_count, default=20_000, help="races per chunk in scaling runs (default 20000)")
     data_option(b)
@@ -59,7 +59,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         racers = racer_counts(args.racers)
         player = resolve(args.player)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     if not all(2 <= n <= 6 for n in racers) or args.races < 1:
         return bad("--racers must lie in 2..6 and --races be at least 1")
     df = bench(bundle, trails, racers, args.races, player, args.seed)
@@ -99,7 +99,7 @@ def bench_other(args: argparse.Namespace, bad) -> int:
             raise ValueError("--races must be at least 1")
         df = bench_game(info.name, bundle, scenarios, racers, args.races, options or None, args.seed)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(f"compile or cache load: {df.attrs['compile_s']:.1f} s; one core; {os.cpu_count()} cores on "
           f"this machine; {info.title}; data {bundle.data_hash}"
           + "".join(f"; {k} {v}" for k, v in options.items()))

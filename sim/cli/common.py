@@ -17,16 +17,63 @@ def fail(command: str, message: str) -> int:
     return EXIT_BAD_DATA
 
 
+#: what an operating-system error means to someone running a command, in words (no errno number)
+_OS_WORDS = {
+    "ENOSPC": "the disk is full; free some space and run the same command again (a run or study with --out "
+              "resumes where it stopped)",
+    "EDQUOT": "the disk quota is used up; free some space and run the same command again",
+    "EACCES": "permission denied: choose a folder you may write",
+    "EPERM": "permission denied: choose a folder you may write",
+    "ENOENT": "no such file or folder",
+    "EROFS": "the file system is read-only: choose another folder",
+    "EISDIR": "is a folder, where a file was expected",
+    "ENOTDIR": "a part of the path is a file, where a folder was expected",
+    "EEXIST": "already exists",
+    "EIO": "the disk could not be read or written (input/output error)",
+}
+
+
+def reason(exc: BaseException) -> str:
+    """One line for an error a command refuses with: a library's message as it is; an operating
+    system's error as the file it concerns and what went wrong in words, never an errno number."""
+    import errno
+
+    if isinstance(exc, OSError) and (exc.errno is not None or exc.strerror):
+        name = errno.errorcode.get(exc.errno, "")
+        what = _OS_WORDS.get(name, (exc.strerror or type(exc).__name__).lower())
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {what}" if where else what
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    text = str(exc.args[0]) if len(exc.args) == 1 else str(exc)
+    return text or type(exc).__name__
+
+
 def load_or_report(data, patches=(), game: str | None = None):
     """The compiled bundle of a data directory of `game` (default Blast; with patches: a data
     variant), or None after printing one line per problem."""
     from .. import games
 
+    info = games.game(game)
     try:
-        return games.game(game).load().load_bundle(data, patches)
+        return info.load().load_bundle(data, patches)
     except DataError as exc:
-        print_problems(data or "the shipped data", exc)
+        whose = games.wrong_game(info, _data_dir(data))
+        if whose:
+            print(f"biathlon-sim: {whose}", file=sys.stderr)
+        else:
+            print_problems(data or "the shipped data", exc)
         return None
+
+
+def _data_dir(data):
+    """The folder a --data value names (a shipped example set's name resolves to its folder)."""
+    if data is None:
+        return None
+    if Path(data).is_dir():
+        return data
+    shipped = Path(__file__).resolve().parent.parent / "data" / "examples" / str(data)
+    return shipped if shipped.is_dir() else data
 
 
 def only_for(args: argparse.Namespace, command: str, *supported: str) -> int | None:
@@ -64,6 +111,47 @@ def jobs_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
 
 
+#: every game's word for where a race is run (sim.games: GameInfo.scenario)
+SCENARIO_WORDS = ("trail", "track", "course")
+
+
+def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, default=None,
+                    required: bool = False, more: str = "") -> None:
+    """The option naming where races are run, in the chosen game's word and in the singular
+    (--trail, --track, --course) whatever the command; `several`: a comma list is allowed. The
+    plural of the same word is understood too (commands once spelled it so); another game's word
+    is refused with one line that says the game's own."""
+    word = info.scenario
+    what = f"comma-separated {word}s" if several else f"the {word}"
+    shipped = ", ".join(info.scenarios)
+    p.add_argument(f"--{word}", dest=dest, metavar=word.upper() + ("S" if several else ""), default=default,
+                   help=f"{what} to race on (the shipped data's: {shipped}){more}" + (" (required)" if required else ""))
+    if required:           # checked after parsing (sim.cli.main): the plural satisfies it too
+        p.set_defaults(required_options=[(dest, f"--{word}")])
+    p.add_argument(f"--{word}s", dest=dest, default=default, help=argparse.SUPPRESS)
+    title = info.title
+
+    class OtherWord(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error(f"{option_string} is not an option here: {title} races on a {word}; say --{word}")
+
+    others = [f"--{w}{s}" for w in SCENARIO_WORDS if w != word for s in ("", "s")]
+    p.add_argument(*others, action=OtherWord, dest=f"other_{dest}", help=argparse.SUPPRESS)
+
+
+def rounding_note(asked: int, played: int, why: str) -> None:
+    """Say so when a race count was rounded up (to whole blocks of line-ups or seat arrangements)."""
+    if played != asked:
+        print(f"note: {asked:,} races rounded up to {played:,}, {why}")
+
+
+def repair_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repair", action="store_true",
+                   help="set aside (in OUT/damaged/) every part that does not match the folder's ledger (missing, "
+                        "extra, altered, foreign) and play its races again; rewrite a damaged or missing manifest "
+                        "from the ledger")
+
+
 def wrap(text: str, width: int = 98) -> list[str]:
     import textwrap
 
@@ -93,6 +181,19 @@ def whole(lo: int, hi: int, what: str = "a whole number"):
         return value
     parse.__name__ = "whole number"
     return parse
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (minutes, a share)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number above 0 such as 10 or 2.5, got {text!r}")
+    return value
 
 
 races_count = whole(1, MAX_RACES)
@@ -183,9 +284,61 @@ def worker_counts(text: str) -> list[int]:
 
 
 def game_options(info, args: argparse.Namespace) -> dict:
-    """The game's options as the command line gave them (--format relay), typed like the option's
-    allowed values (legs 4, not '4')."""
+    """The game's options the command line gave (--format relay), typed like the option's allowed
+    values (legs 4, not '4'); those not given are left out, so the game fills its defaults and can
+    refuse one that does not apply (--legs without the relay format)."""
     def typed(values: tuple, text: str):
         return next((v for v in values if str(v) == text), text)
 
-    return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options}
+    return {k: typed(info.options[k], getattr(args, f"option_{k}")) for k in info.options
+            if getattr(args, f"option_{k}", None) is not None}
+
+
+def design_arguments(p: argparse.ArgumentParser, info) -> None:
+    """What a design takes on the command line besides where it races: racers, the line-up fixed
+    along the game's seat axes (Blast's --biathletes and --colours, Mania's --colours), the game's
+    options and the players."""
+    p.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
+    if "biathlete" in info.axes:
+        p.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
+    if "colour" in info.axes:
+        p.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up (with --biathletes)"
+                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
+    option_arguments(p, info)
+    if info.players:
+        p.add_argument("--players", default=None,
+                       help=f"one player for all seats or one per seat, comma-separated: {persona_names(info)}, "
+                            f"random, or persona files (.toml); default: balanced")
+
+
+def persona_names(info) -> str:
+    """The game's shipped personas, by name (their files' names): what help lists."""
+    folder = Path(__file__).resolve().parent.parent / "data" / "players" / info.name
+    return ", ".join(sorted(p.stem for p in folder.glob("*.toml"))) or "none"
+
+
+def design_of(info, args: argparse.Namespace, bundle):
+    """The design the command line describes (design_arguments), checked against the data;
+    ValueError or KeyError (one line) otherwise."""
+    fixed = {}
+    biathletes = split_list(getattr(args, "biathletes", None))
+    colours = split_list(getattr(args, "colours", None))
+    if biathletes:
+        fixed["biathlete"] = tuple(biathletes)
+    if colours:
+        fixed["colour"] = tuple(c.lower() for c in colours)
+    options = game_options(info, args)
+    mod = info.load()
+    design = mod.make_design(args.scenario, len(biathletes) if biathletes else args.racers, fixed=fixed,
+                             players=tuple(split_list(getattr(args, "players", None)) or ["balanced"]),
+                             options=options or None)
+    mod.check_design(bundle, design)
+    return design
+
+
+def option_arguments(p: argparse.ArgumentParser, info) -> None:
+    """The game's options (Mania's --format, --legs, ...), each with its allowed values; not given,
+    the game's default."""
+    for option, values in info.options.items():
+        p.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=None,
+                       choices=[str(v) for v in values], help=f"default {values[0]}")

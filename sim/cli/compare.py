@@ -6,12 +6,12 @@ import sys
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, fail, jobs_option, load_or_report, only_for, out_dir, races_count, seed_value,
-    split_list,
+    EXIT_BAD_DATA, MAX_RACES, fail, jobs_option, load_or_report, only_for, out_dir, races_count, reason,
+    rounding_note, scenario_option, seed_value, split_list, whole,
 )
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     co = sub.add_parser(
         "compare", help="what-if: a base and a changed data set on the same races, win rates compared",
         description="Play the same races on a base data set and a changed one (--changed DIR, or the base "
@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                     "does not fit is reported one line per problem, exit status 2.",
         epilog="examples:\n"
                "  biathlon-sim compare --set 'biathletes/olsson.toml:accuracy=[2,4,5]' --races 40000 --jobs 2\n"
-               "  biathlon-sim compare --set 'biathletes/olsson.toml:card[Long Glide].top.flat=7' --trails Kurz\n"
+               "  biathlon-sim compare --set 'biathletes/olsson.toml:card[Long Glide].top.flat=7' --trail Kurz\n"
                "  biathlon-sim compare --set game.toml:gear.red.bullets=5 --set 'game.toml:gear.red.wax={ black = 1 }'\n"
                "  biathlon-sim compare --set game.toml:switches.coach_boost=until_usable --out runs/coach\n"
                "  biathlon-sim compare --base my-data --changed my-data-v2 --racers 5 --races 20000",
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
     co.add_argument("--changed", default=None, metavar="DIR", help="changed data directory")
     co.add_argument("--set", action="append", default=None, metavar="FILE:PATH=VALUE",
                     help="change one value of the base data (repeat for several changes)")
-    co.add_argument("--trails", default=None, help="comma-separated trails (default: all)")
+    scenario_option(co, info, "trails", several=True, more=" (default: all)")
     co.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     co.add_argument("--races", type=races_count, default=9600,
                     help="races per trail on each data set, rounded up to whole blocks of line-ups "
@@ -53,7 +53,8 @@ def add_parser(sub) -> None:
     co.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
     co.add_argument("--correction", choices=("holm", "bh"), default="holm",
                     help="multiple-comparison correction over the rows (default holm)")
-    co.add_argument("--rows", type=int, default=None, help="print only the first N rows (default all)")
+    co.add_argument("--rows", type=whole(1, MAX_RACES, "a number of rows"), default=None,
+                    help="print only the first N rows (default all)")
     co.add_argument("--chunk", type=races_count, default=4800, help="races per task (default 4800)")
     jobs_option(co)
     co.add_argument("--out", default=None, metavar="DIR", type=out_dir,
@@ -63,6 +64,9 @@ def add_parser(sub) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from .. import games
+
+    info = games.game(args.game)
     refused = only_for(args, "compare", "blast")
     if refused is not None:
         return refused
@@ -99,6 +103,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for line in problems:
             print(f"biathlon-sim compare: {line}", file=sys.stderr)
         return EXIT_BAD_DATA
+    from kernels.blast import consts as C
+
+    block = len(base.biathlete_names) * C.N_COLOURS
+    rounding_note(args.races, -(-args.races // block) * block,
+                  f"per {info.scenario}: whole blocks of {block} balanced line-ups (every biathlete in every ski colour)")
     if base.data_hash == changed.data_hash:
         print("note: the changed data equals the base (same data hash); every difference will be 0")
     try:
@@ -106,7 +115,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                          tuple(split_list(args.players) or ["balanced"]), args.chunk, args.jobs,
                          progress=not args.quiet, correction=args.correction)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(result.describe())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, only_for, out_dir
+from .common import EXIT_BAD_DATA, data_option, fail, load_or_report, only_for, out_dir, reason
 
 
 def add_parser(sub) -> None:
@@ -42,7 +42,7 @@ def cmd_exact(args: argparse.Namespace) -> int:
         tracks = [data.track(args.track).name] if args.track else [t.name for t in data.tracks]
         formats = [data.format(args.format).name] if args.format else [f.name for f in data.formats]
     except KeyError as exc:
-        return fail("exact", str(exc.args[0]))
+        return fail("exact", reason(exc))
     rows, dists = [], []
     for track in tracks:
         for fmt in formats:
@@ -65,7 +65,7 @@ def cmd_exact(args: argparse.Namespace) -> int:
     for die in ("individual", "relay"):
         faces = getattr(data.dice, die)
         spares = max((fm.spare_shots for fm in data.formats if fm.shooting_die == die), default=0)
-        dist = penalty_distribution(faces, spare_shots=spares)
+        dist = penalty_distribution(faces, data.rules.targets, spares, data.switches.calibre_uses_spare)
         pens.append(pd.DataFrame({"die": die, "spare_shots": spares, "penalties": np.arange(len(dist)),
                                   "probability": dist}))
     pens = pd.concat(pens, ignore_index=True)

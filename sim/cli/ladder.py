@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list,
+    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list,
 )
 
 #: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
@@ -14,6 +15,8 @@ from .common import (
 PLAYER_GAMES = ("blast", "skitour")
 
 #: each game's default player list for a ladder: random and the heuristic personas
+#: how help names a value of each seat axis
+ENTRANT_WORDS = {"biathlete": "biathlete", "colour": "ski colour", "nation": "nation"}
 DEFAULT_PLAYERS = {"blast": "random,balanced,sprinter,conservative,sharpshooter",
                    "skitour": "random,balanced,steady,sprinter,sharpshooter"}
 
@@ -56,12 +59,12 @@ def players_game(args: argparse.Namespace, command: str):
     return info, options
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     lad = sub.add_parser(
         "ladder", help="play players against each other and rank them by win rate",
         description="Play players (names, or persona files ending in .toml) against each other with "
-                    "balanced line-ups: every player sits in every seat and races in every ski colour "
-                    "(Ski Tour: with every nation) equally often, and every seat arrangement plays the "
+                    f"balanced line-ups: every player sits in every seat and races with every "
+                    f"{' and every '.join(ENTRANT_WORDS.get(a, a) for a in info.axes)} equally often, and every seat arrangement plays the "
                     "same race indices, so seat, colour and line-up luck cancel. Biathlon Blast and "
                     "Ski Tour (--game skitour, on a --course); Mania has no players. Prints the win "
                     "rate per seat raced with its 95% "
@@ -80,13 +83,13 @@ def add_parser(sub) -> None:
                "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lad.add_argument("--players", default=None,
-                     help="comma-separated players, each once (default: random and the heuristic "
-                          "personas: Blast random,balanced,sprinter,conservative,sharpshooter; Ski Tour "
-                          "random,balanced,steady,sprinter,sharpshooter; add lookahead for the strength "
-                          "reference)")
+                     help=f"comma-separated players, each once (default: random and the heuristic personas, "
+                          f"{DEFAULT_PLAYERS.get(info.name, 'none')}; add lookahead for the strength reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
-    lad.add_argument("--trail", "--course", dest="trail", metavar="NAME", required=True,
-                     help="the trail (Blast) or course (Ski Tour) to race on")
+    if info.players:
+        scenario_option(lad, info, "trail", several=False, more=" (required)")
+    else:                 # a game without players: whatever it says, the command refuses it below
+        lad.add_argument(*(f"--{w}" for w in SCENARIO_WORDS), dest="trail", default=None, help=argparse.SUPPRESS)
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=seed_value, default=1)
@@ -109,6 +112,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
     if args.races < 1:
         return bad(f"--races must be at least 1, got {args.races}")
+    if args.trail is None:
+        return bad(f"give the {info.scenario} to race on: --{info.scenario} NAME")
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
@@ -128,9 +133,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             result = ladder(bundle, players, args.trail, args.racers, args.races, args.seed, args.jobs,
                             progress=not args.quiet, known=known, **game)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
+    rounding_note(args.races, result.races, f"whole blocks of {len(result.arrangements)} seat arrangements on the "
+                                            f"same race indices (and balanced line-ups)")
     print(result.describe())
     print(f"win rate per seat raced, with 95% Wilson interval (data {bundle.data_hash}):")
     print(result.table.round(4).to_string())
@@ -142,6 +149,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         pairs["p"] = [("<1e-15" if p < 1e-15 else f"{p:.2g}") for p in pairs.p]
         print(pairs.to_string(index=False))
     if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)      # out_file checked it can be made
         result.table.to_csv(args.out)
         print(f"table: {args.out}")
         from reports.pages import ladder_page, page_beside

@@ -3,51 +3,60 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, fail, load_or_report, seed_value, split_list
+from .common import (
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, fail, load_or_report, reason, scenario_option,
+    seed_value, split_list,
+)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
+    word = info.scenario
     r = sub.add_parser(
         "replay", help="play one race and print its event log as text",
-        description="Play one race (given by its seed and race index, as in a study) and print what "
-                    "happened: the set-up, one line per turn (card and action, dice, hits, steps, move, "
-                    "Motivation cards, coach boosts, pulse, wind), pick-ups and eliminations, and the "
-                    "final ranking. Positions are route indices with the space's name; lanes, mats and "
-                    "face-up slots count from 1. Exits 2 with one line naming what was expected when a "
-                    "name is unknown.",
-        epilog="examples:\n"
-               "  biathlon-sim replay --trail Kurz --biathletes Owens,Olsson,Wei,Pinto --seed 1 --race 17\n"
-               "  biathlon-sim replay --trail Lang --biathletes Owens,Wei --colours blue,white \\\n"
-               "      --players heuristic,random --seed 3 --race 0\n"
-               "  biathlon-sim replay --trail Short --biathletes Pinto,Wei,Bakken --states --data my-data/\n"
-               "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly",
+        description=f"Play one race of {info.title} (given by its seed and race index, as in a run or a "
+                    f"study) and print what happened, turn by turn, and the final ranking. Give the "
+                    f"{word} and the line-up as `run` takes them (the race index then picks the line-up of "
+                    f"a balanced design, as in a run), or --run DIR to replay a race of a run's or a "
+                    f"study's folder exactly (a study: --cell and --study-variant). Exits 2 with one line naming "
+                    f"what was expected when a name is unknown.",
+        epilog=_EXAMPLES.get(info.name, ""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--run", default=None, metavar="DIR",
-                   help="replay race --race of the run written to DIR (its design, seed and data)")
-    r.add_argument("--trail", default=None, help="trail name, e.g. Kurz")
-    r.add_argument("--biathletes", default=None, metavar="NAMES",
-                   help="comma-separated biathletes, one per seat (2 to 6), e.g. Owens,Olsson,Wei")
-    r.add_argument("--colours", default=None, metavar="COLOURS",
-                   help="comma-separated ski colours, one per seat (red, black, yellow, green, blue, "
-                        "white; default: the ski colour order)")
-    r.add_argument("--players", default="balanced", metavar="PLAYERS",
-                   help="player for every seat, or a comma-separated list, one per seat: a persona "
-                        "(balanced, sprinter, conservative, sharpshooter, lookahead, ...), random, or "
-                        "a persona file (.toml); default: balanced")
-    r.add_argument("--seed", type=seed_value, default=1, help="the study's seed (default: 1)")
-    r.add_argument("--race", type=int, default=0, help="the race index within the study (default: 0)")
+                   help="replay race --race of the run or study written to DIR (its design, seed and data)")
+    r.add_argument("--cell", default=None, help="with --run on a study's folder: the cell")
+    r.add_argument("--study-variant", dest="study_variant", default=None, metavar="VARIANT",
+                   help="with --run on a study's folder: the data variant (default base)")
+    scenario_option(r, info, "scenario", several=False)
+    design_arguments(r, info)
+    r.add_argument("--seed", type=seed_value, default=1, help="the run's or study's seed (default: 1)")
+    r.add_argument("--race", type=int, default=0, help="the race index (default: 0)")
     r.add_argument("--states", action="store_true",
-                   help="after every turn, also print the racer's position, pulse, bullets, wax and cards")
-    r.add_argument("--data", default=None, metavar="DIR",
-                   help="data directory (default: the shipped illustrative data set)")
+                   help="after every turn, also print each racer's state (Blast: position, pulse, bullets, "
+                        "wax and cards)")
+    data_option(r)
     r.set_defaults(func=cmd_replay)
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
-    from kernels.blast import consts as C
+_EXAMPLES = {
+    "blast": "examples:\n"
+             "  biathlon-sim replay --trail Kurz --biathletes Owens,Olsson,Wei,Pinto --seed 1 --race 17\n"
+             "  biathlon-sim replay --trail Lang --biathletes Owens,Wei --colours blue,white \\\n"
+             "      --players heuristic,random --seed 3 --race 0\n"
+             "  biathlon-sim replay --trail Kurz --racers 4 --seed 1 --race 17   # race 17 of such a run\n"
+             "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly\n"
+             "  biathlon-sim replay --run runs/smoke --cell duel --race 5",
+    "mania": "examples:\n"
+             "  biathlon-sim --game mania replay --track red --racers 4 --seed 1 --race 3\n"
+             "  biathlon-sim --game mania replay --track yellow --format relay --racers 3 --race 0\n"
+             "  biathlon-sim --game mania replay --run runs/mania6 --race 12",
+    "skitour": "examples:\n"
+               "  biathlon-sim --game skitour replay --course Starter --racers 3 --seed 1 --race 2\n"
+               "  biathlon-sim --game skitour replay --run runs/skitour --cell basic-Starter-4 --race 7",
+}
 
-    from ..blast.eventlog import render_log
-    from ..blast.play import make_setup, play_one
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .. import games
 
     def bad(message: str) -> int:
         return fail("replay", message)
@@ -56,14 +65,39 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return bad(f"--race must be 0 or more, got {args.race}")
     if args.run:
         return replay_from_run(args, bad)
-    if getattr(args, "game", "blast") != "blast":
-        return bad("for this game, replay a race of a run: biathlon-sim --game GAME run ... --out DIR, "
-                   "then biathlon-sim replay --run DIR --race N")
-    if not args.trail or not args.biathletes:
-        return bad("give --trail and --biathletes, or --run DIR to replay a race of a run")
+    if (args.cell or args.study_variant) and not args.run:
+        return bad("--cell and --study-variant pick a race of a study's folder: give --run DIR too")
+    info = games.game(args.game)
+    if not args.scenario:
+        return bad(f"give --{info.scenario} (and the line-up, as `run` takes it), or --run DIR to replay a race "
+                   f"of a run or study")
+    if info.name == "blast" and getattr(args, "biathletes", None):
+        return replay_blast_line_up(args, bad)
+    bundle = load_or_report(args.data, game=info.name)
+    if bundle is None:
+        return EXIT_BAD_DATA
+    try:
+        design = design_of(info, args, bundle)
+    except (KeyError, ValueError) as exc:
+        return bad(reason(exc))
+    from .common import compile_notice
+
+    compile_notice(info.name)
+    print(info.load().replay(bundle, design, args.seed, args.race, states=args.states), end="")
+    return 0
+
+
+def replay_blast_line_up(args: argparse.Namespace, bad) -> int:
+    """A Blast race of a fixed line-up, as the rulebook sets one up (the golden logs' path)."""
+    from kernels.blast import consts as C
+
+    from ..blast.eventlog import render_log
+    from ..blast.play import make_setup, play_one
+
     bundle = load_or_report(args.data)
     if bundle is None:
         return EXIT_BAD_DATA
+    args.trail = args.scenario
     biathletes = split_list(args.biathletes)
     twice = sorted({b for b in biathletes if biathletes.count(b) > 1})
     if twice:
@@ -85,26 +119,44 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         setup = make_setup(bundle, args.trail, biathletes, colours, players)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
     return 0
 
 
 def replay_from_run(args: argparse.Namespace, bad) -> int:
-    """Replay race --race of the run in --run DIR: its design, seed and data, from the manifest."""
+    """Replay race --race of the run in --run DIR (or of a study's cell and variant there): its
+    design, seed and data, from the manifest."""
     from pathlib import Path
 
     from .. import games
     from ..run import design_from_manifest, read_manifest
 
-    path = Path(args.run) / "manifest.json"
+    folder = Path(args.run)
+    if (folder / "study.json").exists():
+        cells = sorted(f.name.split("=", 1)[1] for f in (folder / "results").glob("cell=*"))
+        if not args.cell or args.cell not in cells:
+            return bad(f"{folder} holds a study: name its cell with --cell ({', '.join(cells) or 'none played yet'})"
+                       + (f"; no cell {args.cell!r}" if args.cell else ""))
+        variant = args.study_variant or "base"
+        folder = folder / "results" / f"cell={args.cell}" / f"variant={variant}"
+        if not folder.is_dir():
+            played = sorted(f.name.split("=", 1)[1] for f in folder.parent.glob("variant=*"))
+            return bad(f"cell {args.cell!r} has no variant {variant!r}; played: {', '.join(played)}")
+    elif args.cell or args.study_variant:
+        return bad(f"{folder} holds a run, not a study: leave out --cell and --study-variant")
+    path = folder / ("manifest.json" if (folder / "manifest.json").exists() else "_manifest.json")
     try:
-        manifest = read_manifest(args.run)
+        manifest = read_manifest(folder)
+    except ValueError as exc:
+        return bad(reason(exc))
+    try:
         design = design_from_manifest(manifest)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return bad(f"{path}: not the manifest of a run ({exc})")
     if args.race >= manifest["races"]:
-        return bad(f"the run has races 0 .. {manifest['races'] - 1}, not {args.race}")
+        return bad(f"the {'run' if path.name == 'manifest.json' else 'cell'} has races 0 .. {manifest['races'] - 1}, "
+                   f"not {args.race}")
     from ..validation import Patch
 
     patches = [Patch(**p) for p in manifest.get("patches", [])]     # a study's data variant

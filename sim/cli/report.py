@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import fail, out_dir
+from .common import fail, out_dir, reason
 
 
 def add_parser(sub) -> None:
@@ -51,7 +51,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         options = ReportOptions(confidence=args.confidence, reference=args.reference, band=args.band)
         report = build_report(source, args.out, options, log=(lambda _: None) if args.quiet else print)
     except (ValueError, KeyError, OSError) as exc:
-        return fail("report", str(exc.args[0]) if exc.args else str(exc))
+        return fail("report", reason(exc))
     print("findings:")
     for line in report.findings:
         print(f"- {line}")

@@ -5,8 +5,8 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, jobs_option, load_or_report, out_dir, races_count, seed_value,
-    split_list,
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, fail, jobs_option, load_or_report, out_dir,
+    races_count, reason, repair_option, scenario_option, seed_value,
 )
 
 
@@ -18,25 +18,14 @@ def add_parser(sub, info) -> None:
         description=f"Play races 0 .. N-1 of one design with a seed, in chunks over joblib workers, "
                     f"and print the win rate per {info.entrant}. With --out, every finished chunk is "
                     "written at once and the same command run again resumes; the table "
-                    "(results.parquet, one row per race and racer) and a manifest (seed, data hash, "
-                    "design, version, command) are written there. The table is the same whatever "
-                    "--jobs and --chunk.",
+                    "(DIR/results/part-*.parquet, one row per race and racer; range visits in DIR/visits/), "
+                    "a manifest (seed, data hash, design, version, command) and a ledger of the parts "
+                    "(their checksums: resume and report refuse a folder that does not match it) are "
+                    "written there. The table is the same whatever --jobs and --chunk.",
         epilog=_EXAMPLES.get(info.name, ""),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    u.add_argument(f"--{info.scenario}", dest="scenario", metavar=info.scenario.upper(), required=True)
-    u.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
-    if "biathlete" in info.axes:
-        u.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
-    if "colour" in info.axes:
-        u.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up"
-                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
-    for option, values in info.options.items():
-        u.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=values[0],
-                       choices=[str(v) for v in values], help=f"default {values[0]}")
-    u.add_argument("--players", default=None,
-                   help="one player for all seats or one per seat, comma-separated: persona names "
-                        "(balanced, sprinter, conservative, sharpshooter, lookahead), random, or persona "
-                        "files (.toml); default: balanced")
+    scenario_option(u, info, "scenario", several=False, required=True)
+    design_arguments(u, info)
     u.add_argument("--races", type=races_count, default=10000,
                    help="races to play (default 10000); with --precision-pp, the most it may play")
     u.add_argument("--precision-pp", type=float, default=None, metavar="PP",
@@ -49,6 +38,7 @@ def add_parser(sub, info) -> None:
                    "chunk, in DIR/results/) and the manifest here; the same command resumes")
     u.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
+    repair_option(u)
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     data_option(u)
     u.set_defaults(func=cmd_run)
@@ -73,26 +63,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
-    fixed = {}
-    biathletes = split_list(getattr(args, "biathletes", None))
-    colours = split_list(getattr(args, "colours", None))
-    if biathletes:
-        fixed["biathlete"] = tuple(biathletes)
-    if colours:
-        fixed["colour"] = tuple(c.lower() for c in colours)
-    options = game_options(info, args)
     if args.races < 1 or args.chunk < 1:
         return fail("run", "--races and --chunk must be at least 1")
     try:
-        design = info.load().make_design(args.scenario, len(biathletes) if biathletes else args.racers,
-                                          fixed=fixed, players=tuple(split_list(args.players) or ["balanced"]),
-                                          options=options or None)
+        design = design_of(info, args, bundle)
     except (KeyError, ValueError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
-    try:
-        info.load().check_design(bundle, design)
-    except (KeyError, ValueError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+        return fail("run", reason(exc))
     races = whole_blocks(info.name, bundle, design, args.races)
     target = None
     if args.precision_pp is not None:
@@ -109,9 +85,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         _, run = run_races(bundle, design, races, args.seed, game=info.name, chunk_size=args.chunk,
                            n_jobs=args.jobs, out=args.out, progress=not args.quiet, command=command,
-                           collect=False, scheduler=args.scheduler, target=target)
+                           collect=False, scheduler=args.scheduler, target=target, repair=args.repair, log=print)
     except (KeyError, ValueError, OSError) as exc:
-        return fail("run", str(exc.args[0]) if exc.args else str(exc))
+        return fail("run", reason(exc))
     if target is not None:
         print(f"sized to {run.planned:,} races for {target.describe()}")
         races = run.planned

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import fail, jobs_value, out_dir, print_problems, split_list
+from .common import fail, jobs_value, out_dir, print_problems, reason, repair_option, split_list
 
 
 def add_parser(sub) -> None:
@@ -15,12 +15,12 @@ def add_parser(sub) -> None:
                     "A cell's variants replay the same seed and race indices, so their differences are "
                     "measured on common random numbers. Results go to OUT/results/cell=NAME/variant=NAME/ "
                     "as Parquet chunk files (read them all with pandas.read_parquet(OUT + '/results') or "
-                    "sim.study.read_study), counts per cell, variant, seat, ski colour, biathlete and "
+                    "sim.study.read_study), counts per cell, variant, seat, the game's seat axes (Blast: biathlete and ski colour) and "
                     "player to OUT/summary.csv. Memory stays flat however many races. Interrupted (Ctrl-C), "
                     "the same command resumes where it stopped.",
         epilog="examples:\n  biathlon-sim study experiments/wax_value.toml --out runs/wax --jobs 2\n"
                "  biathlon-sim study experiments/balance.toml --dry-run      # list the cells\n"
-               "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells kurz-4\n"
+               "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells balanced-Kurz\n"
                "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     st.add_argument("file", metavar="FILE", help="the study file (TOML)")
@@ -30,6 +30,7 @@ def add_parser(sub) -> None:
     st.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the chunks on the dask.distributed cluster at ADDRESS")
     st.add_argument("--dry-run", action="store_true", help="check the study and list its cells; play nothing")
+    repair_option(st)
     st.add_argument("--quiet", action="store_true", help="no progress bars")
     st.set_defaults(func=cmd_study)
 
@@ -48,6 +49,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     except DataError as exc:
         return print_problems(args.file, exc)
     only = split_list(args.cells)
+    if args.cells is not None and not only:
+        return bad(f"--cells names no cell; give cell names, comma-separated: {', '.join(c.name for c in study.cells)}")
     if only:
         unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
         if unknown:
@@ -75,11 +78,11 @@ def cmd_study(args: argparse.Namespace) -> int:
     compile_notice(study.game)
     try:
         summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
-                            scheduler=args.scheduler, command=command, only=only)
+                            scheduler=args.scheduler, command=command, only=only, repair=args.repair)
     except DataError as exc:
         return print_problems(args.file, exc)
     except (KeyError, ValueError, OSError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     print(f"table: {args.out}/results/ (Parquet dataset, cell=/variant= folders); "
           f"counts: {args.out}/summary.csv")
     stalled = summary.groupby(["cell", "variant"]).sum(numeric_only=True)

@@ -7,46 +7,54 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    split_list, wrap,
+    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     tu = sub.add_parser(
         "tune", help="improve a persona's weights by the cross-entropy method and write the result",
         description="Tune a heuristic persona's weights (all but progress, the score's unit) by the "
                     "cross-entropy method: each generation, a population of weight vectors, each "
                     "playing in one seat against the start persona in the others, rotated through "
-                    "every seat with balanced line-ups on every trail (Ski Tour: course) given; all "
+                    f"every seat with balanced line-ups on every {info.scenario} given; all "
                     "candidates of a "
                     "generation on the same races, new races each generation. Prints one line per "
                     "generation, then checks the result head to head against its start on a seed the "
                     "tuning never used (--check-seed, default --seed + 1) and writes the persona file "
                     "with the command and the check in its header. The result depends on the seed "
-                    "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --courses; "
+                    "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --course; "
                     "every weight is tuned there); Mania has no players.",
         epilog="examples:\n"
-               "  biathlon-sim tune --start balanced --trails Kurz,Lang --generations 16 --population 24 \\\n"
+               "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
                "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
-               "  biathlon-sim tune --start sprinter --trails Short --generations 4 --population 8 \\\n"
+               "  biathlon-sim tune --start balanced --vs reference --trail Kurz --generations 6 \\\n"
+               "      --population 12 --races-per-candidate 480 --check-races 960 --jobs 2 --out vs-reference.toml\n"
+               "  biathlon-sim tune --start sprinter --trail Short --generations 4 --population 8 \\\n"
                "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
                "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000\n"
-               "  biathlon-sim --game skitour tune --start balanced --courses Starter,Long --generations 4 \\\n"
+               "  biathlon-sim --game skitour tune --start balanced --course Starter,Long --generations 4 \\\n"
                "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
-    tu.add_argument("--trails", "--courses", dest="trails", metavar="NAMES", required=True,
-                    help="comma-separated trails (Ski Tour: courses) to tune on, e.g. Kurz,Lang or Starter,Long")
+    tu.add_argument("--vs", default=None, metavar="PLAYER",
+                    help="the player in the other seats and in the final check (default: --start); "
+                         "e.g. reference, to tune against the strength reference")
+    if info.players:
+        scenario_option(tu, info, "trails", several=True, required=True)
+    else:                 # a game without players: whatever it says, the command refuses it below
+        tu.add_argument(*(f"--{w}{s}" for w in SCENARIO_WORDS for s in ("", "s")), dest="trails", default=None,
+                        help=argparse.SUPPRESS)
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")
     tu.add_argument("--population", type=int, default=16, help="candidates per generation (default 16)")
     tu.add_argument("--races-per-candidate", type=races_count, default=2000,
-                    help="races each candidate plays per generation, over all trails (default 2000)")
+                    help=f"races each candidate plays per generation, over all {info.scenario}s (default 2000)")
     tu.add_argument("--check-races", type=races_count, default=20000,
-                    help="races per trail of the final head-to-head (default 20000)")
+                    help=f"races per {info.scenario} of the final head-to-head (default 20000)")
     tu.add_argument("--seed", type=seed_value, default=1)
-    tu.add_argument("--check-seed", type=int, default=None, help="seed of the final check (default --seed + 1)")
+    tu.add_argument("--check-seed", type=seed_value, default=None, help="seed of the final check (default --seed + 1)")
     jobs_option(tu)
     tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
@@ -93,18 +101,20 @@ def cmd_tune(args: argparse.Namespace) -> int:
         result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
                       args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
                       args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
-                      options=options or None)
+                      options=options or None, opponent=args.vs)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
+    rounding_note(args.races_per_candidate, result.generations[0].races_per_candidate,
+                  f"each candidate's races per generation: whole blocks of seat rotations on every {info.scenario}")
     print(f"weights: {result.weight_changes()}")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     g = result.generations
     opts = "".join(f", {k} {v}" for k, v in (result.options or {}).items())
     note = (f"Written by: {command}\n"
             f"Tuning: seed {result.seed}, {len(g)} generations x {len(g[0].win_rates)} candidates x "
-            f"{g[0].races_per_candidate:,} races against {result.start.name} (races 0..{g[-1].races[1] - 1}"
+            f"{g[0].races_per_candidate:,} races against {result.against.name} (races 0..{g[-1].races[1] - 1}"
             f"{opts}), data {bundle.data_hash}.\n" + result.check_line())
     hook.write_persona(result.tuned, out, note="\n".join(wrap(note)), description=result.description)
     import pandas as pd

@@ -6,11 +6,11 @@ import argparse
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_dir, races_count,
-    seed_value, split_list,
+    reason, scenario_option, seed_value, split_list,
 )
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
     wc = sub.add_parser(
         "worldcup", help="play World Cups: title odds per biathlete and by draft position",
         description="Play World Cups of four races (Lang, Kurz, Short, Long by default) by the rules in "
@@ -41,7 +41,8 @@ def add_parser(sub) -> None:
                          "default); --no-redraft drafts once before race 1 and each player keeps its biathlete")
     wc.add_argument("--rating-races", type=races_count, default=9600,
                     help="races per trail of the calibration run behind a rated draft (default 9600)")
-    wc.add_argument("--trails", default="Lang,Kurz,Short,Long", help="the races, in order (default Lang,Kurz,Short,Long)")
+    scenario_option(wc, info, "trails", several=True, default="Lang,Kurz,Short,Long",
+                    more=", the cup's races in order (default Lang,Kurz,Short,Long)")
     wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
     wc.add_argument("--seed", type=seed_value, default=1)
     wc.add_argument("--chunk", type=races_count, default=500, help="cups per task (default 500)")
@@ -77,7 +78,7 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
         cups = play_world_cups(bundle, rules, args.cups, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
                                progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races)
     except (KeyError, ValueError) as exc:
-        return bad(str(exc.args[0]) if exc.args else str(exc))
+        return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(cups.describe() + f"; data {bundle.data_hash}")

@@ -96,6 +96,12 @@ def game_row(data: ManiaData) -> np.ndarray:
     g[C.G_EXIT_SQUARE] = s.exit_from == "exit_square"
     g[C.G_SPECIALS_PUSH] = s.specials_after_push
     g[C.G_CHAIN] = s.chain_extra_rolls
+    g[C.G_SHOTS_ALL] = s.shots_per_turn == "all"
+    g[C.G_TWO_RACERS] = s.two_dice == "two_racers"
+    g[C.G_CALIBRE_SPARE] = s.calibre_uses_spare
+    g[C.G_SPECIALS_PASS] = s.specials_on == "passing"
+    g[C.G_PENALTY_GATE] = C.GATE_NAMES.index(s.penalty_gate)
+    g[C.G_FINISH_TIES] = C.TIES_NAMES.index(s.finish_ties)
     g[C.G_NUM_N] = len(d.number)
     g[C.G_NUM_FACES:C.G_NUM_FACES + len(d.number)] = d.number
     for die, name in enumerate(C.DIE_NAMES):

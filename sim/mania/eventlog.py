@@ -73,6 +73,8 @@ def render_row(rnd: int, seat: int, kind: int, a: tuple, bundle: ManiaBundle | N
         face = C.FACE_NAMES[a[3]]
         if a[4] >= 0:
             face += f", re-roll {C.FACE_NAMES[a[5]]}"
+        elif a[3] == C.CALIBRE:
+            face += ", no spare left to re-roll"
         text = (f"{'spare ' if a[1] else ''}shot {a[0]}: {face}: {'HIT' if a[6] else 'miss'}; "
                 f"hits {a[7]}, standing {a[8]}")
     elif kind == C.EV_SHOOT_END:

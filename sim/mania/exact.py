@@ -8,7 +8,11 @@ Two questions have exact answers the simulator must match:
   the distribution of the number of turns (= rounds) to cross the finish line.
 
 Alone, a racer is never pushed by the group rule and X does nothing (it is both first and last),
-so its race is a Markov chain whose step is one turn. The chain here is an independent, plain
+so its race is a Markov chain whose step is one turn. The chain follows every switch of
+game.toml's `[switches]`: those a lone racer can feel (zone rule, rounding, exit, extra rolls,
+shots per turn, two dice, calibre and spares, specials on landing or passing) change the chain;
+`penalty_gate`, `finish_ties` and `specials_after_push` need a second racer and cannot change a
+lone racer's turns. The chain here is an independent, plain
 Python restatement of the rules (it does not call the kernel): exact fractions are not needed,
 floats sum the probabilities of a few thousand states.
 """
@@ -35,22 +39,64 @@ def hit_probability(faces) -> float:
     return white + calibre * white
 
 
-def penalty_distribution(faces, targets: int = 5, spare_shots: int = 0) -> np.ndarray:
+def _shot_outcomes(faces, spare: bool, spares_left: int, calibre_uses_spare: bool):
+    """One shot (rules.md section 8): [(probability, hit, spares it uses)]. A calibre is rolled
+    again; on a spare shot under `calibre_uses_spare` the re-roll uses one more spare, and on
+    the last spare there is none: the calibre misses."""
+    n = len(faces)
+    white = sum(f == "white" for f in faces) / n
+    calibre = sum(f == "calibre" for f in faces) / n
+    black = 1 - white - calibre
+    use = 1 if spare else 0
+    if spare and calibre_uses_spare:
+        if spares_left >= 2:
+            return [(white, True, 1), (black, False, 1), (calibre * white, True, 2),
+                    (calibre * (1 - white), False, 2)]
+        return [(white, True, 1), (black + calibre, False, 1)]
+    return [(white + calibre * white, True, use), (black + calibre * (1 - white), False, use)]
+
+
+def shooting_turns(faces, targets: int, spares: int, calibre_uses_spare: bool, per_turn: int,
+                   fired: int, standing: int, spares_left: int):
+    """One turn at the range: {(fired, standing, spares left): probability}. `per_turn`: the
+    shots a turn may fire (shooting dice), 0 for the whole shooting (shots_per_turn "all")."""
+    cur = {(fired, standing, spares_left): 1.0}
+    done: dict = defaultdict(float)
+    while cur:
+        nxt: dict = defaultdict(float)
+        for (f, st, sp), p in cur.items():
+            if f < targets:
+                k, spare = targets - f, False
+            else:
+                k, spare = min(sp, st), True
+            if per_turn:
+                k = min(per_turn, k)
+            states = {(f, st, sp): p}
+            for _ in range(k):
+                step: dict = defaultdict(float)
+                for (f2, st2, sp2), p2 in states.items():
+                    if spare and sp2 <= 0:
+                        step[(f2, st2, sp2)] += p2
+                        continue
+                    for q, hit, use in _shot_outcomes(faces, spare, sp2, calibre_uses_spare):
+                        step[(f2 + 1, st2 - hit, sp2 - use)] += p2 * q
+                states = step
+            for key, p2 in states.items():
+                over = key[0] >= targets and (key[1] == 0 or key[2] == 0)
+                (done if over or per_turn else nxt)[key] += p2
+        cur = nxt
+    return dict(done)
+
+
+def penalty_distribution(faces, targets: int = 5, spare_shots: int = 0,
+                         calibre_uses_spare: bool = False) -> np.ndarray:
     """P(k targets standing after the shooting), k = 0..targets: `targets` ordinary shots, then
-    spare shots, one per standing target, at most `spare_shots` (rules.md section 8)."""
-    p = hit_probability(faces)
+    spare shots, one per standing target, at most `spare_shots` (rules.md section 8); with
+    `calibre_uses_spare`, a calibre's re-roll on a spare shot uses up a spare (section 3)."""
     dist = np.zeros(targets + 1)
-    # after the ordinary shots: binomial misses
-    from math import comb
-    for m in range(targets + 1):
-        dist[m] = comb(targets, m) * (1 - p) ** m * p ** (targets - m)
-    for _ in range(spare_shots):
-        nxt = np.zeros_like(dist)
-        nxt[0] += dist[0]
-        for m in range(1, targets + 1):
-            nxt[m - 1] += dist[m] * p
-            nxt[m] += dist[m] * (1 - p)
-        dist = nxt
+    for (_, standing, _), p in shooting_turns(faces, targets, spare_shots, calibre_uses_spare, 0,
+                                              0, targets, spare_shots).items():
+        dist[standing] += p
     return dist
 
 
@@ -69,8 +115,12 @@ class _Chain:
         self.shoot_after = set(f.shootings)
         self.spares = f.spare_shots
         self.targets = data.rules.targets
-        self.kdice = shooting_dice
-        self.p_hit = hit_probability(getattr(data.dice, shooting_die or f.shooting_die))
+        if sw.two_dice == "two_racers":       # each racer rolls one die of each kind
+            number_dice = shooting_dice = 1
+        self.kdice = 0 if sw.shots_per_turn == "all" else shooting_dice
+        self.faces = getattr(data.dice, shooting_die or f.shooting_die)
+        self.cal_spare = sw.calibre_uses_spare
+        self.passing = sw.specials_on == "passing"
         self.halve_up = sw.halve_rounding == "up"
         self.steps_rule = sw.zone_rule == "steps"
         self.exit_same = sw.exit_roll == "same_turn"
@@ -125,10 +175,21 @@ class _Chain:
             return t.finish[sq].zone
         return WHITE
 
-    # --- one move of `roll` (section 5); returns the position and the steps taken
+    # --- one move of `roll` (section 5); returns the position, the steps taken, and under
+    # specials_on "passing" the O squares stepped onto and whether it stopped on a T
     def dice_move(self, pos, roll):
         lap, stage, sq, owed = pos
         steps = 0
+        n_o = 0
+        t_stop = False
+
+        def note(stage, sq):
+            nonlocal n_o, t_stop
+            if self.passing and stage == LOOP:
+                mark = self.track.loop[sq].mark
+                n_o += mark == O
+                t_stop = mark == T
+            return t_stop
         if not self.steps_rule:
             z = self.zone(stage, sq)
             k = roll if z == WHITE else (2 * roll if z == GREEN else
@@ -136,7 +197,7 @@ class _Chain:
             while steps < k:
                 lap, stage, sq, owed = self.next_pos(lap, stage, sq, owed)
                 steps += 1
-                if stage in (RANGE, FINISHED):
+                if stage in (RANGE, FINISHED) or note(stage, sq):
                     break
         else:
             budget = 2 * roll
@@ -151,46 +212,65 @@ class _Chain:
                     break
                 lap, stage, sq, owed = nxt
                 steps += 1
-                if stage in (RANGE, FINISHED):
+                if stage in (RANGE, FINISHED) or note(stage, sq):
                     break
-        return (lap, stage, sq, owed), steps
+        return (lap, stage, sq, owed), steps, n_o, t_stop
 
     @lru_cache(maxsize=None)
-    def moves(self, pos, first: bool, exit_move: bool):
-        """Distribution of (position) at the end of a move and its extra moves (section 11)."""
+    def single(self, pos, first: bool, exit_move: bool):
+        """One dice move (sections 5, 11): {(end position, extra moves it earns): probability}.
+        Alone, X does nothing (the racer is first and last) and nobody pushes."""
         out: dict = defaultdict(float)
         for roll, pr in self.rolls:
             start = pos
             if exit_move and self.exit_square:
                 start = (pos[0] + 1, LOOP, self.track.range_exit, pos[3])
-            end, steps = self.dice_move(start, roll)
+            end, steps, n_o, t_stop = self.dice_move(start, roll)
             lap, stage, sq, owed = end
-            if stage != LOOP or steps == 0:
-                out[end] += pr
-                continue
-            mark = self.track.loop[sq].mark
-            if mark == T:
-                out[(lap, LOOP, self.track.t_target(sq), owed)] += pr
-            elif mark == O and (first or self.chain):
-                for e2, p2 in self.moves(end, False, False).items():
-                    out[e2] += pr * p2
-            else:                     # X alone: nothing; or no mark
-                out[end] += pr
+            may = first or self.chain
+            if stage in (RANGE, FINISHED) or steps == 0:
+                out[(end, 0)] += pr
+            elif self.passing:
+                if t_stop:
+                    end = (lap, LOOP, self.track.t_target(sq), owed)
+                out[(end, n_o if may else 0)] += pr
+            elif stage != LOOP:
+                out[(end, 0)] += pr
+            else:
+                mark = self.track.loop[sq].mark
+                if mark == T:
+                    out[((lap, LOOP, self.track.t_target(sq), owed), 0)] += pr
+                else:
+                    out[(end, 1 if mark == O and may else 0)] += pr
+        return dict(out)
+
+    @lru_cache(maxsize=None)
+    def extras(self, pos, owed: int):
+        """Where `owed` extra moves from `pos` leave the racer (each may earn more)."""
+        if owed == 0 or pos[1] in (RANGE, FINISHED):
+            return {pos: 1.0}
+        out: dict = defaultdict(float)
+        for (end, more), pr in self.single(pos, False, False).items():
+            for e2, p2 in self.extras(end, owed - 1 + more).items():
+                out[e2] += pr * p2
+        return dict(out)
+
+    @lru_cache(maxsize=None)
+    def moves(self, pos, first: bool, exit_move: bool):
+        """Distribution of (position) at the end of a move and its extra moves (section 11)."""
+        out: dict = defaultdict(float)
+        for (end, owed), pr in self.single(pos, first, exit_move).items():
+            for e2, p2 in self.extras(end, owed).items():
+                out[e2] += pr * p2
         return dict(out)
 
     def turn(self, state):
         lap, stage, sq, owed, fired, standing, spares, over = state
         out: dict = defaultdict(float)
         if stage == RANGE and not over:
-            if fired < self.targets:
-                k, spare = min(self.kdice, self.targets - fired), False
-            else:
-                k, spare = min(self.kdice, spares, standing), True
-            p = self.p_hit
-            from math import comb
-            for h in range(k + 1):
-                pr = comb(k, h) * p ** h * (1 - p) ** (k - h)
-                f2, s2, sp2 = fired + k, standing - h, spares - (k if spare else 0)
+            shots = shooting_turns(self.faces, self.targets, self.spares, self.cal_spare,
+                                   self.kdice, fired, standing, spares)
+            for (f2, s2, sp2), pr in shots.items():
                 done = f2 >= self.targets and (s2 == 0 or sp2 == 0)
                 if done and self.exit_same:
                     for e, p2 in self.moves((lap, RANGE, 0, s2), True, True).items():

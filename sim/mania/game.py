@@ -8,6 +8,8 @@ formats and teams for the relay, whose teams have `legs` legs each (seats = team
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,6 +54,9 @@ def summary(bundle: ManiaBundle) -> str:
     lines.append("formats: " + "; ".join(f"{f.name} ({f.laps} loops, shootings after loops "
                                           f"{', '.join(map(str, f.shootings))}, {f.shooting_die} die)"
                                           for f in d.formats))
+    lines.append("rule readings (game.toml [switches], docs/mania/rules.md): "
+                 + ", ".join(f"{k} = {str(v).lower() if isinstance(v, bool) else v}"
+                             for k, v in asdict(d.switches).items()))
     return "\n".join(lines)
 
 
@@ -111,6 +116,9 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
         raise ValueError(f"Biathlon Mania has no decisions to make, so no players to choose: every seat "
                          f"is played by the dice (got {', '.join(map(str, bad))})")
     colours = fixed.get("colour")
+    if opts["format"] != "relay" and "legs" in (options or {}):
+        raise ValueError(f"legs applies to the relay format only, not {opts['format'].replace('_', ' ')}: "
+                         f"give format relay, or leave legs out")
     return Design(scenario, racers, opts["format"], int(opts["legs"]), int(opts["number_dice"]),
                   int(opts["shooting_dice"]), tuple(colours) if colours else None)
 
@@ -137,6 +145,9 @@ def check_design(bundle: ManiaBundle, design: Design) -> None:
             raise ValueError(f"no figure colour {unknown[0]!r}; known: {', '.join(FIGURE_COLOURS)}")
         if len(design.colours) != design.seats:
             raise ValueError(f"{design.seats} seats need {design.seats} colours, got {len(design.colours)}")
+        twice = sorted({c for c in design.colours if design.colours.count(c) > 1})
+        if twice and not design.relay:
+            raise ValueError(f"each figure colour races once; {', '.join(twice)} is named twice")
     elif design.seats > len(FIGURE_COLOURS) and not design.relay:
         raise ValueError(f"{design.seats} racers but only {len(FIGURE_COLOURS)} figure colours")
 
@@ -210,12 +221,50 @@ def play_logged(bundle: ManiaBundle, design: Design, seed: int, race: int):
 
 
 def replay(bundle: ManiaBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
-    """One race of a design as text: every roll, move, shot and place (`states` changes nothing:
-    every Mania event already carries the racer's square)."""
-    from .eventlog import render
+    """One race of a design as a designer reads it: a heading, the set-up (each seat's figure
+    colour, team and leg), every roll, move, shot and place with the racer named by its figure
+    colour as the box names it, and the final ranking (`states`: also each racer's state after its
+    turn: loops owed, shots, distance). The event log itself (sim.mania.eventlog.render, the
+    referee's and the golden logs' form) numbers seats and colours."""
+    from kernels.mania import consts as K
+
+    from .eventlog import parse_rows, render_row
 
     _, _, log = play_logged(bundle, design, seed, race)
-    return render(log, bundle)
+    rows = list(parse_rows(log))
+    colour = {seat: FIGURE_COLOURS[a[2]] for _, seat, kind, a in rows if kind == K.EV_SEAT}
+    team_of = {seat: a[0] for _, seat, kind, a in rows if kind == K.EV_SEAT}
+    leg = {seat: f" (team {team_of[seat] + 1}, leg {seat % design.legs + 1})" if design.relay else ""
+           for seat in colour}
+    who = {seat: colour[seat] + leg[seat] for seat in colour}
+    entrants = f"{design.racers} teams of {design.legs} legs" if design.relay else f"{design.racers} racers"
+    out = [f"Biathlon Mania: track {design.track}, {design.format.replace('_', ' ')}, seed {seed}, race {race}, "
+           f"{entrants}, data {bundle.data_hash}", "", "set-up"]
+    out += [f"  seat {seat + 1}: the {colour[seat]} figure{leg[seat]}" for seat in sorted(colour)]
+    out.append("")
+    track = -1
+    places = []
+    width = max(len(w) for w in who.values()) if who else 4
+    for rnd, seat, kind, a in rows:
+        if kind == K.EV_RACE:
+            track = a[0]
+        if kind == K.EV_SEAT:
+            continue
+        if kind == K.EV_STATE and not states:
+            continue
+        text = render_row(rnd, seat, kind, a, bundle, track)
+        text = text[len(f"r{rnd:>3} {'race' if seat < 0 else f'seat {seat}':<8} "):]      # the event, no ids
+        text = text[len(K.EVENT_NAMES.get(kind, "")):].strip()
+        text = re.sub(r"\bcolour (\d+)\b", lambda m: FIGURE_COLOURS[int(m.group(1))], text)
+        text = re.sub(r"\bteam (\d+)\b", lambda m: f"team {int(m.group(1)) + 1}", text)
+        if kind == K.EV_PLACE and seat >= 0:
+            places.append((a[0] if a[0] > 0 else 99, who[seat], a[1], a[2]))
+        label = who.get(seat, "race") if seat >= 0 else "race"
+        out.append(f"round {rnd:>3}  {label:<{width}}  {text}")
+    out += ["", "final ranking"]
+    for place, name, finished, distance in sorted(places):
+        out.append(f"  {place}. {name}" if finished else f"  -. {name}: not finished, {distance} squares to go")
+    return "\n".join(out) + "\n"
 
 
 def referee(bundle: ManiaBundle, design: Design, seed: int, race: int) -> None:

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from kernels.mania.consts import (
-    DIE_NAMES, FACE_NAMES, FORMAT_NAMES, GREEN, MARK_LETTERS, MARK_T, MAX_LEGS, MAX_LOOP,
+    DIE_NAMES, FACE_NAMES, FORMAT_NAMES, GATE_NAMES, GREEN, TIES_NAMES, MARK_LETTERS, MARK_T, MAX_LEGS, MAX_LOOP,
     MAX_RACERS, MAX_SUB, NO_MARK, WHITE, ZONE_LETTERS,
 )
 
@@ -44,6 +44,12 @@ class Switches:
     exit_from: str = "range"
     specials_after_push: bool = True
     chain_extra_rolls: bool = True
+    shots_per_turn: str = "one"
+    two_dice: str = "one_racer"
+    calibre_uses_spare: bool = False
+    specials_on: str = "landing"
+    penalty_gate: str = "two"
+    finish_ties: str = "turn_order"
 
 
 @dataclass(frozen=True)
@@ -159,18 +165,26 @@ def _read_game(p: Problems, root: Path):
         r.problem("range_lines", f"must be at least max_racers ({rules.max_racers}), so every racer "
                                  f"finds a line; got {rules.range_lines}")
 
+    # [dice] has no defaults (docs/mania/data-format.md: only [rules] and [switches] do): a die left
+    # out is reported, not played on the shipped faces
+    if not top.has("dice"):
+        top.raw("dice")                     # records "is missing"
     dt = _section(top, "dice")
     dd = Dice()
-    number = dt.list("number", list(dd.number))
-    if not (2 <= len(number) <= MAX_SUB) or not all(
+    number = dt.list("number") if top.has("dice") else list(dd.number)
+    if not dt.has("number"):
+        number = list(dd.number)
+    elif not (2 <= len(number) <= MAX_SUB) or not all(
             isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 20 for v in number):
         dt.problem("number", f"must list 2 to {MAX_SUB} faces, each a whole number from 1 to 20; "
                              f"got {number!r}")
         number = list(dd.number)
     shooting = {}
     for name in DIE_NAMES:
-        faces = dt.list(name, list(getattr(dd, name)))
-        if not (2 <= len(faces) <= MAX_SUB) or not all(f in FACE_NAMES for f in faces):
+        faces = dt.list(name) if top.has("dice") else list(getattr(dd, name))
+        if not dt.has(name):
+            faces = list(getattr(dd, name))
+        elif not (2 <= len(faces) <= MAX_SUB) or not all(f in FACE_NAMES for f in faces):
             dt.problem(name, f"must list 2 to {MAX_SUB} faces, each one of {', '.join(FACE_NAMES)}; "
                              f"got {faces!r}")
             faces = list(getattr(dd, name))
@@ -187,6 +201,12 @@ def _read_game(p: Problems, root: Path):
         exit_from=s.choice("exit_from", ("range", "exit_square"), ds.exit_from),
         specials_after_push=s.bool("specials_after_push", ds.specials_after_push),
         chain_extra_rolls=s.bool("chain_extra_rolls", ds.chain_extra_rolls),
+        shots_per_turn=s.choice("shots_per_turn", ("one", "all"), ds.shots_per_turn),
+        two_dice=s.choice("two_dice", ("one_racer", "two_racers"), ds.two_dice),
+        calibre_uses_spare=s.bool("calibre_uses_spare", ds.calibre_uses_spare),
+        specials_on=s.choice("specials_on", ("landing", "passing"), ds.specials_on),
+        penalty_gate=s.choice("penalty_gate", GATE_NAMES, ds.penalty_gate),
+        finish_ties=s.choice("finish_ties", TIES_NAMES, ds.finish_ties),
     )
     s.done()
 

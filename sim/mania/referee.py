@@ -156,7 +156,9 @@ class Report:
 
 RULE_DEFAULTS = {"round_cap": 600, "targets": 5, "range_lines": 8, "max_racers": 8}
 SWITCH_DEFAULTS = {"halve_rounding": "up", "zone_rule": "start", "exit_roll": "next_turn",
-                   "exit_from": "range", "specials_after_push": True, "chain_extra_rolls": True}
+                   "exit_from": "range", "specials_after_push": True, "chain_extra_rolls": True,
+                   "shots_per_turn": "one", "two_dice": "one_racer", "calibre_uses_spare": False,
+                   "specials_on": "landing", "penalty_gate": "two", "finish_ties": "turn_order"}
 
 
 @dataclass
@@ -276,6 +278,9 @@ class Racer:
     skip: bool = False
     turns: int = 0
     place: int = 0         # crossing order (individual: place; relay last leg: team place)
+    finish_round: int = 0  # the round it crossed the line
+    left: int = 0          # the roll its crossing move left unused (finish_ties "leftover")
+    from_pen: bool = False  # its last step came out of the penalty loop (penalty_gate "bypass")
     last_visit: tuple = None   # (fired, standing, spare_left) when it last left the range
 
     @property
@@ -443,7 +448,9 @@ class Referee:
     def roll(self, r, purpose):
         """A ROLL row: the faces come from the log (or the dice); the rest is checked."""
         faces = self.game.number_faces
-        nd = self.number_dice
+        nd = 1 if self.sw["two_dice"] == "two_racers" else self.number_dice
+        if nd != self.number_dice:
+            self.cov["two_racers_one_number_die"] += 1
         if self.checking:
             if self.i >= len(self.rows):
                 self.fail(f"row {self.i}, round {self.round}, seat {r.seat}: the log ends here "
@@ -550,7 +557,9 @@ class Referee:
     def capacity(self, stage, sq):
         t = self.track
         if stage == LOOP:
-            return 2 if sq in (t.pen_entry, t.pen_entry + 1) else 1
+            if sq in (t.pen_entry, t.pen_entry + 1):
+                return {"two": 2, "one": 1, "bypass": 2}[self.sw["penalty_gate"]]
+            return 1
         if stage == PENALTY:
             return 1
         if stage == FINISH_AREA:
@@ -561,10 +570,28 @@ class Referee:
         return sum(1 for o in self.racers
                    if o is not me and o.on_board and o.stage == stage and o.sq == sq)
 
-    def full(self, me, stage, sq):
+    def full(self, me, stage, sq, owed=None, from_pen=None):
+        """Whether (stage, sq) is full for `me` arriving there with `owed` penalty loops and
+        `from_pen` (its step there came out of the penalty loop); both default to me's own."""
         if stage not in (LOOP, PENALTY, FINISH_AREA):
             return False
-        return self.others_on(me, stage, sq) >= self.capacity(stage, sq)
+        n = self.others_on(me, stage, sq)
+        if n >= self.capacity(stage, sq):
+            return True
+        t = self.track
+        if (n == 1 and stage == LOOP and self.sw["penalty_gate"] == "bypass"
+                and sq in (t.pen_entry, t.pen_entry + 1)):
+            other = next(o for o in self.racers
+                         if o is not me and o.on_board and o.stage == LOOP and o.sq == sq)
+            if sq == t.pen_entry:      # the fork: into the loop (owing) or past it
+                mine = (me.owed if owed is None else owed) > 0
+                same = mine == (other.owed > 0)
+            else:                      # the join: out of the loop or from the track
+                mine = me.from_pen if from_pen is None else from_pen
+                same = mine == other.from_pen
+            self.cov[f"gate_{'same' if same else 'other'}_branch_{'entry' if sq == t.pen_entry else 'exit'}"] += 1
+            return same
+        return False
 
     def free_line(self, me):
         taken = {o.sq for o in self.racers if o is not me and o.stage == RANGE}
@@ -638,9 +665,25 @@ class Referee:
         return roll // 2
 
     def dice_walk(self, r, roll):
-        """Walk the dice move from r's position; returns steps taken (r is moved)."""
+        """Walk the dice move from r's position; returns steps taken (r is moved). Sets
+        self.left (the roll left unused: squares, or half-points under "steps") and
+        self.stepped (specials_on "passing": the marks of the loop squares stepped onto; the
+        walk stops on a T)."""
         steps = 0
         state = (r.lap, r.stage, r.sq, r.owed)
+        prev_stage = None
+        passing = self.sw["specials_on"] == "passing"
+        self.stepped = []
+
+        def note(state):
+            """passing: note the square stepped onto; True on a T (the move ends there)."""
+            if not passing or state[1] != LOOP:
+                return False
+            mark = self.track.marks[state[2]]
+            if mark:
+                self.stepped.append(mark)
+            return mark == "T"
+
         if self.sw["zone_rule"] == "start":
             z = self.zone(r.stage, r.sq)
             n = self.n_squares(roll, z)
@@ -648,10 +691,12 @@ class Referee:
             if z == BLUE and roll % 2:
                 self.cov["move_blue_odd"] += 1
             while steps < n:
+                prev_stage = state[1]
                 state = self.step(state)
                 steps += 1
-                if state[1] in (RANGE, FINISHED):
+                if state[1] in (RANGE, FINISHED) or note(state):
                     break
+            self.left = n - steps
         else:
             budget = 2 * roll
             while budget > 0:
@@ -659,15 +704,18 @@ class Referee:
                 price = self.step_price(nxt[1], nxt[2])
                 if budget >= price:
                     budget -= price
-                    state, steps = self.step(state), steps + 1
-                    if state[1] in (RANGE, FINISHED):
-                        break
                 elif self.sw["halve_rounding"] == "up":
-                    state, steps = self.step(state), steps + 1
+                    budget = 0
                     self.cov["steps_last_partial"] += 1
-                    break
                 else:
                     break
+                prev_stage = state[1]
+                state, steps = self.step(state), steps + 1
+                if state[1] in (RANGE, FINISHED) or note(state):
+                    break
+            self.left = budget
+        if steps:
+            r.from_pen = prev_stage == PENALTY and state[1] == LOOP
         r.lap, r.stage, r.sq, r.owed = state
         return steps
 
@@ -675,12 +723,16 @@ class Referee:
         """The group rule: from a full position, on along r's own route to the first gap."""
         gained = 0
         state = (r.lap, r.stage, r.sq, r.owed)
-        while self.full(r, state[1], state[2]):
+        from_pen = r.from_pen
+        while self.full(r, state[1], state[2], state[3], from_pen):
+            prev = state
             state = self.step(state)
+            from_pen = prev[1] == PENALTY and state[1] == LOOP
             gained += 1
             if state[1] in (RANGE, FINISHED):
                 break
         r.lap, r.stage, r.sq, r.owed = state
+        r.from_pen = from_pen
         if state[1] == RANGE:
             self.cov["group_into_range"] += 1
         elif state[1] == FINISHED:
@@ -713,8 +765,9 @@ class Referee:
         if r.sq < self.range_lines:
             self.cov["range_line_beside_another"] += 1
 
-    def finish(self, r):
+    def finish(self, r, left=0):
         r.stage, r.lap, r.sq, r.owed = FINISHED, self.laps, 0, 0
+        r.finish_round, r.left = self.round, left
         self.cov["finish"] += 1
         if self.relay:
             if r.leg == self.legs - 1:
@@ -741,12 +794,15 @@ class Referee:
         return {}
 
     def move(self, r, purpose):
-        """A move (the turn's move, an extra move or the exit move) and its chain of extras."""
+        """A move (the turn's move, an extra move or the exit move) and the extra moves it earns
+        (rules.md section 11: made one after the other, those from X first)."""
+        owed_x = owed_o = 0
         while True:
             roll = self.roll(r, purpose)
             placed = purpose == P_EXIT and self.sw["exit_from"] == "exit_square"
             if placed:
                 r.lap, r.stage, r.sq = r.lap + 1, LOOP, self.track.range_exit
+                r.from_pen = False
                 self.cov["exit_placed_on_exit_square"] += 1
             start = r.pos
             start_on = r.pos
@@ -764,72 +820,140 @@ class Referee:
                 self.arrive(r)
                 return
             if r.stage == FINISHED:
-                self.finish(r)
+                self.finish(r, self.left)
+                if self.left:
+                    self.cov["finish_with_roll_left"] += 1
                 return
-            if steps == 0:
-                if not (placed and self.full(r, r.stage, r.sq)):
-                    return
-                # Placed on a full exit square and not moved off it: the docs say both "a move
-                # of 0 squares takes no square and triggers nothing" and "no two racers may end
-                # a move on the same square". Either reading is accepted (AMBIGUITIES).
-                if self.checking:
-                    nxt = self.rows[self.i] if self.i < len(self.rows) else None
-                    push = nxt is not None and nxt[2] == EV_GROUP and nxt[1] == r.seat
-                else:
-                    push = True
-                self.cov[f"reading:zero_step_exit_on_full_square={'push' if push else 'stay'}"] += 1
-                if not push:
-                    return
-            pushed = False
-            if self.full(r, r.stage, r.sq):
-                gained = self.push(r)
-                if r.stage == RANGE:
-                    r.sq = self.free_line(r)
-                self.expect(EV_GROUP, r.seat, [gained] + list(r.pos), "group rule push")
-                pushed = True
-                if r.stage == RANGE:
-                    self.arrive(r)
-                    return
-                if r.stage == FINISHED:
-                    self.finish(r)
-                    self.cov["finish_via_group"] += 1
-                    return
-            self.check_shared(r)
-            if pushed and not self.sw["specials_after_push"]:
-                return
-            # "having left the square it started on": a move that comes round a whole lap onto
-            # the same physical square has left it (event-log.md: the move took a step)
-            if r.stage != LOOP or r.pos == start_on:
-                return
-            mark = self.track.marks[r.sq]
-            if mark:
-                self.cov[f"special_{mark}_by_{PURPOSE_NAMES[purpose]}"] += 1
-            if pushed and mark:
-                self.cov[f"special_{mark}_after_push"] += 1
             may_chain = self.sw["chain_extra_rolls"] or purpose in (P_MOVE, P_EXIT)
-            if mark == "X":
-                outcome = self.x_square(r, may_chain)
-                if outcome == 2:
-                    if purpose in (P_X, P_O):
-                        self.cov["extra_move_chained"] += 1
-                    purpose = P_X
-                    continue
+            if self.sw["specials_on"] == "passing":
+                got = self.passing_specials(r, steps, placed, may_chain)
+                if got is None:
+                    return
+                owed_x += got[0]
+                owed_o += got[1]
+            else:
+                got = self.landing_special(r, steps, placed, start_on, purpose, may_chain)
+                if got is None:
+                    return
+                owed_x += got[0]
+                owed_o += got[1]
+            if owed_x:
+                owed_x -= 1
+                nxt = P_X
+            elif owed_o:
+                owed_o -= 1
+                nxt = P_O
+            else:
                 return
-            if mark == "T":
-                self.t_square(r)
-                return
-            if mark == "O":
-                self.expect(EV_O, r.seat, [1 if may_chain else 0], "refreshment square O")
-                self.cov["O"] += 1
-                if may_chain:
-                    self.cov["O_extra_move"] += 1
-                    if purpose in (P_X, P_O):
-                        self.cov["extra_move_chained"] += 1
-                    purpose = P_O
-                    continue
-                self.cov["O_no_chain"] += 1
-                return
-            return
+            if purpose in (P_X, P_O):
+                self.cov["extra_move_chained"] += 1
+            purpose = nxt
+
+    def group_after_move(self, r, steps, placed):
+        """The group rule after a dice move: (pushed, ended); ended when the push reached the
+        range or the line."""
+        if steps == 0:
+            if not (placed and self.full(r, r.stage, r.sq)):
+                return False, False
+            # Placed on a full exit square and not moved off it: the docs say both "a move
+            # of 0 squares takes no square and triggers nothing" and "no two racers may end
+            # a move on the same square". Either reading is accepted (AMBIGUITIES).
+            if self.checking:
+                nxt = self.rows[self.i] if self.i < len(self.rows) else None
+                push = nxt is not None and nxt[2] == EV_GROUP and nxt[1] == r.seat
+            else:
+                push = True
+            self.cov[f"reading:zero_step_exit_on_full_square={'push' if push else 'stay'}"] += 1
+            if not push:
+                return False, False
+        if not self.full(r, r.stage, r.sq):
+            return False, False
+        gained = self.push(r)
+        if r.stage == RANGE:
+            r.sq = self.free_line(r)
+        self.expect(EV_GROUP, r.seat, [gained] + list(r.pos), "group rule push")
+        if r.stage == RANGE:
+            self.arrive(r)
+            return True, True
+        if r.stage == FINISHED:
+            self.finish(r)
+            self.cov["finish_via_group"] += 1
+            return True, True
+        return True, False
+
+    def square_special(self, r, may_chain):
+        """The special of the loop square r stands on acts: (extra moves from X, from O), or
+        None when a T jump's push ended the move in the range or over the line."""
+        mark = self.track.marks[r.sq]
+        if mark == "X":
+            return (1 if self.x_square(r, may_chain) == 2 else 0), 0
+        if mark == "T":
+            return None if self.t_square(r) else (0, 0)
+        if mark == "O":
+            return 0, self.o_square(r, may_chain)
+        return 0, 0
+
+    def landing_special(self, r, steps, placed, start_on, purpose, may_chain):
+        """specials_on = "landing": the group rule, then the special of the square where the
+        racer stands. (extra moves from X, from O), or None when the move is over for good."""
+        pushed, ended = self.group_after_move(r, steps, placed)
+        if ended:
+            return None
+        if steps:
+            self.check_shared(r)
+        if pushed and not self.sw["specials_after_push"]:
+            return 0, 0
+        # "having left the square it started on": a move that comes round a whole lap onto
+        # the same physical square has left it (event-log.md: the move took a step)
+        if r.stage != LOOP or r.pos == start_on or steps == 0:
+            return 0, 0
+        mark = self.track.marks[r.sq]
+        if mark:
+            self.cov[f"special_{mark}_by_{PURPOSE_NAMES[purpose]}"] += 1
+        if pushed and mark:
+            self.cov[f"special_{mark}_after_push"] += 1
+        return self.square_special(r, may_chain)
+
+    def passing_specials(self, r, steps, placed, may_chain):
+        """specials_on = "passing" (rules.md section 11): a T stepped onto jumps at once;
+        otherwise the group rule and the special of a square it pushes onto; then every X,
+        then every O stepped onto. (extra moves from X, from O), or None."""
+        xs = os_ = 0
+        if self.stepped and self.stepped[-1] == "T":
+            self.cov["passing_T_stop"] += 1
+            if self.t_square(r):
+                return None
+        else:
+            pushed, ended = self.group_after_move(r, steps, placed)
+            if ended:
+                return None
+            if steps:
+                self.check_shared(r)
+            if pushed and steps and self.sw["specials_after_push"] and r.stage == LOOP:
+                got = self.square_special(r, may_chain)
+                if got is None:
+                    return None
+                xs, os_ = got
+        n_x = self.stepped.count("X")
+        n_o = self.stepped.count("O")
+        if n_x + n_o > 1:
+            self.cov["passing_several_specials"] += 1
+        for _ in range(n_x):
+            self.cov["passing_X"] += 1
+            xs += 1 if self.x_square(r, may_chain) == 2 else 0
+        for _ in range(n_o):
+            self.cov["passing_O"] += 1
+            os_ += self.o_square(r, may_chain)
+        return xs, os_
+
+    def o_square(self, r, may_chain):
+        self.expect(EV_O, r.seat, [1 if may_chain else 0], "refreshment square O")
+        self.cov["O"] += 1
+        if may_chain:
+            self.cov["O_extra_move"] += 1
+            return 1
+        self.cov["O_no_chain"] += 1
+        return 0
 
     def check_shared(self, r):
         """Coverage of the two squares that hold two racers."""
@@ -866,9 +990,11 @@ class Referee:
         return outcome
 
     def t_square(self, r):
+        """The T jump and its group rule; True when that push reached the range or the line."""
         sq = r.sq
         target = self.track.t_target(sq)
         r.sq = target
+        r.from_pen = False
         self.expect(EV_T, r.seat, [sq, target, target - sq], "trainer square T")
         self.cov["T"] += 1
         if self.full(r, r.stage, r.sq):
@@ -879,48 +1005,74 @@ class Referee:
             self.cov["T_then_group"] += 1
             if r.stage == RANGE:
                 self.arrive(r)
-            elif r.stage == FINISHED:
+                return True
+            if r.stage == FINISHED:
                 self.finish(r)
+                return True
+        return False
 
     # -- the range ------------------------------------------------------------------------------
 
     def shoot(self, r):
-        if r.fired < self.targets:
-            k, spare = min(self.shooting_dice, self.targets - r.fired), 0
-        else:
-            k, spare = min(self.shooting_dice, r.spare_left, r.standing), 1
-        for _ in range(k):
-            f = self.shot_face(r, 2)
-            kind = self.die[f]
-            rf = rk = -1
-            if kind == CALIBRE:
-                rf = self.shot_face(r, 4)
-                rk = self.die[rf]
-                hit = rk == HIT
-                self.cov["calibre_hit" if hit else "calibre_miss"] += 1
+        """One turn at the range (rules.md section 8): a die's worth of shots per shooting die,
+        or (shots_per_turn = "all") the whole shooting."""
+        dice = 1 if self.sw["two_dice"] == "two_racers" else self.shooting_dice
+        every = self.sw["shots_per_turn"] == "all"
+        cal_spare = self.sw["calibre_uses_spare"]
+        while True:
+            if r.fired < self.targets:
+                k = self.targets - r.fired if every else min(dice, self.targets - r.fired)
+                spare = 0
             else:
-                hit = kind == HIT
-            r.fired += 1
-            if spare:
-                r.spare_left -= 1
-                r.spare_used += 1
-                self.cov["spare_shot"] += 1
+                k = min(r.spare_left, r.standing) if every else min(dice, r.spare_left, r.standing)
+                spare = 1
+            for _ in range(k):
+                if spare and r.spare_left == 0:
+                    self.cov["spares_gone_to_rerolls"] += 1
+                    break
+                f = self.shot_face(r, 2)
+                kind = self.die[f]
+                rf = rk = -1
+                if kind == CALIBRE and spare and cal_spare and r.spare_left < 2:
+                    hit = False         # the last spare: no spare left for the re-roll
+                    self.cov["calibre_no_spare_for_reroll"] += 1
+                elif kind == CALIBRE:
+                    rf = self.shot_face(r, 4)
+                    rk = self.die[rf]
+                    hit = rk == HIT
+                    self.cov["calibre_hit" if hit else "calibre_miss"] += 1
+                    if spare and cal_spare:
+                        r.spare_left -= 1
+                        r.spare_used += 1
+                        self.cov["calibre_reroll_used_a_spare"] += 1
+                else:
+                    hit = kind == HIT
+                r.fired += 1
+                if spare:
+                    r.spare_left -= 1
+                    r.spare_used += 1
+                    self.cov["spare_shot"] += 1
+                    if hit:
+                        self.cov["spare_hit"] += 1
                 if hit:
-                    self.cov["spare_hit"] += 1
-            if hit:
-                r.hits += 1
-                r.standing -= 1
-            self.cov["shot_hit" if hit else "shot_miss"] += 1
-            self.expect(EV_SHOT, r.seat, [r.fired, spare, f, kind, rf, rk, int(hit), r.hits,
-                                          r.standing], f"shot {r.fired} of visit {r.visit}")
-        if r.fired >= self.targets and (r.standing == 0 or self.spare_shots == 0
-                                        or r.spare_left == 0):
-            r.shooting_over = True
-            r.owed = r.standing
-            self.expect(EV_SHOOT_END, r.seat, [r.visit, r.fired, r.hits, r.standing,
-                                               r.spare_used], f"end of shooting {r.visit}")
-            self.cov["shooting_clean" if r.standing == 0 else "shooting_with_penalties"] += 1
-            self.cov["penalty_loops_owed"] += r.standing
+                    r.hits += 1
+                    r.standing -= 1
+                self.cov["shot_hit" if hit else "shot_miss"] += 1
+                self.expect(EV_SHOT, r.seat, [r.fired, spare, f, kind, rf, rk, int(hit), r.hits,
+                                              r.standing], f"shot {r.fired} of visit {r.visit}")
+            if r.fired >= self.targets and (r.standing == 0 or self.spare_shots == 0
+                                            or r.spare_left == 0):
+                r.shooting_over = True
+                r.owed = r.standing
+                self.expect(EV_SHOOT_END, r.seat, [r.visit, r.fired, r.hits, r.standing,
+                                                   r.spare_used], f"end of shooting {r.visit}")
+                self.cov["shooting_clean" if r.standing == 0 else "shooting_with_penalties"] += 1
+                self.cov["penalty_loops_owed"] += r.standing
+                if every:
+                    self.cov["whole_shooting_in_one_turn"] += 1
+                return
+            if not every:
+                return
 
     # -- turns, rounds, the race ----------------------------------------------------------------
 
@@ -1032,14 +1184,31 @@ class Referee:
                           f"goes on: {rest[0]}")
 
     def places(self):
-        # teams (relay) or racers: finishers by crossing order, then by distance, then by id
+        # teams (relay) or racers: finishers by the round they crossed, within a round as
+        # finish_ties says (rules.md section 10); then the others by distance, then by id
+        ties = self.sw["finish_ties"]
+
         def key(team):
             if self.team_finished(team):
                 last = self.team_racers(team)[-1]
-                return (0, last.place, team)
+                within = -last.left if ties == "leftover" else 0
+                return (0, last.finish_round, within, last.place, team)
             return (1, self.team_dist(team), team)
         order = sorted(range(self.n_teams), key=key)
         place_of = {team: k + 1 for k, team in enumerate(order)}
+        if ties == "shared":
+            rounds = {}
+            for team in order:
+                if self.team_finished(team):
+                    rnd = self.team_racers(team)[-1].finish_round
+                    if rnd in rounds:
+                        place_of[team] = rounds[rnd]
+                        self.cov["finish_place_shared"] += 1
+                    else:
+                        rounds[rnd] = place_of[team]
+        if ties == "leftover" and any(place_of[t] != self.team_racers(t)[-1].place
+                                      for t in range(self.n_teams) if self.team_finished(t)):
+            self.cov["finish_order_by_roll_left"] += 1
         rows = sorted(self.racers, key=lambda r: (place_of[r.team], r.seat))
         for r in rows:
             fin = int(self.team_finished(r.team))

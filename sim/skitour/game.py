@@ -10,6 +10,9 @@ race ends at the first finisher) and `side` ("basic" or "advanced").
 """
 from __future__ import annotations
 
+import re
+import tomllib
+
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -136,7 +139,11 @@ def check_design(bundle: SkiTourBundle, design: Design) -> None:
     for p in design.players:
         try:
             spec = get_player(p)
-        except (ValueError, OSError) as exc:
+        except tomllib.TOMLDecodeError as exc:      # a persona file's syntax: name the file, not only the line
+            raise ValueError(f"persona file {str(p)!r} is not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ValueError(f"cannot read persona file {str(p)!r}: {exc.strerror or exc}") from None
+        except ValueError as exc:
             raise ValueError(str(exc)) from None
         if seen.setdefault(_name(p), spec) != spec:
             raise ValueError(f"two different players are named {_name(p)!r}; give each its own name")
@@ -260,11 +267,51 @@ def log_with_rows(bundle: SkiTourBundle, design: Design, seed: int, race: int, r
 
 
 def replay(bundle: SkiTourBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
-    """One race of a design as text: every roll, decision, step, shot and place."""
-    from .eventlog import render
+    """One race of a design as a designer reads it: a heading, the set-up (each seat's nation and
+    player, its row of wax tokens as printed), every roll, decision, step, shot and place with the
+    racer named by its nation, and the final ranking. The event log itself (sim.skitour.eventlog,
+    the referee's and the golden logs' form) numbers seats and tokens. `states` changes nothing."""
+    from .eventlog import event_text
 
     _, _, log = play_logged(bundle, design, seed, race)
-    return render(log, bundle)
+    nation = {int(r[1]): int(r[3]) for r in log if int(r[2]) == C.EV_SEAT}
+    names = [bundle.nation_names[nation[s]] for s in sorted(nation)]
+    players = design.player_names()
+    wax = {int(r[1]): [int(x) for x in r[3:9]] for r in log if int(r[2]) == C.EV_WAXROW}
+    tokens = bundle.data.nations
+
+    def token(seat: int, k: int) -> str:
+        row = tokens[nation[seat]].wax
+        return f"[{row[k].text}]" if 0 <= k < len(row) else f"[token {k}]"
+
+    out = [f"Ski Tour: Biathlon: course {design.course}, {design.racers} nations, seed {seed}, race {race}, "
+           f"data {bundle.data_hash}", "", "set-up"]
+    player_of = {int(r[1]): int(r[5]) for r in log if int(r[2]) == C.EV_SEAT}
+    for seat in sorted(nation):
+        player = players[player_of[seat]] if 0 <= player_of[seat] < len(players) else f"player {player_of[seat]}"
+        out.append(f"  seat {seat + 1}: {names[seat]}, {player} player; wax row "
+                   + " ".join(token(seat, k) for k in wax.get(seat, [])))
+    out.append("")
+    width = max(map(len, names)) if names else 4
+    places = []
+    for r in log:
+        rnd, seat, kind = int(r[0]), int(r[1]), int(r[2])
+        if kind in (C.EV_SEAT, C.EV_WAXROW):
+            continue
+        who = "race" if seat < 0 else f"seat {seat} ({names[seat]})"
+        head = f"r{rnd:<3d} {who:<12s} {C.EV_NAMES[kind]:<9s} "            # event_text's ids, dropped
+        text = event_text(r, bundle, names)[len(head):]
+        text = re.sub(r"winner seat (\d+)", lambda m: f"winner {names[int(m.group(1))]}", text)
+        text = re.sub(r"row token at (\d+) \(id (\d+)\)",
+                      lambda m: f"row token {token(seat, int(m.group(2)))} at {m.group(1)}", text)
+        text = re.sub(r"first player seat (\d+)", lambda m: f"first player {names[int(m.group(1))]}", text)
+        if kind == C.EV_FINISH and seat >= 0:
+            places.append((int(r[3]), names[seat]))
+        label = names[seat] if seat >= 0 else "race"
+        out.append(f"round {rnd:>3}  {label:<{width}}  {text}")
+    if places:
+        out += ["", "final ranking"] + [f"  {p}. {n}" for p, n in sorted(places)]
+    return "\n".join(out) + "\n"
 
 
 def referee(bundle: SkiTourBundle, design: Design, seed: int, race: int) -> None:

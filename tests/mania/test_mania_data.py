@@ -173,3 +173,49 @@ def test_every_rule_happens_on_the_shipped_tracks(shipped):
                 ("group", C.LOOP), ("group", C.FINISH_AREA), ("penalty",),
                 ("zone", C.WHITE), ("zone", C.BLUE), ("zone", C.GREEN), ("two on one square",)}
         assert want <= seen, (track, want - seen)
+
+
+def test_rule_reading_switches_are_validated(tmp_path):
+    """Every reading switch of rules.md refuses a value it does not know, naming its values."""
+    root = copy_shipped(tmp_path / "d")
+    out = problems(root, [
+        Patch("game.toml", "switches.shots_per_turn", "five"),
+        Patch("game.toml", "switches.two_dice", "sum"),
+        Patch("game.toml", "switches.calibre_uses_spare", "yes"),
+        Patch("game.toml", "switches.specials_on", "over"),
+        Patch("game.toml", "switches.penalty_gate", 2),
+        Patch("game.toml", "switches.finish_ties", "seat"),
+    ])
+    assert "game.toml: [switches]: shots_per_turn: must be one of one, all; got 'five'" in out
+    assert "game.toml: [switches]: two_dice: must be one of one_racer, two_racers; got 'sum'" in out
+    assert any(p.startswith("game.toml: [switches]: calibre_uses_spare: must be true or false")
+               for p in out), out
+    assert "game.toml: [switches]: specials_on: must be one of landing, passing; got 'over'" in out
+    assert "game.toml: [switches]: penalty_gate: must be one of two, one, bypass; got 2" in out
+    assert ("game.toml: [switches]: finish_ties: must be one of turn_order, leftover, shared; "
+            "got 'seat'") in out
+
+
+def test_reading_switches_reach_the_kernel(tmp_path):
+    """Each switch value sets its own slot of the compiled game row (and nothing else)."""
+    root = copy_shipped(tmp_path / "d")
+    base = load_bundle(root).game
+    cases = [("shots_per_turn", "all", C.G_SHOTS_ALL, 1), ("two_dice", "two_racers", C.G_TWO_RACERS, 1),
+             ("calibre_uses_spare", True, C.G_CALIBRE_SPARE, 1),
+             ("specials_on", "passing", C.G_SPECIALS_PASS, 1),
+             ("penalty_gate", "one", C.G_PENALTY_GATE, C.GATE_ONE),
+             ("penalty_gate", "bypass", C.G_PENALTY_GATE, C.GATE_BYPASS),
+             ("finish_ties", "leftover", C.G_FINISH_TIES, C.TIES_LEFTOVER),
+             ("finish_ties", "shared", C.G_FINISH_TIES, C.TIES_SHARED)]
+    for key, value, slot, want in cases:
+        g = load_bundle(root, [Patch("game.toml", f"switches.{key}", value)]).game
+        assert g[slot] == want and base[slot] == 0, key
+        assert (np.delete(g, slot) == np.delete(base, slot)).all(), key
+
+
+def test_summary_names_the_readings_in_force(tmp_path):
+    from sim.mania.game import summary
+
+    root = copy_shipped(tmp_path / "d")
+    text = summary(load_bundle(root, [Patch("game.toml", "switches.finish_ties", "shared")]))
+    assert "finish_ties = shared" in text and "calibre_uses_spare = false" in text

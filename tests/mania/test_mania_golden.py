@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from sim.mania import play_one
+from sim.mania import load_bundle, play_one
 from sim.mania.eventlog import render
+from sim.validation import Patch
 
 GOLDEN = Path(__file__).parent / "golden"
 CASES = {
@@ -21,14 +22,25 @@ CASES = {
                                                race=3),
     "yellow_relay_2x2_seed11_race0.txt": dict(track="yellow", fmt="relay", n_racers=4, seed=11,
                                               race=0, legs=2, number_dice=2),
+    # the other readings of rules.md at once: shots all in one turn, calibre re-rolls using spares,
+    # specials when passing, the penalty gate's fork, ties by the roll left
+    "red_relay_3x2_readings_seed5_race1.txt": dict(track="red", fmt="relay", n_racers=6, seed=5,
+                                                   race=1, legs=2, switches=dict(
+                                                       shots_per_turn="all", calibre_uses_spare=True,
+                                                       specials_on="passing", penalty_gate="bypass",
+                                                       finish_ties="leftover")),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_event_log(shipped, name):
     kw = dict(CASES[name])
-    _, _, log = play_one(shipped, kw.pop("track"), kw.pop("fmt"), kw.pop("n_racers"), **kw)
-    text = render(log, shipped)
+    bundle = shipped
+    if "switches" in kw:
+        bundle = load_bundle(None, [Patch("game.toml", f"switches.{k}", v)
+                                    for k, v in kw.pop("switches").items()])
+    _, _, log = play_one(bundle, kw.pop("track"), kw.pop("fmt"), kw.pop("n_racers"), **kw)
+    text = render(log, bundle)
     path = GOLDEN / name
     if os.environ.get("MANIA_REGEN_GOLDEN") == "1":
         path.write_text(text)

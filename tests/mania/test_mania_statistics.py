@@ -99,20 +99,49 @@ def test_calibre_rate(shipped):
     assert seats["calibres"].sum() == visits["calibres"].sum()
 
 
-@pytest.mark.parametrize("switch,value", [
-    ("zone_rule", "steps"), ("halve_rounding", "down"), ("exit_from", "exit_square"),
-    ("exit_roll", "same_turn"), ("chain_extra_rolls", False),
+@pytest.mark.parametrize("switch,value,fmt,opts", [
+    ("zone_rule", "steps", "sprint", {}), ("halve_rounding", "down", "sprint", {}),
+    ("exit_from", "exit_square", "sprint", {}), ("exit_roll", "same_turn", "sprint", {}),
+    ("chain_extra_rolls", False, "sprint", {}), ("shots_per_turn", "all", "sprint", {}),
+    ("two_dice", "two_racers", "sprint", {"number_dice": 2, "shooting_dice": 2}),
+    ("calibre_uses_spare", True, "relay", {"legs": 1}), ("specials_on", "passing", "sprint", {}),
 ])
-def test_switches_match_the_markov_chain(tmp_path, switch, value):
+def test_switches_match_the_markov_chain(tmp_path, switch, value, fmt, opts):
     from maniadata import copy_shipped
     from sim.mania import load_bundle
     from sim.validation import Patch
 
     b = load_bundle(copy_shipped(tmp_path / "d"), [Patch("game.toml", f"switches.{switch}", value)])
-    exact = turns_distribution(b.data, "yellow", "sprint")
-    seats, _ = play_block(b, "yellow", "sprint", 1, 401, np.arange(10_000))
+    chain_opts = {k: v for k, v in opts.items() if k != "legs"}
+    exact = turns_distribution(b.data, "yellow", fmt, **chain_opts)
+    seats, _ = play_block(b, "yellow", fmt, 1, 401, np.arange(10_000), **opts)
     counts = np.bincount(seats["rounds"].astype(np.int64), minlength=len(exact))
     assert chi_square_p(counts, exact) > P_MIN
+    if switch == "chain_extra_rolls":
+        return      # alone on yellow, no extra move can reach a second O: the chain is the same
+    # the switch changes the chain (else this test would not see the switch at all)
+    default = turns_distribution(load_bundle(copy_shipped(tmp_path / "e")).data, "yellow", fmt,
+                                 **chain_opts)
+    n = max(len(default), len(exact))
+    assert np.abs(np.pad(default, (0, n - len(default))) - np.pad(exact, (0, n - len(exact)))).sum() > 0.01
+
+
+def test_calibre_uses_spare_penalties(tmp_path):
+    """The spare phase under calibre_uses_spare against its exact distribution (relay die), and the
+    issue's figures: a clean relay shooting 0.555 as built, 0.482 when the re-roll uses a spare."""
+    from maniadata import copy_shipped
+    from sim.mania import load_bundle
+    from sim.validation import Patch
+
+    b = load_bundle(copy_shipped(tmp_path / "d"), [Patch("game.toml", "switches.calibre_uses_spare", True)])
+    faces = b.data.dice.relay
+    assert penalty_distribution(faces, 5, 3)[0] == pytest.approx(0.5552, abs=1e-4)
+    exact = penalty_distribution(faces, 5, 3, calibre_uses_spare=True)
+    assert exact[0] == pytest.approx(0.4817, abs=1e-4)
+    _, visits = play_block(b, "red", "relay", 8, 205, np.arange(1_500), legs=2)
+    counts = np.bincount(visits["penalties"].astype(np.int64), minlength=6)
+    assert chi_square_p(counts, exact) > P_MIN
+    assert chi_square_p(counts, penalty_distribution(faces, 5, 3)) < 1e-6
 
 
 def test_the_chi_square_sees_a_wrong_rule(tmp_path, shipped):

@@ -8,7 +8,7 @@ every rule the referee checks (the coverage counters). Skipped with a reason whi
 * 1,200 races on the shipped data: every format, both tracks, 2..8 racers, relays of 2..8 teams
   of 1..4 legs, one or two number dice and shooting dice, some with the other shooting die and
   with figure colours;
-* each interpretation switch flipped on its own (150 races each);
+* each interpretation switch value other than the default on its own (50 races each);
 * an edge data set (1 finish corridor, a round cap that stalls races, time trials) for the rules
   the shipped data rarely reaches: a group push over the finish line, stalled races, X for a
   racer who is first and last;
@@ -67,6 +67,20 @@ SWITCH_FLIPS = {
     "exit_from": ('"exit_square"', ["exit_placed_on_exit_square"]),
     "specials_after_push": ("false", ["group_push"]),
     "chain_extra_rolls": ("false", ["X_last_no_chain", "O_no_chain"]),
+    "shots_per_turn": ('"all"', ["whole_shooting_in_one_turn"]),
+    "two_dice": ('"two_racers"', ["two_racers_one_number_die"]),
+    "calibre_uses_spare": ("true", ["calibre_reroll_used_a_spare", "calibre_no_spare_for_reroll"]),
+    "specials_on": ('"passing"', ["passing_X", "passing_O", "passing_T_stop",
+                                  "passing_several_specials"]),
+    "penalty_gate": ('"bypass"', ["gate_same_branch_entry", "gate_same_branch_exit",
+                                  "gate_other_branch_entry", "gate_other_branch_exit"]),
+    "penalty_gate=one": ('"one"', ["group_push"]),
+    "finish_ties": ('"leftover"', ["finish_order_by_roll_left"]),
+    "finish_ties=shared": ('"shared"', ["finish_place_shared"]),
+}
+#: coverage that a switch value must never reach (the referee would also refuse such a race)
+SWITCH_NEVER = {
+    "penalty_gate=one": ["two_on_penalty_entry_square", "two_on_penalty_exit_square"],
 }
 EDGE_COVERAGE = ["group_over_finish", "finish_via_group", "stall", "X_first_and_last"]
 
@@ -152,11 +166,14 @@ def test_kernel_races_accepted_with_full_coverage():
 @pytest.mark.parametrize("switch", sorted(SWITCH_FLIPS))
 def test_kernel_races_accepted_with_switch_flipped(tmp_path, switch):
     value, keys = SWITCH_FLIPS[switch]
-    d = patched_data(tmp_path, switch, [(rf"^{switch} = \S+", f"{switch} = {value}")])
-    races, cov, failures = referee_many(d, 150, 2)
+    key = switch.split("=")[0]
+    d = patched_data(tmp_path, key, [(rf"^{key} = \S+", f"{key} = {value}")])
+    races, cov, failures = referee_many(d, 50, 2)
     assert not failures, "\n".join(failures[:5])
     missing = [k for k in keys if cov[k] == 0]
     assert not missing, missing
+    reached = [k for k in SWITCH_NEVER.get(switch, []) if cov[k]]
+    assert not reached, reached
 
 
 def test_kernel_races_accepted_on_edge_data(tmp_path):
@@ -211,7 +228,11 @@ def random_game(rng):
     switches = {k: rng.choice(v) for k, v in dict(
         halve_rounding=['"up"', '"down"'], zone_rule=['"start"', '"steps"'],
         exit_roll=['"next_turn"', '"same_turn"'], exit_from=['"range"', '"exit_square"'],
-        specials_after_push=["true", "false"], chain_extra_rolls=["true", "false"]).items()}
+        specials_after_push=["true", "false"], chain_extra_rolls=["true", "false"],
+        shots_per_turn=['"one"', '"all"'], two_dice=['"one_racer"', '"two_racers"'],
+        calibre_uses_spare=["true", "false"], specials_on=['"landing"', '"passing"'],
+        penalty_gate=['"two"', '"one"', '"bypass"'],
+        finish_ties=['"turn_order"', '"leftover"', '"shared"']).items()}
     return (f"[rules]\nround_cap = {rng.choice([60, 300])}\ntargets = {rng.randint(1, 6)}\n"
             f"range_lines = 8\nmax_racers = 8\n"
             f"[dice]\nnumber = {sorted(rng.sample(range(1, 9), rng.randint(2, 6)))}\n"
@@ -322,3 +343,19 @@ def test_corrupted_kernel_logs_refused():
             assert not rep.ok, (i, j, a, log[j].tolist())
             refused += 1
     assert refused == 240
+
+
+def test_referee_reads_the_switches_of_the_race():
+    """A race played under other readings passes only when the referee is told those readings."""
+    from sim.validation import Patch
+
+    sw = dict(shots_per_turn="all", calibre_uses_spare=True, specials_on="passing",
+              penalty_gate="bypass", finish_ties="leftover")
+    bundle = load_bundle(SHIPPED, [Patch("game.toml", f"switches.{k}", v) for k, v in sw.items()])
+    _, _, log = play_one(bundle, "red", "relay", 8, seed=5, race=0, legs=2)
+    game = load_game(SHIPPED)
+    setup = dict(track="red", format="relay", teams=4, legs=2)
+    assert referee_race(game, {**setup, "switches": sw}, log).ok
+    for key in sw:                       # each reading on its own is seen by the referee
+        rep = referee_race(game, {**setup, "switches": {k: v for k, v in sw.items() if k != key}}, log)
+        assert not rep.ok, key
