@@ -155,4 +155,13 @@ def test_compile_command_names_every_game():
     assert r.returncode == 0, r.stderr
     for title in ("Biathlon Blast", "Biathlon Mania"):
         assert f"{title}: race kernel:" in r.stdout
-    assert "search players' race kernel (lookahead, reference)" in r.stdout
+    assert "look-ahead and reference players' race kernel (search)" in r.stdout
+
+
+def test_compile_without_lookahead_leaves_the_search_kernel_for_its_first_use():
+    """make's install step: the search players' kernel (minutes to compile) is not built there,
+    so `make report`, which plays no search player, does not wait for it."""
+    r = run("compile", "--no-lookahead")
+    assert r.returncode == 0, r.stderr
+    assert "Biathlon Blast: race kernel:" in r.stdout
+    assert "reference" not in r.stdout and "look-ahead" not in r.stdout

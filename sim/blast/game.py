@@ -230,7 +230,8 @@ def warm_designs(bundle: CompiledBundle):
 
     trail = bundle.trail_names[0]
     return [("race kernel", Design(trail, 2)),
-            ("search players' race kernel (lookahead, reference)", Design(trail, 2, players=("lookahead",)))]
+            ("look-ahead and reference players' race kernel (search)",
+             Design(trail, 2, players=("lookahead",)))]
 
 
 def log_with_rows(bundle: CompiledBundle, design, seed: int, race: int, rows: int):

@@ -16,8 +16,8 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("--only", action="store_true", help="only the game named by --game")
     c.add_argument("--no-lookahead", action="store_true",
-                   help="leave out the look-ahead players' kernels (compiled on their first use instead); "
-                        "make does, so that make report stays short")
+                   help="leave out the search players' kernels (look-ahead, reference: compiled on their "
+                        "first use instead); make does, so that make report stays short")
     c.set_defaults(func=cmd_compile)
 
 
