@@ -104,27 +104,23 @@ class BlunderReferee(Referee):
                 self._turn["columns"].append(n)
         return super().column_step(x, t)
 
+    def shoot(self, x, count, t):
+        if self._turn is not None:
+            self._turn["shots"] = count
+            self._turn["left"] = self.targets - len(x.targets)
+        super().shoot(x, count, t)
+
     def turn(self, x):
-        shooting = (x.row >= 0 and not x.in_lane and self.cell(x.row, x.lane) == "S"
-                    and len(x.targets) < self.targets and x.laps == 0)
-        left = self.targets - len(x.targets)
-        self._turn = dict(gains=[], columns=[], steps=None, stopped=False, moves=None)
-        count_row = None
+        self._turn = dict(gains=[], columns=[], steps=None, stopped=False, moves=None, shots=None)
         try:
-            # the COUNT row tells the shots of a shooting turn
             super().turn(x)
         finally:
             tt, self._turn = self._turn, None
-        if shooting:
-            for i in range(self.last_i, -1, -1):
-                row = self.ev[i]
-                if row[1] == x.seat and row[2] == 14:        # COUNT
-                    count_row = row
-                    break
+        if tt["shots"] is not None:                 # a shooting turn: the referee's own count
             plus = sum(1 for g in tt["gains"] if g[0] == "plus")
-            if plus and count_row is not None:
+            if plus:
                 self.found["decisions:wasted_shot_token"] += plus
-                if count_row[3 + 5] - plus >= left:
+                if tt["shots"] - plus >= tt["left"]:
                     self.found["wasted_shot_token"] += plus
             return
         if tt["steps"] is None:
