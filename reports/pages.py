@@ -50,11 +50,15 @@ def _interval_finding(label: str, v: float, lo: float, hi: float, n: int | None 
 # --- compare ---------------------------------------------------------------------------------------
 
 def compare_page(out: str | Path, table: pd.DataFrame, description: str, counts: pd.DataFrame | None = None,
-                 top: int = 30) -> Path:
+                 top: int = 30, measures: pd.DataFrame | None = None, words=None) -> Path:
     """compare's page: what moved between the base and the changed data (paired by race).
 
-    table: compare's comparison table (label, base_win, changed_win, diff, low, high, p, ...);
-    counts: its counts per trail, biathlete and ski colour."""
+    table: compare's win-rate table (label, base_win, changed_win, diff, low, high, p, ...);
+    measures: its race length and component use table (measure, the scenario, base, changed, diff,
+    low, high, ...); counts: its counts per scenario, seat axes and seat; words: the game's words
+    (sim.compare.Words: scenario, seat axes), Blast's when None."""
+    scenario = words.scenario if words is not None else "trail"
+    axes = ", ".join(words.scope(a) for a in words.axes) if words is not None else "biathlete and ski colour"
     s = Section("changes", "What the change moves")
     s.intro = ("Each row: a win rate on the base data and on the changed data, the same races played on both "
                "(common random numbers), and the change in percentage points with its 95% interval from the "
@@ -77,12 +81,43 @@ def compare_page(out: str | Path, table: pd.DataFrame, description: str, counts:
     keep = [c for c in t.columns if c not in ("p_adjusted", "significant")]
     s.table("comparison", t[keep].rename(columns={"diff": "change"}), "Win rates on the base and the changed data")
     sections = [s]
+    if measures is not None and len(measures):
+        sections.append(_measures_section(measures, scenario))
     if counts is not None and len(counts):
         c = Section("counts", "Counts")
-        c.table("counts", counts, "Races and wins per trail, biathlete and ski colour", percent=False)
+        c.table("counts", counts, f"Races and wins per {scenario}, {axes} and seat", percent=False)
         sections.append(c)
     return write_page(Path(out) / "page.html", "compare", "What-if: base and changed data compared",
                       [description], sections)
+
+
+def _measures_section(measures: pd.DataFrame, scenario: str) -> Section:
+    """Race length and component use on both data sets: the change of each per-race mean with its
+    paired interval; the figure in percent of the base value (the measures have different units)."""
+    s = Section("measures", "Race length and component use")
+    s.intro = (f"Per race: its rounds, and per racer the mean count of each component the game's report reads; "
+               f"each measure on the base and on the changed data over the same races, the change in the "
+               f"measure's own units with its 95% interval from the race-by-race differences, per {scenario} "
+               f"(and over all of them).")
+    m = measures.assign(clear=np.where((measures.low > 0) | (measures.high < 0), "yes", "not with these races"))
+    pooled = m[m[scenario] == "all"] if (m[scenario] == "all").any() else m
+    rel = pooled[pooled.base != 0]
+    if len(rel):
+        s.figure("compare_measures", F.bars(rel.assign(change=100 * rel["diff"] / rel.base,
+                                                       low=100 * rel.low / rel.base, high=100 * rel.high / rel.base),
+                                            "measure", "change", "Change of each measure, in percent of the base",
+                                            "percent of the base value", reference=0.0),
+                 "The change of each measure (changed minus base) in percent of its base value, with its "
+                 "interval; measures that are 0 on the base are in the table only")
+    clear = pooled[pooled.clear == "yes"]
+    s.findings.append(
+        f"{len(clear)} of {len(pooled)} measures change clearly" + (": " + "; ".join(
+            f"{r.measure} {r.base:.3g} to {r.changed:.3g} ({r.diff:+.3g} [{r.low:+.3g}, {r.high:+.3g}])"
+            for r in clear.itertuples()) if len(clear) else "") + ".")
+    keep = [c for c in m.columns if c not in ("column", "p_adjusted", "significant")]
+    s.table("measures", m[keep].rename(columns={"diff": "change"}), "Race length and component use on the base "
+            "and the changed data", percent=False)
+    return s
 
 
 # --- ladder ----------------------------------------------------------------------------------------

@@ -1,21 +1,33 @@
-"""What-if comparisons: a base and a changed data set played on the same races.
+"""What-if comparisons in every game: a base and a changed data set played on the same races.
 
-Both data sets play races 0 .. N-1 of balanced line-ups on each trail with the same seed, so race
-*i* has the same biathletes in the same seats and ski colours, the same shuffles and the same dice
-stream on both (common random numbers); only the change, and what it sets in motion, differs. A
-biathlete races at most once per race, and so does a ski colour, so for a group of rows (a
-biathlete, a biathlete on one trail, a ski colour) each race it appears in gives one paired
-difference d = won(changed) - won(base) for the same race and seat. Races are independent of each
-other, so the mean of d is the change in win rate and its standard error is sd(d) / sqrt(n): the
-per-race variance of the difference, far smaller than that of two independent samples because most
-races end the same way on both data sets. p-values are two-sided normal tests of mean d == 0,
-adjusted for the number of rows (Holm, or Benjamini-Hochberg).
+Both data sets play races 0 .. N-1 of the game's balanced design on each scenario (Blast's trail,
+Ski Tour's course, Mania's track) with the same seed, so race *i* has the same entrants in the same
+seats, the same shuffles and the same dice stream on both (common random numbers); only the change,
+and what it sets in motion, differs. The game is reached through its registered module
+(sim.games): `make_design`, `check_design`, `block`, `names` and `play_chunk`, and two optional
+hooks, `AXIS_WORDS` (the box's words for the seat axes) and `COMPONENTS` (the per-racer counts of
+the game's components that the comparison pairs).
 
-Each trail plays with its own seed, derived from the given seed and the trail's name
-(`sim.study.cell_seed`), so the races of different trails are independent of each other.
+Win rates. An entrant (Blast's biathlete, Ski Tour's nation, Mania's figure colour) races at most
+once per race, and so does a value of every other seat axis (Blast's ski colour) and a seat (in a
+relay: a team, counted on its first leg's row). So for a group of rows (an entrant, an entrant on
+one scenario, a ski colour, a seat) each race it appears in gives one paired difference
+d = won(changed) - won(base) for the same race and seat. Races are independent of each other, so
+the mean of d is the change in win rate and its standard error is sd(d) / sqrt(n): the per-race
+variance of the difference, far smaller than that of two independent samples because most races end
+the same way on both data sets. p-values are two-sided normal tests of mean d == 0 (the arithmetic
+of reports.stats.paired_difference, from sums), adjusted for the number of rows (Holm, or
+Benjamini-Hochberg).
 
-Chunks of races play both data sets in one task and return only counts per (trail, biathlete, ski
-colour), so memory stays flat whatever the number of races.
+Race length and component use. Per race: rounds, and for each component column the mean over the
+race's racers; d = its value on the changed data minus on the base, per race, and the same paired
+interval over races (per scenario and over all of them).
+
+Each scenario plays with its own seed, derived from the given seed and the scenario's name
+(`sim.study.cell_seed`), so the races of different scenarios are independent of each other.
+
+Chunks of races play both data sets in one task and return only sums, so memory stays flat whatever
+the number of races.
 """
 from __future__ import annotations
 
@@ -23,26 +35,62 @@ import math
 import re
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
-from kernels.blast import consts as C
 from reports.stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
 
-from .blast.compile import CompiledBundle
-from .blast.play import play_block
-from .blast.design import Design, warm_up
+from . import games
 from .study import cell_seed
 from .validation import Patch
 
-#: the groups a comparison has a row for (the second only when more than one trail is played)
-SCOPES = ("biathlete", "biathlete on trail", "ski colour")
 CORRECTIONS = ("holm", "bh")
-COUNT_KEYS = ["trail", "biathlete", "colour"]
 COUNTS = ["races", "wins_base", "wins_changed", "discordant", "place_base", "place_changed"]
+#: the race length every game's records carry (the core `rounds` field)
+RACE_LENGTH = {"rounds": "rounds per race"}
+
+
+@dataclass(frozen=True)
+class Words:
+    """A game's words for compare's rows: its scenario word, seat axes (entrant first), each axis's
+    scope word and label pattern (the game module's optional AXIS_WORDS: axis -> (word, pattern)),
+    and the component columns it pairs (the optional COMPONENTS: column -> what it counts)."""
+
+    game: str
+    title: str
+    scenario: str
+    axes: tuple[str, ...]
+    axis_words: dict = field(default_factory=dict)
+    components: dict = field(default_factory=dict)
+
+    @property
+    def entrant(self) -> str:
+        return self.axes[0]
+
+    def scope(self, axis: str) -> str:
+        return self.axis_words.get(axis, (axis, "{}"))[0]
+
+    def label(self, axis: str, value: str) -> str:
+        return self.axis_words.get(axis, (axis, "{}"))[1].format(value)
+
+    @property
+    def measures(self) -> dict:
+        """Per-race figures paired: race length, then the components."""
+        return {**RACE_LENGTH, **self.components}
+
+    @property
+    def keys(self) -> list[str]:
+        """The index of the counts: scenario, the seat axes, seat."""
+        return [self.scenario, *self.axes, "seat"]
+
+
+def words(game: str | None = None) -> Words:
+    info = games.game(game)
+    mod = info.load()
+    return Words(info.name, info.title, info.scenario, tuple(info.axes), dict(getattr(mod, "AXIS_WORDS", {})),
+                 dict(getattr(mod, "COMPONENTS", {})))
 
 
 def parse_set(text: str, origin: str | None = None) -> Patch:
@@ -67,191 +115,273 @@ def parse_set(text: str, origin: str | None = None) -> Patch:
     return Patch(file, path, value, origin or f"--set {text}")
 
 
-def check_pairable(base: CompiledBundle, changed: CompiledBundle, trails: list[str]) -> list[str]:
-    """What keeps the two data sets from replaying the same races: one line per problem."""
+def check_pairable(base, changed, scenarios: list[str], game: str | None = None, design=None) -> list[str]:
+    """What keeps the two data sets from replaying the same races: one line per problem. `design`
+    (one of the comparison's): the entrants and the balanced block are compared on it too."""
+    w = words(game)
+    mod = games.game(game).load()
     problems = []
-    if base.biathlete_names != changed.biathlete_names:
-        problems.append(f"the changed data has biathletes {', '.join(changed.biathlete_names)}, the base "
-                        f"{', '.join(base.biathlete_names)}: the same line-ups need the same biathletes "
-                        f"in the same order")
-    for t in trails:
-        missing = [what for what, b in (("base", base), ("changed", changed)) if t not in b.trail_names]
+    for t in scenarios:
+        missing = [what for what, b in (("base", base), ("changed", changed)) if t not in mod.scenarios(b)]
         if missing:
-            problems.append(f"no trail {t!r} in the {' or the '.join(missing)} data "
-                            f"(known: {', '.join(base.trail_names)})")
+            problems.append(f"no {w.scenario} {t!r} in the {' or the '.join(missing)} data "
+                            f"(known: {', '.join(mod.scenarios(base))})")
+    if design is not None and not problems:
+        for axis in w.axes:
+            a, b = mod.names(base, design)[axis], mod.names(changed, design)[axis]
+            if a != b:
+                problems.append(f"the changed data has {w.scope(axis)}s {', '.join(b)}, the base {', '.join(a)}: "
+                                f"the same line-ups need the same {w.scope(axis)}s in the same order")
+        if not problems and mod.block(base, design) != mod.block(changed, design):
+            problems.append(f"the changed data's balanced line-ups come in blocks of {mod.block(changed, design)} "
+                            f"races, the base's of {mod.block(base, design)}: they cannot seat the same line-ups")
     return problems
 
 
-def _compare_chunk(base: CompiledBundle, changed: CompiledBundle, design: Design, seed: int,
-                   start: int, stop: int) -> tuple[pd.DataFrame, np.ndarray]:
-    """Races start .. stop-1 of `design` on both data sets: counts per (trail, biathlete, ski
-    colour) and the number of races without a winner on each (int64[2])."""
-    races = np.arange(start, stop, dtype=np.int64)
-    names = design.player_names()
-    a = play_block(base, design.setups(base, seed, races), seed, races, names)
-    b = play_block(changed, design.setups(changed, seed, races), seed, races, names)
-    same = (R.RACE, R.SEAT, R.BIATHLETE, R.COLOUR)
-    if not np.array_equal(a[:, same], b[:, same]):
-        raise RuntimeError("the two data sets did not seat the same line-ups; cannot pair their races")
-    wb, wc = a[:, R.WON].astype(np.int64), b[:, R.WON].astype(np.int64)
-    frame = pd.DataFrame({"trail": a[:, R.TRAIL], "biathlete": a[:, R.BIATHLETE], "colour": a[:, R.COLOUR],
+def _compare_chunk(game: str, base, changed, design, seed: int, start: int, stop: int, w: Words):
+    """Races start .. stop-1 of `design` on both data sets: win counts per (scenario, seat axes,
+    seat), the races without a winner on each (int64[2]) and, per measure of `w`, the sums over
+    races of its base value, changed value and squared difference (float64[measures, 3])."""
+    mod = games.game(game).load()
+    a, _ = mod.play_chunk(base, design, seed, start, stop)
+    b, _ = mod.play_chunk(changed, design, seed, start, stop)
+    sc = w.scenario
+    for f in ("race", "seat", "team", "leg", sc, *w.axes):
+        if not np.array_equal(a[f], b[f]):
+            raise RuntimeError("the two data sets did not seat the same line-ups; cannot pair their races")
+    first = a["leg"] == 0                   # a relay team counts once, on its first leg (legs share its place)
+    wb, wc = a["won"][first].astype(np.int64), b["won"][first].astype(np.int64)
+    frame = pd.DataFrame({sc: a[sc][first], **{x: a[x][first] for x in w.axes}, "seat": a["team"][first],
                           "races": 1, "wins_base": wb, "wins_changed": wc, "discordant": np.abs(wc - wb),
-                          "place_base": a[:, R.PLACE], "place_changed": b[:, R.PLACE]})
-    counts = frame.groupby(COUNT_KEYS).sum().astype(np.int64)
-    n = len(races)
-    no_winner = np.array([n - int(wb.sum()), n - int(wc.sum())], np.int64)
-    return counts, no_winner
+                          "place_base": a["place"][first], "place_changed": b["place"][first]})
+    race = a["race"][first]
+    for key in (*w.axes, "seat"):
+        if pd.DataFrame({"race": race, "k": frame[key]}).duplicated().any():
+            raise RuntimeError(f"a {key} raced twice in one race; compare pairs one row per {key} and race")
+    counts = frame.groupby(w.keys).sum().astype(np.int64)
+    n = stop - start
+    no_winner = np.array([n - _races_won(a), n - _races_won(b)], np.int64)
+    r = a["race"].astype(np.int64) - start
+    seats = np.bincount(r, minlength=n).astype(np.float64)
+    sums = np.zeros((len(w.measures), 3))
+    for i, col in enumerate(w.measures):
+        xb = np.bincount(r, weights=a[col].astype(np.float64), minlength=n) / seats
+        xc = np.bincount(r, weights=b[col].astype(np.float64), minlength=n) / seats
+        sums[i] = xb.sum(), xc.sum(), ((xc - xb) ** 2).sum()
+    return counts, no_winner, sums
+
+
+def _races_won(seats: np.ndarray) -> int:
+    """Races with at least one winner (a shared finish may have several)."""
+    return len(np.unique(seats["race"][seats["won"] > 0]))
 
 
 @dataclass
 class Comparison:
     """A comparison's outcome.
 
-    table: one row per biathlete (all trails), biathlete on each trail (with more than one trail)
-    and ski colour (all trails), largest |diff| first; columns scope, label, biathlete, trail,
-    colour, races (the races the group raced in, on each data set), base_win and changed_win with
-    Wilson intervals, diff (changed - base) with its paired interval (low, high), p, p_adjusted,
-    significant, base_place and changed_place (mean place).
-    counts: summed counts per (trail, biathlete, colour) (COUNTS), from which any grouping follows.
+    table: win rates, one row per entrant (all scenarios), entrant on each scenario (with more than
+    one), value of each other seat axis and seat, largest |diff| first; columns scope, label, the
+    entrant, scenario, other axes and seat, races (the races the group raced in, on each data set),
+    base_win and changed_win with Wilson intervals, diff (changed - base) with its paired interval
+    (low, high), p, p_adjusted, significant, base_place and changed_place (mean place).
+    measures: race length and component use, one row per measure and scenario (and "all"): races,
+    base, changed, diff with its paired interval, p, p_adjusted, significant.
+    counts: summed counts per (scenario, seat axes, seat) (COUNTS), from which any grouping follows.
     """
 
     table: pd.DataFrame
+    measures: pd.DataFrame
     counts: pd.DataFrame
-    no_winner: pd.DataFrame          # per trail: races, base and changed races without a winner
-    trails: tuple[str, ...]
+    no_winner: pd.DataFrame          # per scenario: races, base and changed races without a winner
+    trails: tuple[str, ...]          # the scenarios
     seeds: dict[str, int]
     racers: int
-    races: int                       # per trail
+    races: int                       # per scenario
     players: tuple[str, ...]
     correction: str
     alpha: float
     base_hash: str
     changed_hash: str
     seconds: float
+    words: Words | None = None
+    design: str = ""                 # the first scenario's design in one line
 
     def describe(self) -> str:
+        w = self.words or words()
         seeds = ", ".join(f"{t} {s}" for t, s in self.seeds.items())
-        return (f"{self.races:,} races per trail on {', '.join(self.trails)} ({self.races * len(self.trails):,} "
-                f"per data set), {self.racers} racers, balanced line-ups, players {', '.join(self.players)}; "
-                f"data {self.base_hash} (base) vs {self.changed_hash} (changed); seeds per trail: {seeds}; "
+        return (f"{w.title}: {self.races:,} races per {w.scenario} on {', '.join(self.trails)} "
+                f"({self.races * len(self.trails):,} per data set), {self.design or f'{self.racers} racers'}; "
+                f"data {self.base_hash} (base) vs {self.changed_hash} (changed); seeds per {w.scenario}: {seeds}; "
                 f"{self.seconds:.1f} s")
 
 
-def compare(base: CompiledBundle, changed: CompiledBundle, trails: list[str] | None = None, racers: int = 4,
-            races: int = 9600, seed: int = 1, players: tuple[str, ...] = ("balanced",),
-            chunk_size: int = 4800, n_jobs: int = 1, progress: bool = False, correction: str = "holm",
-            alpha: float = 0.05) -> Comparison:
-    """Play `races` races per trail (rounded up to whole blocks of balanced line-ups, biathletes x 6)
-    on both data sets with the same seeds and compare win rates, paired race by race.
+def compare(base, changed, trails: list[str] | None = None, racers: int = 4, races: int = 9600, seed: int = 1,
+            players: tuple[str, ...] = ("balanced",), chunk_size: int = 4800, n_jobs: int = 1,
+            progress: bool = False, correction: str = "holm", alpha: float = 0.05, game: str | None = None,
+            options: dict | None = None, scheduler: str | None = None) -> Comparison:
+    """Play `races` races per scenario (`trails`: Blast's trails, Ski Tour's courses, Mania's tracks;
+    default all), rounded up to whole balanced blocks of the game's design, on both data sets with
+    the same seeds, and compare win rates, race length and component use, paired race by race.
 
-    trails: names (default: every trail of the base data). ValueError for data sets that cannot be
-    paired, unknown trails or players, bad counts.
+    game: a registered game (default Blast); options: the game's options (Mania's format, ...).
+    ValueError for data sets that cannot be paired, unknown scenarios or players, bad counts.
     """
+    info = games.game(game)
+    mod, w = info.load(), words(info.name)
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}, got {correction!r}")
-    trails = list(trails or base.trail_names)
-    problems = check_pairable(base, changed, trails)
+    trails = list(trails or mod.scenarios(base))
+    problems = check_pairable(base, changed, trails, info.name)
     if problems:
         raise ValueError("; ".join(problems))
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk size must be at least 1")
-    designs = [Design(t, racers, players=tuple(players)) for t in trails]
-    for d in designs:
+    info.check_racers(racers)
+    designs = []
+    for t in trails:
         try:
-            d.check(base)
+            d = mod.make_design(t, racers, players=tuple(players), options=options or None)
+            mod.check_design(base, d)
         except KeyError as exc:
             raise ValueError(str(exc.args[0]) if exc.args else str(exc)) from None
-    block = len(base.biathlete_names) * C.N_COLOURS
+        designs.append(d)
+    problems = check_pairable(base, changed, trails, info.name, designs[0])
+    if problems:
+        raise ValueError("; ".join(problems))
+    block = mod.block(base, designs[0])
     per_trail = math.ceil(races / block) * block
     seeds = {t: cell_seed(seed, t) for t in trails}
-    tasks = [(d, seeds[d.trail], a, min(a + chunk_size, per_trail))
-             for d in designs for a in range(0, per_trail, chunk_size)]
+    tasks = [(t, d, seeds[t], a, min(a + chunk_size, per_trail))
+             for t, d in zip(trails, designs) for a in range(0, per_trail, chunk_size)]
     t0 = time.perf_counter()
-    parts, no_winner = [], {}
-    for (d, _, a, b), (counts, nw) in zip(tasks, _run_tasks(base, changed, tasks, n_jobs, progress)):
+    parts, no_winner, sums = [], {}, {}
+    for (t, _, _, a, b), (counts, nw, s) in zip(tasks, _run_tasks(info.name, base, changed, tasks, w, n_jobs,
+                                                                   progress, scheduler)):
         parts.append(counts)
-        no_winner[d.trail] = no_winner.get(d.trail, 0) + nw
+        no_winner[t] = no_winner.get(t, 0) + nw
+        sums[t] = sums.get(t, 0) + s
     seconds = time.perf_counter() - t0
-    counts = pd.concat(parts).groupby(level=COUNT_KEYS).sum()
+    counts = pd.concat(parts).groupby(level=w.keys).sum()
     nw = pd.DataFrame([(t, per_trail, *no_winner[t]) for t in trails],
-                      columns=["trail", "races", "base", "changed"]).set_index("trail")
-    table = comparison_table(counts, base.biathlete_names, base.trail_names, len(trails) > 1, correction, alpha)
-    return Comparison(table, counts, nw, tuple(trails), seeds, racers, per_trail, tuple(players), correction,
-                      alpha, base.data_hash, changed.data_hash, seconds)
+                      columns=[w.scenario, "races", "base", "changed"]).set_index(w.scenario)
+    names = mod.names(base, designs[0])
+    relay = mod.seats_per_race(designs[0]) != racers
+    table = comparison_table(counts, names, len(trails) > 1, correction, alpha, game=info.name, relay=relay)
+    measures = measure_table(sums, per_trail, w, correction, alpha)
+    return Comparison(table, measures, counts, nw, tuple(trails), seeds, racers, per_trail, tuple(players),
+                      correction, alpha, base.data_hash, changed.data_hash, seconds, w, mod.describe(designs[0]))
 
 
-def _run_tasks(base, changed, tasks, n_jobs, progress, scheduler=None):
-    """Each task's counts, in order, through the shared runner (here, joblib workers or a dask
+def _run_tasks(game, base, changed, tasks, w, n_jobs, progress, scheduler=None):
+    """Each task's sums, in order, through the shared runner (here, joblib workers or a dask
     cluster)."""
+    from .run import warm_up
     from .runner import Task, progress_bar, run_tasks
 
-    bar = progress_bar(sum(b - a for _, _, a, b in tasks), 0, progress, "base + changed")
+    bar = progress_bar(sum(b - a for *_, a, b in tasks), 0, progress, "base + changed")
     if n_jobs != 1 or scheduler:
-        warm_up(base, tasks[0][0])       # compile (or load) the kernels once, before workers start
+        warm_up(game, base, tasks[0][1])       # compile (or load) the kernels once, before workers start
     try:
-        for t, r in run_tasks([Task(t, _compare_chunk, (base, changed, *t)) for t in tasks], n_jobs, scheduler):
+        for t, r in run_tasks([Task(t, _compare_chunk, (game, base, changed, *t[1:], w)) for t in tasks],
+                              n_jobs, scheduler):
             if bar is not None:
-                bar.update(t.key[3] - t.key[2])
+                bar.update(t.key[4] - t.key[3])
             yield r
     finally:
         if bar is not None:
             bar.close()
 
 
-def comparison_table(counts: pd.DataFrame, biathletes, trails, per_trail: bool = True,
-                     correction: str = "holm", alpha: float = 0.05, confidence: float = 0.95) -> pd.DataFrame:
-    """The comparison rows from summed counts per (trail, biathlete, colour) (COUNTS columns).
+def paired_from_sums(n, total_d, total_d2, confidence: float = 0.95):
+    """(mean, low, high, p) of paired per-unit differences from their count, sum and sum of
+    squares (arrays welcome): reports.stats.paired_difference's arithmetic without the units."""
+    n, total_d, total_d2 = (np.asarray(x, np.float64) for x in (n, total_d, total_d2))
+    mean = total_d / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = np.maximum(total_d2 - n * mean ** 2, 0.0) / (n - 1)        # sample variance of d
+        se = np.sqrt(var / n)
+        z = np.where(se > 0, mean / np.where(se > 0, se, 1), np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
+    zc = z_value(confidence)
+    return mean, mean - zc * se, mean + zc * se, two_sided_p(z)
 
-    Per group: n races, base and changed wins, and the sum of d^2 = |d| (d is -1, 0 or 1), which
-    give the mean difference and its sample variance across races without the rows themselves."""
+
+def _adjusted(p: np.ndarray, correction: str) -> np.ndarray:
+    return holm(p) if correction == "holm" else benjamini_hochberg(p)
+
+
+def comparison_table(counts: pd.DataFrame, names: dict, per_trail: bool = True, correction: str = "holm",
+                     alpha: float = 0.05, confidence: float = 0.95, game: str | None = None,
+                     relay: bool = False) -> pd.DataFrame:
+    """The win-rate rows from summed counts per (scenario, seat axes, seat) (COUNTS columns).
+
+    names: the game's names of the id columns (its module's `names(bundle, design)`). Per group:
+    n races, base and changed wins, and the sum of d^2 = |d| (d is -1, 0 or 1), which give the mean
+    difference and its sample variance across races without the rows themselves."""
+    w = words(game)
     flat = counts.reset_index()
-    groups = [("biathlete", ["biathlete"])]
+    sc, e = w.scenario, w.entrant
+    seat_word = "team" if relay else "seat"
+    groups = [(w.scope(e), [e])]
     if per_trail:
-        groups.append(("biathlete on trail", ["biathlete", "trail"]))
-    groups.append(("ski colour", ["colour"]))
+        groups.append((f"{w.scope(e)} on {sc}", [e, sc]))
+    groups += [(w.scope(x), [x]) for x in w.axes[1:]]
+    groups.append((seat_word, ["seat"]))
+    columns = [e, sc, *w.axes[1:], "seat"]
     parts = []
     for scope, keys in groups:
         g = flat.groupby(keys)[COUNTS].sum().reset_index()
-        g.insert(0, "scope", scope)
-        parts.append(g)
-    t = pd.concat(parts, ignore_index=True).reindex(columns=["scope", *COUNT_KEYS, *COUNTS])
-    t["biathlete"] = [biathletes[int(i)] if i == i else "" for i in t.biathlete]
-    t["trail"] = [trails[int(i)] if i == i else "" for i in t.trail]
-    t["colour"] = [C.COLOUR_NAMES[int(i)] if i == i else "" for i in t.colour]
-    t["label"] = [_label(r.scope, r.biathlete, r.trail, r.colour) for r in t.itertuples()]
+        ids = {k: g[k].astype(int).to_numpy() for k in keys}
+        text = {k: ([str(i + 1) for i in v] if k == "seat" else [names[k][i] for i in v]) for k, v in ids.items()}
+        if keys == [e, sc]:
+            label = [f"{w.label(e, a)} @ {b}" for a, b in zip(text[e], text[sc])]
+        elif keys == ["seat"]:
+            label = [f"{seat_word} {s}" for s in text["seat"]]
+        else:
+            label = [w.label(keys[0], v) for v in text[keys[0]]]
+        part = pd.DataFrame({"scope": scope, "label": label,
+                             **{c: text.get(c, [""] * len(g)) for c in columns}})
+        parts.append(pd.concat([part, g[COUNTS]], axis=1))
+    t = pd.concat(parts, ignore_index=True)
     n = t.races.to_numpy(np.float64)
     wb, wc, disc = (t[c].to_numpy(np.float64) for c in ("wins_base", "wins_changed", "discordant"))
     t["base_win"], t["changed_win"] = wb / n, wc / n
     t["base_low"], t["base_high"] = wilson_interval(wb, n, confidence)
     t["changed_low"], t["changed_high"] = wilson_interval(wc, n, confidence)
-    diff = (wc - wb) / n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = np.maximum(disc - n * diff ** 2, 0.0) / (n - 1)        # sample variance of d
-        se = np.sqrt(var / n)
-        z = np.where(se > 0, diff / np.where(se > 0, se, 1), np.where(diff == 0, 0.0, np.copysign(np.inf, diff)))
-    zc = z_value(confidence)
-    t["diff"], t["low"], t["high"] = diff, diff - zc * se, diff + zc * se
-    t["p"] = two_sided_p(z)
-    t["p_adjusted"] = holm(t.p.to_numpy()) if correction == "holm" else benjamini_hochberg(t.p.to_numpy())
+    t["diff"], t["low"], t["high"], t["p"] = paired_from_sums(n, wc - wb, disc, confidence)
+    t["p_adjusted"] = _adjusted(t.p.to_numpy(), correction)
     t["significant"] = t.p_adjusted <= alpha
     t["base_place"], t["changed_place"] = t.place_base / n, t.place_changed / n
-    cols = ["scope", "label", "biathlete", "trail", "colour", "races", "base_win", "base_low", "base_high",
+    cols = ["scope", "label", *columns, "races", "base_win", "base_low", "base_high",
             "changed_win", "changed_low", "changed_high", "diff", "low", "high", "p", "p_adjusted",
             "significant", "base_place", "changed_place"]
-    order = np.lexsort((t.label.to_numpy(), -np.abs(diff)))
+    order = np.lexsort((t.label.to_numpy(), -np.abs(t["diff"].to_numpy())))
     return t.iloc[order][cols].reset_index(drop=True)
 
 
-def _label(scope: str, biathlete: str, trail: str, colour: str) -> str:
-    if scope == "biathlete":
-        return biathlete
-    if scope == "biathlete on trail":
-        return f"{biathlete} @ {trail}"
-    return f"{colour} skis"
+def measure_table(sums: dict, races: int, w: Words, correction: str = "holm", alpha: float = 0.05,
+                  confidence: float = 0.95) -> pd.DataFrame:
+    """Race length and component use: per measure and scenario (and "all" with more than one),
+    races, the mean per race on the base and changed data, diff with its paired interval over
+    races, p, p_adjusted, significant; measures in the game's order, then scenarios."""
+    scenarios = list(sums)
+    rows = {t: (races, sums[t]) for t in scenarios}
+    if len(scenarios) > 1:
+        rows["all"] = (races * len(scenarios), sum(sums.values()))
+    out = []
+    for i, (col, what) in enumerate(w.measures.items()):
+        for t, (n, s) in rows.items():
+            out.append({"measure": what, "column": col, w.scenario: t, "races": n, "base": s[i, 0] / n,
+                        "changed": s[i, 1] / n, "_d": s[i, 1] - s[i, 0], "_d2": s[i, 2]})
+    m = pd.DataFrame(out)
+    m["diff"], m["low"], m["high"], m["p"] = paired_from_sums(m.races, m._d, m._d2, confidence)
+    m["p_adjusted"] = _adjusted(m.p.to_numpy(), correction)
+    m["significant"] = m.p_adjusted <= alpha
+    return m.drop(columns=["_d", "_d2"])
 
 
 def format_table(table: pd.DataFrame, rows: int | None = None) -> str:
-    """The comparison as text: win rates in percent, the paired interval in points, p-values."""
+    """The win-rate comparison as text: win rates in percent, the paired interval in points, p-values."""
     t = table if rows is None else table.head(rows)
     out = pd.DataFrame({
         "row": t.label,
@@ -267,8 +397,23 @@ def format_table(table: pd.DataFrame, rows: int | None = None) -> str:
     return out.to_string(index=False)
 
 
+def format_measures(measures: pd.DataFrame, scenario: str) -> str:
+    """Race length and component use as text: per race (or per racer and race) on each data set,
+    the change and its paired interval in the measure's own units."""
+    m = measures
+    out = pd.DataFrame({
+        "measure": m.measure, scenario: m[scenario], "races": m.races.map("{:,}".format),
+        "base": m.base.map("{:.3f}".format), "changed": m.changed.map("{:.3f}".format),
+        "diff": m["diff"].map("{:+.3f}".format),
+        "95% interval": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(m.low, m.high)],
+        "p": m.p.map(_p_text), "p adjusted": m.p_adjusted.map(_p_text), "": np.where(m.significant, "*", ""),
+    })
+    return out.to_string(index=False)
+
+
 def _p_text(p: float) -> str:
     return "<1e-15" if p < 1e-15 else f"{p:.2g}"
 
 
-__all__ = ["Comparison", "compare", "comparison_table", "parse_set", "check_pairable", "format_table", "SCOPES"]
+__all__ = ["Comparison", "Words", "compare", "comparison_table", "measure_table", "paired_from_sums", "parse_set",
+           "check_pairable", "format_table", "format_measures", "words"]

@@ -36,6 +36,15 @@ Optional (a game without it refuses the command in one line):
                                                  sim.ladder and sim.tune ask it to resolve players, seat
                                                  them and play; see sim/blast/game.py's Roster
     report_params(bundle) -> dict, data_warnings(bundle) -> list[str]     extra report inputs
+
+Optional (a game without it gets the default):
+
+    COMPONENTS: dict[column, str]                seat columns whose per-racer mean per race `compare`
+                                                 pairs as component use, with what each counts
+                                                 (default: none; rounds per race is always paired)
+    AXIS_WORDS: dict[axis, (word, pattern)]      the box's word for a seat axis in compare's rows
+                                                 and the pattern of a row's label ("{} skis");
+                                                 default: the column name and the value alone
 """
 from __future__ import annotations
 

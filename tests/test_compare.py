@@ -1,12 +1,14 @@
-"""What-if comparisons: paired on common random numbers, corrected for many rows, errors as lines."""
+"""What-if comparisons in every game: paired on common random numbers, corrected for many rows,
+race length and component use paired too, errors as lines."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from reports.stats import paired_difference
+from sim import games
 from sim.blast import load_bundle
 from sim.cli import main
-from sim.compare import compare, comparison_table, parse_set
+from sim.compare import compare, comparison_table, paired_from_sums, parse_set
 from sim.validation import Patch
 
 
@@ -39,11 +41,14 @@ def test_a_change_that_changes_nothing_moves_nothing(base):
     assert same.data_hash == base.data_hash
     c = compare(base, same, ["Kurz", "Lang"], races=96, seed=4)
     t = c.table
-    assert c.races == 96 and set(t.scope) == {"biathlete", "biathlete on trail", "ski colour"}
-    assert len(t) == 8 + 8 * 2 + 6
+    assert c.races == 96 and set(t.scope) == {"biathlete", "biathlete on trail", "ski colour", "seat"}
+    assert len(t) == 8 + 8 * 2 + 6 + 4                       # biathletes, on each trail, ski colours, seats
     assert (t["diff"] == 0).all() and (t.low == 0).all() and (t.high == 0).all()
     assert (t.base_win == t.changed_win).all() and (t.p == 1).all() and not t.significant.any()
     assert (c.counts.discordant == 0).all()
+    m = c.measures
+    assert {"rounds per race", "bullets left per racer", "black wax used per racer"} <= set(m.measure)
+    assert (m["diff"] == 0).all() and (m.base == m.changed).all() and not m.significant.any()
 
 
 def test_perfect_accuracy_lifts_olsson_significantly(base):
@@ -72,14 +77,21 @@ def test_paired_interval_from_counts_equals_the_per_race_differences():
     # one biathlete, 6 races: won on base / changed
     wb = np.array([1, 0, 0, 1, 0, 0])
     wc = np.array([1, 1, 0, 0, 1, 0])
-    counts = pd.DataFrame({"trail": 0, "biathlete": 0, "colour": [0, 0, 1, 1, 2, 2], "races": 1,
+    counts = pd.DataFrame({"trail": 0, "biathlete": 0, "colour": [0, 0, 1, 1, 2, 2], "seat": 0, "races": 1,
                            "wins_base": wb, "wins_changed": wc, "discordant": np.abs(wc - wb),
-                           "place_base": 2, "place_changed": 2}).groupby(["trail", "biathlete", "colour"]).sum()
-    t = comparison_table(counts, ["Owens"], ["Kurz"], per_trail=False).set_index("label")
+                           "place_base": 2, "place_changed": 2}).groupby(["trail", "biathlete", "colour", "seat"]).sum()
+    names = {"trail": ["Kurz"], "biathlete": ["Owens"], "colour": ["red", "black", "yellow"]}
+    t = comparison_table(counts, names, per_trail=False).set_index("label")
     direct = paired_difference(wc - wb)
-    row = t.loc["Owens"]
-    assert row["diff"] == pytest.approx(direct["mean"])
-    assert (row.low, row.high, row.p) == pytest.approx((direct["low"], direct["high"], direct["p"]))
+    for label in ("Owens", "seat 1"):
+        row = t.loc[label]
+        assert row["diff"] == pytest.approx(direct["mean"])
+        assert (row.low, row.high, row.p) == pytest.approx((direct["low"], direct["high"], direct["p"]))
+    # race length and component use: the same arithmetic from sums of any per-race differences
+    d = np.array([0.5, -1.25, 2.0, 0.0, 0.75, 3.5])
+    mean, low, high, p = paired_from_sums(len(d), d.sum(), (d ** 2).sum())
+    direct = paired_difference(d)
+    assert (mean, low, high, p) == pytest.approx((direct["mean"], direct["low"], direct["high"], direct["p"]))
 
 
 @pytest.mark.parametrize("args, message", [
@@ -92,7 +104,7 @@ def test_paired_interval_from_counts_equals_the_per_race_differences():
     ([], "give the changed data"),
     (["--set", "game.toml:gear.red.bullets=5", "--trails", "Kurz,Nope"], "no trail 'Nope'"),
     (["--set", "game.toml:gear.red.bullets=5", "--players", "nobody"], "no player named 'nobody'"),
-    (["--set", "game.toml:gear.red.bullets=5", "--racers", "9"], "racers must lie in 2..6"),
+    (["--set", "game.toml:gear.red.bullets=5", "--racers", "9"], "Biathlon Blast races have 2 to 6 racers, got 9"),
 ])
 def test_cli_errors_are_lines_and_status_2(args, message, capsys):
     assert main(["compare", "--quiet", "--races", "48", *args]) == 2
@@ -112,5 +124,88 @@ def test_cli_compares_and_writes_the_table(tmp_path, capsys):
                  "--races", "96", "--quiet", "--out", str(out)]) == 0
     assert "Olsson" in capsys.readouterr().out
     table = pd.read_csv(out / "comparison.csv")
-    assert len(table) == 14 and table["diff"].abs().is_monotonic_decreasing
+    assert len(table) == 8 + 6 + 4 and table["diff"].abs().is_monotonic_decreasing
     assert pd.read_csv(out / "counts.csv").races.sum() == 96 * 4
+    assert (out / "page.html").exists() and len(pd.read_csv(out / "measures.csv"))
+
+
+# --- Mania and Ski Tour ------------------------------------------------------------------------------
+
+def bundles(game, patch):
+    mod = games.game(game).load()
+    return mod.load_bundle(None), mod.load_bundle(None, [parse_set(patch)])
+
+
+@pytest.mark.parametrize("game, patch, scenarios, entrants, seats", [
+    ("mania", 'tracks/red.toml:penalty.squares="w w w"', ["red", "yellow"], 8, 4),
+    ("skitour", 'nations/norway.toml:columns.sprint=4', ["Starter"], 5, 4),
+])
+def test_a_no_op_change_moves_nothing_in_every_game(game, patch, scenarios, entrants, seats):
+    base, same = bundles(game, patch)                       # each value set to what it is already
+    assert same.data_hash == base.data_hash
+    c = compare(base, same, scenarios, races=40, seed=2, game=game)
+    t, m = c.table, c.measures
+    per_scenario = entrants * len(scenarios) if len(scenarios) > 1 else 0
+    assert len(t) == entrants + per_scenario + seats
+    assert (t["diff"] == 0).all() and (t.low == 0).all() and (t.high == 0).all() and (t.p == 1).all()
+    assert (m["diff"] == 0).all() and (m.low == 0).all() and (m.high == 0).all() and (m.base == m.changed).all()
+    assert set(games.game(game).load().COMPONENTS.values()) < set(m.measure) and "rounds per race" in set(m.measure)
+    assert (c.counts.discordant == 0).all() and c.counts.races.sum() == c.races * len(scenarios) * seats
+
+
+def test_a_longer_penalty_loop_lengthens_mania_races():
+    base, longer = bundles("mania", 'tracks/red.toml:penalty.squares="w w w w w w w w w"')
+    c = compare(base, longer, ["red"], races=64, seed=5, game="mania")
+    m = c.measures.set_index("measure")
+    for what in ("rounds per race", "turns per racer"):
+        assert m.loc[what, "diff"] > 0 and m.loc[what, "low"] > 0 and m.loc[what, "significant"]
+    assert set(c.table.scope) == {"figure colour", "seat"} and c.table.label.str.endswith(" figure").sum() == 8
+
+
+def test_a_worse_stamina_track_lowers_that_nations_win_rate():
+    slots = '[".  .  .  .  .", ".  .  .  .  .", ".  .  .  .  .", ".  .  .  .  .", "2R 2R 2R 2R 2R", "1B 1B 1B 1B 1B"]'
+    base, worse = bundles("skitour", f"nations/norway.toml:stamina.slots={slots}")
+    c = compare(base, worse, ["Starter"], races=50, seed=3, game="skitour")
+    t = c.table.set_index("label")
+    assert t.loc["Norway", "diff"] < 0 and t.loc["Norway", "high"] < 0
+    assert c.table.label.iloc[0] == "Norway"                 # the largest change comes first
+    others = t[(t.scope == "nation") & (t.index != "Norway")]
+    assert (c.no_winner.base == 0).all() and (c.no_winner.changed == 0).all()
+    # one winner a race on both: Norway's lost wins are the other nations' gains
+    assert (others["diff"] * others.races).sum() == pytest.approx(-t.loc["Norway", "diff"] * t.loc["Norway", "races"])
+    m = c.measures.set_index("measure")
+    assert m.loc["stamina left per racer", "diff"] < 0 and m.loc["stamina left per racer", "high"] < 0
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--game", "mania", "compare", "--set", 'tracks/red.toml:penalty.squares="w w w w"', "--track", "red",
+      "--races", "16"], ["figure colour", "per track", "penalty loops per racer", "seat 1"]),
+    (["--game", "mania", "compare", "--set", "game.toml:switches.penalty_gate=one", "--format", "relay",
+      "--racers", "2", "--legs", "2", "--track", "yellow", "--races", "8"], ["per team", "team 1"]),
+    (["--game", "skitour", "compare", "--set", "nations/norway.toml:columns.sprint=2", "--course", "Starter",
+      "--races", "10", "--racers", "3"], ["Norway", "per course", "wax tokens used per racer", "seat 3"]),
+])
+def test_cli_compares_mania_and_skitour_in_their_words(argv, words, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert all(w in text for w in words), text
+    assert {"comparison.csv", "measures.csv", "counts.csv", "page.html"} <= {p.name for p in out.iterdir()}
+    html = (out / "page.html").read_text()
+    assert "Race length and component use" in html
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--game", "mania", "compare", "--set", "tracks/red.toml:penalty.squares=7", "--races", "8"], "penalty"),
+    (["--game", "mania", "compare", "--set", "game.toml:switches.penalty_gate=one", "--track", "blue"],
+     "no track 'blue'"),
+    (["--game", "mania", "compare", "--set", "game.toml:switches.penalty_gate=one", "--trail", "red"], "--track"),
+    (["--game", "skitour", "compare", "--set", "nations/norway.toml:columns.sprint=2", "--racers", "7"],
+     "2 to 5 racers"),
+    (["--game", "skitour", "compare", "--set", "nations/norway.toml:columns.sprint=2", "--players", "nobody"],
+     "nobody"),
+])
+def test_cli_errors_in_other_games_are_lines(argv, message, capsys):
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -42,6 +42,16 @@ VISIT_DTYPE = REC.visit_dtype([("dice_hits", "i2"), ("shot_pulse", "i2"), ("arri
 LABELS = {"elim_cause": ["none", "no cards left", "pulse over the limit"],
           "shot_wind": ["still", "crosswind", "headwind", "tailwind"]}
 
+#: the box's words for a seat axis in compare's rows (sim.compare): scope word, label pattern
+AXIS_WORDS = {"biathlete": ("biathlete", "{}"), "colour": ("ski colour", "{} skis")}
+#: the components whose use compare pairs, per racer and race (the report's gear and cards
+#: sections read the same columns): column -> what it counts
+COMPONENTS = {"bullets_hits": "hits from bullets per racer", "bullets_left": "bullets left per racer",
+              **{f"wax_{c}": f"{c} wax used per racer" for c in ("black", "yellow", "green", "blue", "white")},
+              "wax_left": "wax left per racer", "motivation": "Motivation cards taken per racer",
+              "icy": "icy actions per racer", "boosts": "coach boosts per racer",
+              "eliminated": "share of racers eliminated"}
+
 
 def default_data_dir() -> Path:
     return _default_data_dir()

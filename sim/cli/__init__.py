@@ -39,7 +39,7 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
 
 
 #: commands that serve some games only (the others refuse them with one line)
-SERVES = {"compare": ("blast",), "worldcup": ("blast",), "ladder": ("blast", "skitour"), "tune": ("blast", "skitour"),
+SERVES = {"worldcup": ("blast",), "ladder": ("blast", "skitour"), "tune": ("blast", "skitour"),
           "exact": ("mania",)}
 
 

@@ -33,6 +33,17 @@ PLAYER = "dice"
 
 LABELS = {"elim_cause": ["none"], "format": list(C.FORMAT_NAMES)}
 
+#: the box's words for a seat axis in compare's rows (sim.compare): scope word, label pattern
+AXIS_WORDS = {"colour": ("figure colour", "{} figure")}
+#: what compare pairs as component use, per racer (a relay leg) and race: the report's special
+#: squares, turns at the table and penalty loops (reports.mania)
+COMPONENTS = {"turns": "turns per racer", "penalty_laps": "penalty loops per racer",
+              "skips": "turns skipped (X, first) per racer",
+              "x_rolls": "extra rolls (X, last) per racer", "o_rolls": "extra rolls (O) per racer",
+              "t_jumps": "T jumps per racer", "t_squares": "squares gained by T per racer",
+              "group_squares": "squares gained by the group rule per racer",
+              "calibres": "calibre re-rolls per racer", "spare_shots": "relay spare shots per racer"}
+
 
 def default_data_dir() -> Path:
     return _default_data_dir()

@@ -31,6 +31,18 @@ VISIT_DTYPE = P.VISIT_DTYPE
 assert SEAT_DTYPE.itemsize == P.SEAT_DTYPE.itemsize
 
 LABELS = {"elim_cause": list(C.ELIM_NAMES), "variant": list(C.VARIANT_NAMES)}
+
+#: what compare pairs as component use, per racer and race (sim.compare): the report's wax
+#: tokens, columns, stamina, drafting and the downhill bonus, penalty laps, collapses (reports.skitour)
+COMPONENTS = {"wax_tokens": "wax tokens used per racer",
+              **{f"wax_{k}": f"wax: {v} per racer" for k, v in (
+                  ("reroll_shot", "re-roll a shooting die"), ("sprint", "sprint"), ("free_column", "a free column"),
+                  ("reroll_one", "re-roll one board die"), ("reroll_all", "re-roll all board dice"),
+                  ("plus_one", "+1 die"), ("minus_one", "-1 die"), ("stamina", "pay one stamina first"))},
+              "extra_columns": "extra columns taken per racer", "sprint_uses": "sprints per racer",
+              "stamina_used": "stamina spent per racer", "stamina_left": "stamina left per racer",
+              "drafts": "moves drafted per racer", "bonuses": "downhill bonuses per racer",
+              "penalty_laps": "penalty laps per racer", "eliminated": "share of racers who collapse"}
 OPTIONS = {"variant": C.VARIANT_NAMES, "side": C.NATION_SIDES}
 
 
