@@ -270,7 +270,8 @@ def compare(base, changed, trails: list[str] | None = None, racers: int = 4, rac
     table = comparison_table(counts, names, len(trails) > 1, correction, alpha, game=info.name, relay=relay)
     measures = measure_table(sums, per_trail, w, correction, alpha)
     return Comparison(table, measures, counts, nw, tuple(trails), seeds, racers, per_trail, tuple(players),
-                      correction, alpha, base.data_hash, changed.data_hash, seconds, w, mod.describe(designs[0]))
+                      correction, alpha, base.data_hash, changed.data_hash, seconds, w,
+                      mod.describe(designs[0]).removeprefix(f"{trails[0]}, "))
 
 
 def _run_tasks(game, base, changed, tasks, w, n_jobs, progress, scheduler=None):
