@@ -36,6 +36,7 @@ import re
 import time
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -139,41 +140,51 @@ def check_pairable(base, changed, scenarios: list[str], game: str | None = None,
 
 
 def _compare_chunk(game: str, base, changed, design, seed: int, start: int, stop: int, w: Words):
-    """Races start .. stop-1 of `design` on both data sets: win counts per (scenario, seat axes,
-    seat), the races without a winner on each (int64[2]) and, per measure of `w`, the sums over
-    races of its base value, changed value and squared difference (float64[measures, 3])."""
+    """Races start .. stop-1 of `design` played on both data sets and paired (`_pair`)."""
     mod = games.game(game).load()
     a, _ = mod.play_chunk(base, design, seed, start, stop)
     b, _ = mod.play_chunk(changed, design, seed, start, stop)
+    return _pair(a, b, start, stop - start, w)
+
+
+def _pair(a, b, start: int, n: int, w: Words):
+    """Races start .. start+n-1 of one design, their seat records on the base (`a`) and on the
+    changed data (`b`), in the same row order (structured arrays or frames): win counts per
+    (scenario, seat axes, seat), the races without a winner on each (int64[2]) and, per measure of
+    `w`, the sums over races of its base value, changed value and squared difference
+    (float64[measures, 3])."""
     sc = w.scenario
     for f in ("race", "seat", "team", "leg", sc, *w.axes):
-        if not np.array_equal(a[f], b[f]):
+        if not np.array_equal(np.asarray(a[f]), np.asarray(b[f])):
             raise RuntimeError("the two data sets did not seat the same line-ups; cannot pair their races")
-    first = a["leg"] == 0                   # a relay team counts once, on its first leg (legs share its place)
-    wb, wc = a["won"][first].astype(np.int64), b["won"][first].astype(np.int64)
-    frame = pd.DataFrame({sc: a[sc][first], **{x: a[x][first] for x in w.axes}, "seat": a["team"][first],
+    first = np.asarray(a["leg"]) == 0       # a relay team counts once, on its first leg (legs share its place)
+
+    def take(rec, f: str) -> np.ndarray:
+        return np.asarray(rec[f])[first]
+
+    wb, wc = take(a, "won").astype(np.int64), take(b, "won").astype(np.int64)
+    frame = pd.DataFrame({sc: take(a, sc), **{x: take(a, x) for x in w.axes}, "seat": take(a, "team"),
                           "races": 1, "wins_base": wb, "wins_changed": wc, "discordant": np.abs(wc - wb),
-                          "place_base": a["place"][first], "place_changed": b["place"][first]})
-    race = a["race"][first]
+                          "place_base": take(a, "place"), "place_changed": take(b, "place")})
+    race = take(a, "race")
     for key in (*w.axes, "seat"):
         if pd.DataFrame({"race": race, "k": frame[key]}).duplicated().any():
             raise RuntimeError(f"a {key} raced twice in one race; compare pairs one row per {key} and race")
     counts = frame.groupby(w.keys).sum().astype(np.int64)
-    n = stop - start
     no_winner = np.array([n - _races_won(a), n - _races_won(b)], np.int64)
-    r = a["race"].astype(np.int64) - start
+    r = np.asarray(a["race"]).astype(np.int64) - start
     seats = np.bincount(r, minlength=n).astype(np.float64)
     sums = np.zeros((len(w.measures), 3))
-    for i, col in enumerate(w.measures):
-        xb = np.bincount(r, weights=a[col].astype(np.float64), minlength=n) / seats
-        xc = np.bincount(r, weights=b[col].astype(np.float64), minlength=n) / seats
+    for i, c in enumerate(w.measures):
+        xb = np.bincount(r, weights=np.asarray(a[c]).astype(np.float64), minlength=n) / seats
+        xc = np.bincount(r, weights=np.asarray(b[c]).astype(np.float64), minlength=n) / seats
         sums[i] = xb.sum(), xc.sum(), ((xc - xb) ** 2).sum()
     return counts, no_winner, sums
 
 
 def _races_won(seats: np.ndarray) -> int:
     """Races with at least one winner (a shared finish may have several)."""
-    return len(np.unique(seats["race"][seats["won"] > 0]))
+    return len(np.unique(np.asarray(seats["race"])[np.asarray(seats["won"]) > 0]))
 
 
 @dataclass
@@ -206,6 +217,7 @@ class Comparison:
     seconds: float
     words: Words | None = None
     design: str = ""                 # the first scenario's design in one line
+    chunks_reused: int = 0           # with `out`: finished chunks of an earlier call kept
 
     def describe(self) -> str:
         w = self.words or words()
@@ -219,13 +231,20 @@ class Comparison:
 def compare(base, changed, trails: list[str] | None = None, racers: int = 4, races: int = 9600, seed: int = 1,
             players: tuple[str, ...] = ("balanced",), chunk_size: int = 4800, n_jobs: int = 1,
             progress: bool = False, correction: str = "holm", alpha: float = 0.05, game: str | None = None,
-            options: dict | None = None, scheduler: str | None = None) -> Comparison:
+            options: dict | None = None, scheduler: str | None = None, out: str | Path | None = None,
+            repair: bool = False, command: str = "", log=None) -> Comparison:
     """Play `races` races per scenario (`trails`: Blast's trails, Ski Tour's courses, Mania's tracks;
     default all), rounded up to whole balanced blocks of the game's design, on both data sets with
     the same seeds, and compare win rates, race length and component use, paired race by race.
 
     game: a registered game (default Blast); options: the game's options (Mania's format, ...).
-    ValueError for data sets that cannot be paired, unknown scenarios or players, bad counts.
+    scheduler: the address of a dask.distributed scheduler to play the chunks on. out: a folder
+    where each data set's races of each scenario are kept as a run (out/runs/base/SCENARIO,
+    out/runs/changed/SCENARIO; sim.run, sim.store), so that an interrupted comparison resumes
+    with its finished chunks (`repair`: set damaged parts aside and play them again); the tables
+    are those of the same comparison without `out`. ValueError for data sets that cannot be
+    paired, unknown scenarios or players, bad counts; sim.store.FolderError for a folder that
+    holds another comparison's races.
     """
     info = games.game(game)
     mod, w = info.load(), words(info.name)
@@ -252,12 +271,17 @@ def compare(base, changed, trails: list[str] | None = None, racers: int = 4, rac
     block = mod.block(base, designs[0])
     per_trail = math.ceil(races / block) * block
     seeds = {t: cell_seed(seed, t) for t in trails}
-    tasks = [(t, d, seeds[t], a, min(a + chunk_size, per_trail))
-             for t, d in zip(trails, designs) for a in range(0, per_trail, chunk_size)]
     t0 = time.perf_counter()
-    parts, no_winner, sums = [], {}, {}
-    for (t, _, _, a, b), (counts, nw, s) in zip(tasks, _run_tasks(info.name, base, changed, tasks, w, n_jobs,
-                                                                   progress, scheduler)):
+    parts, no_winner, sums, reused = [], {}, {}, [0]
+    if out is None:
+        tasks = [(t, d, seeds[t], a, min(a + chunk_size, per_trail))
+                 for t, d in zip(trails, designs) for a in range(0, per_trail, chunk_size)]
+        paired = zip((t for t, *_ in tasks), _run_tasks(info.name, base, changed, tasks, w, n_jobs, progress,
+                                                       scheduler))
+    else:
+        paired = _stored(info.name, base, changed, trails, designs, seeds, per_trail, w, chunk_size, n_jobs,
+                         progress, scheduler, Path(out), repair, command, log, reused)
+    for t, (counts, nw, s) in paired:
         parts.append(counts)
         no_winner[t] = no_winner.get(t, 0) + nw
         sums[t] = sums.get(t, 0) + s
@@ -271,7 +295,34 @@ def compare(base, changed, trails: list[str] | None = None, racers: int = 4, rac
     measures = measure_table(sums, per_trail, w, correction, alpha)
     return Comparison(table, measures, counts, nw, tuple(trails), seeds, racers, per_trail, tuple(players),
                       correction, alpha, base.data_hash, changed.data_hash, seconds, w,
-                      mod.describe(designs[0]).removeprefix(f"{trails[0]}, "))
+                      mod.describe(designs[0]).removeprefix(f"{trails[0]}, "), reused[0])
+
+
+#: the folders under a comparison's --out where each data set's races are kept, per scenario
+SIDES = ("base", "changed")
+
+
+def _stored(game, base, changed, trails, designs, seeds, races, w: Words, chunk_size, n_jobs, progress,
+            scheduler, out: Path, repair, command, log, reused: list):
+    """Each scenario's races played (or resumed) as one run per data set under out/runs/, then
+    read back and paired: (scenario, the sums of `_pair`) per scenario. `reused[0]` counts the
+    finished chunks of an earlier call that were kept."""
+    from .run import run_races
+    from .store import ChunkStore
+
+    columns = list(dict.fromkeys(["race", "seat", "team", "leg", w.scenario, *w.axes, "won", "place",
+                                  *w.measures]))
+    for t, d in zip(trails, designs):
+        seats = []
+        for side, bundle in zip(SIDES, (base, changed)):
+            folder = out / "runs" / side / t
+            _, info = run_races(bundle, d, races, seeds[t], game=game, chunk_size=chunk_size, n_jobs=n_jobs,
+                                out=folder, progress=progress, command=command, collect=False,
+                                scheduler=scheduler, label=f"{side} {t}", repair=repair, log=log)
+            reused[0] += info.chunks_reused
+            frame = ChunkStore.of_run(folder).read("seats", columns)
+            seats.append(frame.iloc[np.lexsort((frame.seat.to_numpy(), frame.race.to_numpy()))].reset_index(drop=True))
+        yield t, _pair(seats[0], seats[1], 0, races, w)
 
 
 def _run_tasks(game, base, changed, tasks, w, n_jobs, progress, scheduler=None):

@@ -9,20 +9,27 @@ from sim.run import run_races
 distributed = pytest.importorskip("dask.distributed")
 
 
-def test_a_run_on_a_local_cluster_equals_the_local_run():
+@pytest.fixture(scope="module")
+def cluster():
+    """One local cluster (two worker processes on loopback) for every test here: starting one and
+    loading the kernels in its workers costs more than the races the tests play on it."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as c:
+        yield c
+
+
+def test_a_run_on_a_local_cluster_equals_the_local_run(cluster):
     bundle = load_bundle()
     design = Design("Short", 4, players=("balanced", "sprinter", "random", "conservative"))
     local, _ = run_races(bundle, design, 600, 11, chunk_size=600, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        remote, info = run_races(bundle, design, 600, 11, chunk_size=70, progress=False,
-                                 scheduler=cluster.scheduler_address)
+    remote, info = run_races(bundle, design, 600, 11, chunk_size=70, progress=False,
+                             scheduler=cluster.scheduler_address)
     assert info.chunks_played == 9
     pd.testing.assert_frame_equal(local, remote)
     assert set(remote.player_name) == {"balanced", "sprinter", "random", "conservative"}
 
 
-def test_a_balance_search_on_a_local_cluster_equals_the_local_search(tmp_path):
+def test_a_balance_search_on_a_local_cluster_equals_the_local_search(tmp_path, cluster):
     """biathlon-sim balance --scheduler: the candidates play on the cluster; every evaluation, the
     path and the check are those of the local search."""
     from test_balance import _logged, blast_case
@@ -32,12 +39,30 @@ def test_a_balance_search_on_a_local_cluster_equals_the_local_search(tmp_path):
     bf = load_balance(blast_case(tmp_path))
     local = Search(bf, tmp_path / "local", budget_races=2000, log=lambda s: None)
     lo = local.run()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        remote = Search(bf, tmp_path / "remote", budget_races=2000, log=lambda s: None,
-                        scheduler=cluster.scheduler_address)
-        ro = remote.run()
-        remote_check = ro.check(races=600)
+    remote = Search(bf, tmp_path / "remote", budget_races=2000, log=lambda s: None,
+                    scheduler=cluster.scheduler_address)
+    ro = remote.run()
+    remote_check = ro.check(races=600)
     assert ro.final.pos == lo.final.pos and remote.steps == local.steps
     assert _logged(tmp_path / "remote") == _logged(tmp_path / "local")
     pd.testing.assert_frame_equal(remote_check, lo.check(races=600))
+
+
+def test_a_comparison_on_a_local_cluster_equals_the_local_comparison(tmp_path, cluster):
+    """biathlon-sim compare --scheduler, streamed and kept as runs (--out): the tables of joblib's."""
+    from sim import games
+    from sim.compare import compare, parse_set
+
+    mod = games.game("mania").load()
+    base = mod.load_bundle(None)
+    longer = mod.load_bundle(None, [parse_set('tracks/red.toml:penalty.squares="w w w w"')])
+    local = compare(base, longer, ["red", "yellow"], races=64, seed=4, game="mania", chunk_size=64)
+    streamed = compare(base, longer, ["red", "yellow"], races=64, seed=4, game="mania", chunk_size=24,
+                       scheduler=cluster.scheduler_address)
+    kept = compare(base, longer, ["red", "yellow"], races=64, seed=4, game="mania", chunk_size=24,
+                   scheduler=cluster.scheduler_address, out=tmp_path)
+    for remote in (streamed, kept):
+        pd.testing.assert_frame_equal(remote.table, local.table)
+        pd.testing.assert_frame_equal(remote.measures, local.measures)
+        pd.testing.assert_frame_equal(remote.counts, local.counts)
+    assert (tmp_path / "runs" / "changed" / "yellow" / "manifest.json").is_file()

@@ -185,14 +185,10 @@ def test_a_worse_stamina_track_lowers_that_nations_win_rate():
     (["--game", "skitour", "compare", "--set", "nations/norway.toml:columns.sprint=2", "--course", "Starter",
       "--races", "10", "--racers", "3"], ["Norway", "per course", "wax tokens used per racer", "seat 3"]),
 ])
-def test_cli_compares_mania_and_skitour_in_their_words(argv, words, tmp_path, capsys):
-    out = tmp_path / "cmp"
-    assert main([*argv, "--quiet", "--out", str(out)]) == 0
+def test_cli_compares_mania_and_skitour_in_their_words(argv, words, capsys):
+    assert main([*argv, "--quiet"]) == 0
     text = capsys.readouterr().out
     assert all(w in text for w in words), text
-    assert {"comparison.csv", "measures.csv", "counts.csv", "page.html"} <= {p.name for p in out.iterdir()}
-    html = (out / "page.html").read_text()
-    assert "Race length and component use" in html
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -209,3 +205,43 @@ def test_cli_errors_in_other_games_are_lines(argv, message, capsys):
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+# --- kept as runs: resume ----------------------------------------------------------------------------
+
+def test_a_comparison_with_out_resumes_an_interrupted_run_and_gives_the_same_tables(tmp_path):
+    from sim.run import run_races
+    from sim.study import cell_seed
+
+    base, longer = bundles("mania", 'tracks/red.toml:penalty.squares="w w w w"')
+    fresh = compare(base, longer, ["red"], races=48, seed=6, game="mania", chunk_size=48)
+    # an interrupted comparison: the base's races on red stopped after one chunk of 16
+    mod = games.game("mania").load()
+    run_races(base, mod.make_design("red", 4), 48, cell_seed(6, "red"), game="mania", chunk_size=16,
+              out=tmp_path / "runs" / "base" / "red", progress=False, collect=False, stop_after=1)
+    resumed = compare(base, longer, ["red"], races=48, seed=6, game="mania", chunk_size=16, out=tmp_path)
+    assert resumed.chunks_reused == 1
+    again = compare(base, longer, ["red"], races=48, seed=6, game="mania", chunk_size=16, out=tmp_path)
+    assert again.chunks_reused == 2 * 3                     # every chunk of both data sets
+    for c in (resumed, again):
+        pd.testing.assert_frame_equal(c.table, fresh.table)
+        pd.testing.assert_frame_equal(c.measures, fresh.measures)
+        pd.testing.assert_frame_equal(c.counts, fresh.counts)
+    # another change in the same folder is refused with one line, not mixed in
+    other = games.game("mania").load().load_bundle(None, [parse_set('tracks/red.toml:penalty.squares="w w"')])
+    with pytest.raises(ValueError, match="runs/changed/red"):
+        compare(base, other, ["red"], races=48, seed=6, game="mania", chunk_size=16, out=tmp_path)
+
+
+def test_cli_compare_out_writes_the_page_and_resumes(tmp_path, capsys):
+    argv = ["--game", "skitour", "compare", "--set", "nations/norway.toml:columns.sprint=2", "--course", "Starter",
+            "--races", "10", "--chunk", "5", "--quiet", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    assert {"comparison.csv", "measures.csv", "counts.csv", "page.html"} <= {p.name for p in tmp_path.iterdir()}
+    assert "Race length and component use" in (tmp_path / "page.html").read_text()
+    assert list(pd.read_csv(tmp_path / "counts.csv").columns[:4]) == ["course", "course_name", "nation", "nation_name"]
+    first = pd.read_csv(tmp_path / "comparison.csv")
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert "4 finished chunk(s) of an earlier run of this comparison" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "comparison.csv"), first)

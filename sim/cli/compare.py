@@ -7,7 +7,8 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, MAX_RACES, compile_notice, fail, game_options, jobs_option, load_or_report, option_arguments,
-    out_dir, persona_names, races_count, reason, rounding_note, scenario_option, seed_value, split_list, whole,
+    out_dir, persona_names, races_count, reason, repair_option, rounding_note, scenario_option, seed_value,
+    split_list, whole,
 )
 
 #: the examples of every game; help under --game X keeps X's (sim.cli._speak_of)
@@ -39,8 +40,8 @@ def add_parser(sub, info) -> None:
         "compare", help="what-if: a base and a changed data set on the same races, win rates, race length and "
                         "component use compared",
         description=f"{info.title}: play the same races on a base data set and a changed one (--changed DIR, or "
-                    f"the base with --set patches) and report what moved: the win rate per {E} over all {S}s, per {E} on "
-                    f"each {S}, per value of every other seat axis and per seat (the base and changed win rate, "
+                    f"the base with --set patches) and report what moved: the win rate per {E} over all {S}s, "
+                    f"per {E} on each {S}, per value of every other seat axis and per seat (the base and changed win rate, "
                     f"their difference with a 95% interval, a p-value and a flag where it stays significant after "
                     f"correcting for the number of rows: Holm; --correction bh for Benjamini-Hochberg; largest "
                     f"change first); then race length and the use of the game's components per {S} (rounds per "
@@ -85,7 +86,12 @@ def add_parser(sub, info) -> None:
     jobs_option(co)
     co.add_argument("--out", default=None, metavar="DIR", type=out_dir,
                     help=f"write comparison.csv, measures.csv, counts.csv (per {S}, {', '.join(info.axes)} and "
-                         f"seat) and page.html here")
+                         f"seat) and page.html here, and keep each data set's races per {S} as a run in "
+                         f"DIR/runs/base/ and DIR/runs/changed/: the same command resumes an interrupted "
+                         f"comparison with its finished chunks")
+    co.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="play the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786)")
+    repair_option(co)
     co.add_argument("--quiet", action="store_true", help="no progress bar")
     co.set_defaults(func=cmd_compare)
 
@@ -145,15 +151,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if base.data_hash == changed.data_hash:
         print("note: the changed data equals the base (same data hash); every difference will be 0")
     compile_notice(info.name)
+    import shlex
+
+    command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         result = compare(base, changed, trails, args.racers, args.races, args.seed, players, args.chunk,
                          args.jobs, progress=not args.quiet, correction=args.correction, game=info.name,
-                         options=options)
+                         options=options, scheduler=args.scheduler, out=args.out, repair=args.repair,
+                         command=command, log=print)
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
     print(result.describe())
+    if result.chunks_reused:
+        print(f"{result.chunks_reused} finished chunk(s) of an earlier run of this comparison in "
+              f"{args.out}/runs/ reused")
     t, w = result.table, result.words
     nw = result.no_winner
     print(f"races without a winner: base {nw.base.sum():,}, changed {nw.changed.sum():,} of {nw.races.sum():,}")
