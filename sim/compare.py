@@ -27,7 +27,11 @@ Each scenario plays with its own seed, derived from the given seed and the scena
 (`sim.study.cell_seed`), so the races of different scenarios are independent of each other.
 
 Chunks of races play both data sets in one task and return only sums, so memory stays flat whatever
-the number of races.
+the number of races. With an output folder, each data set's races of each scenario are kept as a
+run instead (sim.run and sim.store: out/runs/base/SCENARIO, out/runs/changed/SCENARIO), so an
+interrupted comparison resumes with its finished chunks; the runs are read back and paired by the
+same code (`_pair`), so the tables are those of the streamed comparison. Either way the chunks go
+through the shared runner (joblib workers, or a dask.distributed cluster with `scheduler`).
 """
 from __future__ import annotations
 
