@@ -345,7 +345,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                 bounds = stores[cell.name, vname].missing(limits[cell.name], chunk)
                 left[cell.name, vname], played[cell.name, vname] = len(bounds), 0
                 tasks.extend(Task((cell.name, vname, a, b), play_chunk,
-                                  (study.game, bundles[vname], cell.design, cell.seed, a, b), b - a)
+                                  (info, bundles[vname], cell.design, cell.seed, a, b), b - a)
                              for a, b in bounds)
                 if not bounds and (last or cell.target is None):
                     log(f"{cell.name} / {vname}: already played")

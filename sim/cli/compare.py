@@ -67,7 +67,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .. import games
 
     info = games.game(args.game)
-    refused = only_for(args, "compare", "blast")
+    refused = only_for(args, "compare")
     if refused is not None:
         return refused
     from pathlib import Path

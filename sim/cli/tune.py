@@ -7,7 +7,7 @@ import sys
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list, wrap,
+    reason, rounding_note, scenario_option, scenario_words, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
@@ -44,7 +44,7 @@ def add_parser(sub, info) -> None:
     if info.players:
         scenario_option(tu, info, "trails", several=True, required=True)
     else:                 # a game without players: whatever it says, the command refuses it below
-        tu.add_argument(*(f"--{w}{s}" for w in SCENARIO_WORDS for s in ("", "s")), dest="trails", default=None,
+        tu.add_argument(*(f"--{w}{s}" for w in scenario_words() for s in ("", "s")), dest="trails", default=None,
                         help=argparse.SUPPRESS)
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")

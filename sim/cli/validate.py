@@ -38,12 +38,14 @@ def add_parser(sub, info) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .. import games
 
-    mod = games.game(args.game).load()
+    info = games.game(args.game)
+    mod = info.load()
     bundle = load_or_report(args.data, game=args.game)
     if bundle is None:
         return EXIT_BAD_DATA
     print(mod.summary(bundle))
-    warnings = mod.data_warnings(bundle) if hasattr(mod, "data_warnings") else []
+    hook = info.hook("data_warnings")
+    warnings = hook(bundle) if hook else []
     if warnings:
         print(f"\n{len(warnings)} warning(s): legal, but races may not use the data as meant:")
         for w in warnings:
