@@ -43,6 +43,7 @@ class GameInfo:
     signature); empty: the core sections only.
     examples: command -> example command lines its help shows under `--game NAME`.
     hooks: the optional hooks (HOOKS) its module provides; a hook not named here is never called.
+    data_doc: the page that describes its data files; data_summary: what `validate` summarises.
     data_marks: files or folders only this game's data directory has (`whose_data`).
     scenarios: the shipped data's scenarios, for help. compile_note: a first compile's measured time.
     """
@@ -61,6 +62,8 @@ class GameInfo:
     layout: str = ""
     examples: dict[str, str] = field(default_factory=dict)
     hooks: tuple[str, ...] = ()
+    data_doc: str = ""
+    data_summary: str = ""
     data_marks: tuple[str, ...] = ()
     scenarios: tuple[str, ...] = ()
     compile_note: str = ""
@@ -204,7 +207,26 @@ register(GameInfo(
                   "  biathlon-sim replay --trail Kurz --racers 4 --seed 1 --race 17   # race 17 of such a run\n"
                   "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly\n"
                   "  biathlon-sim replay --run runs/smoke --cell duel --race 5",
+        "bench": "  biathlon-sim bench --trail Kurz --racers 4\n"
+                 "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
+                 "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
+        "ladder": "  biathlon-sim ladder --trail Kurz --races 40000 --jobs 2\n"
+                  "  biathlon-sim ladder --players random,balanced,sprinter,conservative,sharpshooter \\\n"
+                  "      --trail Kurz --racers 4 --races 40000 --seed 1 --jobs 2 --out ladder.csv\n"
+                  "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
+                  "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
+                  "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000",
+        "tune": "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
+                "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
+                "  biathlon-sim tune --start balanced --vs reference --trail Kurz --generations 6 \\\n"
+                "      --population 12 --races-per-candidate 480 --check-races 960 --jobs 2 --out vs-reference.toml\n"
+                "  biathlon-sim tune --start sprinter --trail Short --generations 4 --population 8 \\\n"
+                "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
+                "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000",
     },
+    data_doc="docs/data-format.md",
+    data_summary="biathletes with their bibs, card counts, each trail's length, range and start-line positions "
+                 "and coach zones",
     data_marks=("biathletes", "cards.toml"), scenarios=("Lang", "Kurz", "Short", "Long"),
     compile_note="about 40 s on 2 cores; a look-ahead player's kernels about 2 minutes more"))
 register(GameInfo(
@@ -218,7 +240,11 @@ register(GameInfo(
         "replay": "  biathlon-sim --game mania replay --track red --racers 4 --seed 1 --race 3\n"
                   "  biathlon-sim --game mania replay --track yellow --format relay --racers 3 --race 0\n"
                   "  biathlon-sim --game mania replay --run runs/mania6 --race 12",
+        "bench": "  biathlon-sim --game mania bench --track red,yellow --racers 4,8\n"
+                 "  biathlon-sim --game mania bench --track red --format relay --racers 4",
     },
+    data_doc="docs/mania/data-format.md",
+    data_summary="the dice, the formats and each track's squares, range, penalty loop and finish area",
     data_marks=("tracks",), scenarios=("red", "yellow"), compile_note="about 10 s"))
 register(GameInfo(
     "skitour", "Ski Tour: Biathlon", "course", (2, 5), ("nation",), "sim.skitour.game",
@@ -228,7 +254,14 @@ register(GameInfo(
     examples={
         "replay": "  biathlon-sim --game skitour replay --course Starter --racers 3 --seed 1 --race 2\n"
                   "  biathlon-sim --game skitour replay --run runs/skitour --cell basic-Starter-4 --race 7",
+        "bench": "  biathlon-sim --game skitour bench --course Starter --racers 3,5 --races 2000",
+        "ladder": "  biathlon-sim --game skitour ladder --course Starter --races 20000 --jobs 2\n"
+                  "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
+        "tune": "  biathlon-sim --game skitour tune --start balanced --course Starter,Long --generations 4 \\\n"
+                "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
     },
+    data_doc="docs/skitour/data-format.md",
+    data_summary="the nations, the tiles and each course's length and shooting ranges",
     data_marks=("nations", "courses.toml"), scenarios=("Starter", "Long"), compile_note="about 2 to 5 minutes"))
 
 __all__ = ["GameInfo", "HOOKS", "PLAYER_COMMANDS", "register", "unregister", "names", "game", "with_players", "serving",

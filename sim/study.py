@@ -485,7 +485,7 @@ def _other_study(old: dict, new: dict) -> str:
     a study may add cells and variants (the finished ones are kept), and the file's name, title,
     description and comments may change."""
     for key in ("game", "seed", "data"):
-        if old.get(key, "blast" if key == "game" else None) != new.get(key):
+        if old.get(key, games.DEFAULT if key == "game" else None) != new.get(key):
             return f"{key} differs: {old.get(key)!r} there, {new.get(key)!r} now"
     old_cells = {c["name"]: c for c in old.get("cells", [])}
     for cell in new.get("cells", []):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, game_options, load_or_report, option_arguments, racer_counts, races_count,
+    EXIT_BAD_DATA, data_option, examples, fail, game_options, load_or_report, option_arguments, racer_counts, races_count,
     reason, scenario_option, seed_value, split_list, worker_counts,
 )
 
@@ -17,12 +17,7 @@ def add_parser(sub, info) -> None:
                     "loading compiled kernels from the cache) is timed separately. With --scaling, also "
                     "time whole runs (chunks, workers, tables on the side) for each worker count and "
                     "print the speed-up over the first.",
-        epilog="examples:\n  biathlon-sim bench --trail Kurz --racers 4\n"
-               "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
-               "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000\n"
-               "  biathlon-sim --game mania bench --track red,yellow --racers 4,8\n"
-               "  biathlon-sim --game mania bench --track red --format relay --racers 4\n"
-               "  biathlon-sim --game skitour bench --course Starter --racers 3,5 --races 2000",
+        epilog=examples(info, "bench"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     scenario_option(b, info, "trails", several=True, more=" (default: all)")
     option_arguments(b, info)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
+    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
     reason, rounding_note, scenario_option, scenario_words, split_list,
 )
 
@@ -65,15 +65,7 @@ def add_parser(sub, info) -> None:
                     "gap of every pair measured race by race. With --vs A,B: A in half the seats, B in "
                     "the other half, rotated, and a verdict on the gap. Races are rounded up to whole "
                     "blocks of line-ups. Exits 2 with one line when a name is unknown.",
-        epilog="examples:\n"
-               "  biathlon-sim ladder --trail Kurz --races 40000 --jobs 2\n"
-               "  biathlon-sim ladder --players random,balanced,sprinter,conservative,sharpshooter \\\n"
-               "      --trail Kurz --racers 4 --races 40000 --seed 1 --jobs 2 --out ladder.csv\n"
-               "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
-               "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
-               "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000\n"
-               "  biathlon-sim --game skitour ladder --course Starter --races 20000 --jobs 2\n"
-               "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
+        epilog=examples(info, "ladder"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lad.add_argument("--players", default=None,
                      help=f"comma-separated players, each once (default: random and the heuristic personas, "
