@@ -177,3 +177,11 @@ def test_a_fixed_line_up_along_any_seat_axis():
     assert r.returncode == 2 and r.stderr.strip() == (
         "biathlon-sim replay: no nation named 'Atlantis'; known: Austria, Finland, France, Germany, Italy, "
         "Norway, Russia, Sweden, United Kingdom, USA")
+
+
+def test_a_fixed_line_up_names_seats_where_there_are_teams():
+    """With teams (Mania's relay), --colours names every seat and --racers still counts the teams."""
+    r = run("--game", "mania", "replay", "--track", "red", "--format", "relay", "--racers", "2", "--legs", "2",
+            "--colours", "red,red,blue,blue", "--race", "1")
+    assert r.returncode == 0, r.stderr
+    assert "2 teams of 2 legs" in r.stdout and "seat 4: the blue figure (team 2, leg 2)" in r.stdout

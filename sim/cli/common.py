@@ -300,13 +300,15 @@ def game_options(info, args: argparse.Namespace) -> dict:
 def design_arguments(p: argparse.ArgumentParser, info) -> None:
     """What a design takes on the command line besides where it races: racers, the line-up fixed
     along each of the game's seat axes (`--AXISs`: Blast's --biathletes and --colours, Mania's
-    --colours, Ski Tour's --nations; the first axis fixed gives the racers), the game's options
+    --colours, Ski Tour's --nations; in a game without teams the first axis fixed gives the
+    racers, with teams a line-up names seats and --racers counts the teams), the game's options
     and the players."""
     p.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
     for i, axis in enumerate(info.axes):
-        p.add_argument(f"--{axis}s", dest=f"fixed_{axis}", default=None,
+        p.add_argument(f"--{axis}s", dest=f"fixed_{axis}", default=None, metavar=f"{axis.upper()}S",
                        help=f"fixed {axis}s, comma-separated (seat order)"
-                            + ("; fixes the racers" if i == 0 else f", with --{info.axes[0]}s" if info.players else ""))
+                            + ("; fixes the racers" if i == 0 and not info.teams
+                               else f", with --{info.axes[0]}s" if i and info.players else ""))
     option_arguments(p, info)
     if info.players:
         p.add_argument("--players", default=None,
@@ -331,7 +333,7 @@ def design_of(info, args: argparse.Namespace, bundle):
     ValueError or KeyError (one line) otherwise."""
     fixed = {axis: tuple(split_list(getattr(args, f"fixed_{axis}", None)) or ()) for axis in info.axes}
     fixed = {axis: values for axis, values in fixed.items() if values}
-    racers = len(fixed[info.axes[0]]) if info.axes[0] in fixed else args.racers
+    racers = len(fixed[info.axes[0]]) if info.axes[0] in fixed and not info.teams else args.racers
     options = game_options(info, args)
     mod = info.load()
     design = mod.make_design(args.scenario, racers, fixed=fixed,
