@@ -38,7 +38,7 @@ def build_report(source: ResultsSource, out: str | Path, options: ReportOptions 
     ctx = Context(source, options)
     # one colour per name and one order of the scenarios in every chart of the page
     new_page({ctx.sc: [*ctx.trails, "all"]})
-    layout = LAYOUTS.get(source.game, core_layout)
+    layout = layout_of(source)
     log("section: health")
     health, warnings = core.health_section(ctx)
     sections = [core.overview(ctx)]
@@ -114,8 +114,15 @@ def skitour_layout(ctx: Context, log) -> list[Section]:
     return core_layout(ctx, log, skitour.SECTIONS, skitour.MAIN_COLUMNS, skitour.by_variant)
 
 
-#: each game's report: its layout of core and own sections (a game without one gets core_layout)
-LAYOUTS = {"blast": blast_layout, "mania": mania_layout, "skitour": skitour_layout}
+def layout_of(source: ResultsSource) -> Callable:
+    """The game's report layout, as its registration names it ("module:function", handed over by
+    the source), or core_layout for a game that names none."""
+    if not source.layout:
+        return core_layout
+    import importlib
+
+    module, _, name = source.layout.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def write_figures_and_tables(out: Path, sections: list[Section]) -> list[Section]:
@@ -178,13 +185,9 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
     return links
 
 
-#: each game's name as its box prints it, for the report's title
-GAME_NAMES = {"blast": "Biathlon Blast", "mania": "Biathlon Mania", "skitour": "Ski Tour: Biathlon"}
-
-
 def report_title(source: ResultsSource) -> str:
     """The page's title: it names the game, whatever the study's own title says."""
-    game = GAME_NAMES.get(source.game, str(source.game))
+    game = source.game_title
     if game.lower() in source.title.lower():
         return f"Balance report: {source.title}"
     return f"{game} balance report: {source.title}"
@@ -203,4 +206,4 @@ def write_report(source: ResultsSource, out: Path, sections: list[Section], find
 
 # gear_section and robustness_section are re-exported for the tests and callers that import them from here
 __all__ = ["ReportOptions", "Section", "Report", "Context", "build_report", "write_report", "gear_targets",
-           "gear_section", "robustness_section", "LAYOUTS"]
+           "gear_section", "robustness_section", "layout_of"]

@@ -62,6 +62,7 @@ class ResultsSource:
     command: str = ""
     game: str = "blast"
     game_title: str = "Biathlon Blast"
+    layout: str = "reports.report:blast_layout"   # "module:function" of the game's report layout (its registration's); "": core only
     scenario: str = "trail"     # the game's word for where races are run; names the scenario column
     axes: tuple[str, ...] = ("biathlete", "colour")
     labels: dict = field(default_factory=dict)      # column -> labels of its codes

@@ -1,66 +1,27 @@
-"""Benchmarks: races per second by scenario and number of racers (a command, never a timed test).
+"""Benchmarks: races per second by scenario and number of racers (a command, never a timed test),
+for any registered game.
 
-Compilation (or loading the compiled kernels from the cache) is timed apart from play. Line-ups
-rotate through the biathletes and ski colours so every biathlete and colour takes part equally.
+Compilation (or loading the compiled kernels from the cache) is timed apart from play. A game may
+bench its bare kernel instead (the `bench` hook: Blast's, without composing the shared records).
 """
 from __future__ import annotations
 
 import time
 
-import numpy as np
 import pandas as pd
-
-from kernels.results import ROUNDS, STALLED
-
-from .blast.compile import CompiledBundle
-from .blast.play import RaceSetup, play_block
-from .blast.players import Player
-
-
-def rotating_setups(bundle: CompiledBundle, trail: int, n: int, k: int, player: Player) -> list[RaceSetup]:
-    """k set-ups of n racers: race i seats biathletes i, i+1, ... and ski colours rotated by i."""
-    nb = len(bundle.biathlete_names)
-    out = []
-    for i in range(k):
-        bis = tuple((i + j) % nb for j in range(n))
-        cols = tuple((i // nb + j) % 6 for j in range(n))
-        out.append(RaceSetup(trail, bis, cols, (player,) * n))
-    return out
-
-
-def bench(bundle: CompiledBundle, trails: list[int], racers: list[int], races: int, player: Player,
-          seed: int = 1) -> pd.DataFrame:
-    """One row per (trail, racers): races, seconds, races per second, mean rounds, stalled share."""
-    rows = []
-    t0 = time.perf_counter()
-    play_block(bundle, rotating_setups(bundle, trails[0], racers[0], 2, player), seed, np.arange(2))
-    compile_s = time.perf_counter() - t0
-    for t in trails:
-        for n in racers:
-            setups = rotating_setups(bundle, t, n, races, player)
-            t1 = time.perf_counter()
-            out = play_block(bundle, setups, seed, np.arange(races))
-            dt = time.perf_counter() - t1
-            first = out[::n]            # one row per race
-            rows.append({
-                "trail": bundle.trail_names[t], "racers": n, "races": races, "seconds": round(dt, 3),
-                "races_per_s": round(races / dt), "mean_rounds": round(float(first[:, ROUNDS].mean()), 2),
-                "stalled_share": round(float(first[:, STALLED].mean()), 4),
-            })
-    df = pd.DataFrame(rows)
-    df.attrs["compile_s"] = compile_s
-    return df
 
 
 def bench_game(game: str, bundle, scenarios: list[str], racers: list[int], races: int, options: dict | None = None,
-               seed: int = 1) -> pd.DataFrame:
+               seed: int = 1, player: str | None = None) -> pd.DataFrame:
     """Any registered game: one row per (scenario, racers) of a balanced design played on one core
-    through the game's play_chunk: races, seconds, races per second, mean rounds, stalled share."""
+    through the game's play_chunk: races, seconds, races per second, mean rounds, stalled share
+    (`player`: in every seat; default the game's default player)."""
     from . import games
 
     info = games.game(game)
     mod = info.load()
-    designs = {(sc, n): mod.make_design(sc, n, options=options) for sc in scenarios for n in racers}
+    players = (player or info.default_player,)
+    designs = {(sc, n): mod.make_design(sc, n, players=players, options=options) for sc in scenarios for n in racers}
     for d in designs.values():
         mod.check_design(bundle, d)
     t0 = time.perf_counter()
@@ -82,7 +43,7 @@ def bench_game(game: str, bundle, scenarios: list[str], racers: list[int], races
 
 
 def scaling(bundle: CompiledBundle, trail: str, racers: int, races: int, jobs: list[int],
-            chunk_size: int, seed: int = 1, scheduler: str | None = None, game: str = "blast",
+            chunk_size: int, seed: int = 1, scheduler: str | None = None, game: str | None = None,
             options: dict | None = None) -> pd.DataFrame:
     """Races per second of a whole run (balanced line-ups, chunks, workers, tables kept out of
     memory) for each worker count, and the speed-up over the first. Each count is warmed up with

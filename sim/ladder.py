@@ -57,12 +57,12 @@ Arrangement = tuple[Player, ...]
 def roster(game: str | None = None):
     """The players hook of `game` (module docstring); ValueError for a game without players."""
     info = games.game(game)
-    mod = info.load()
-    if not hasattr(mod, "roster"):
-        able = [games.game(g).title for g in games.names() if hasattr(games.game(g).load(), "roster")]
+    hook = info.hook("roster")
+    if hook is None:
+        able = [g.title for g in games.with_players()]
         raise ValueError(f"{info.title} has no players to rank or tune; ladders and tuning support "
                          f"{' and '.join(able)}")
-    return mod.roster()
+    return hook()
 
 
 def rotations(pattern: list[Player], racers: int) -> list[Arrangement]:

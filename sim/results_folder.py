@@ -51,8 +51,8 @@ def _checked(folder: Path) -> int:
 def _game_fields(manifest: dict) -> dict:
     """What the report needs to know of the game, from a run's or a cell's manifest (a run from
     before the registry is Blast's)."""
-    return {"game": manifest.get("game") if manifest.get("game") in games.names() else games.DEFAULT,
-            "game_title": manifest.get("game_title", "Biathlon Blast"),
+    info = games.game(manifest.get("game") if manifest.get("game") in games.names() else games.DEFAULT)
+    return {"game": info.name, "game_title": manifest.get("game_title", info.title), "layout": info.layout,
             "scenario": manifest.get("scenario", "trail"),
             "axes": tuple(manifest.get("axes", ("biathlete", "colour"))),
             "labels": manifest.get("labels", {}), "params": manifest.get("report", {})}

@@ -163,8 +163,9 @@ class RunInfo:
         return self.races / self.seconds if self.seconds > 0 else float("nan")
 
 
-def play_chunk(game: str, bundle, design, seed: int, start: int, stop: int):
-    """(seats, visits) of races start .. stop-1: the task every worker runs."""
+def play_chunk(game: str | games.GameInfo, bundle, design, seed: int, start: int, stop: int):
+    """(seats, visits) of races start .. stop-1: the task every worker runs (tasks carry the
+    GameInfo, so a worker needs no registry: a game registered at run time plays there too)."""
     return games.game(game).load().play_chunk(bundle, design, seed, start, stop)
 
 
@@ -184,7 +185,7 @@ def manifest(game: str, bundle, design, races: int, seed: int, command: str = ""
             "design": mod.design_dict(design), "players": players, "package_version": pkg, "command": command, "scenario": info.scenario, "axes": list(info.axes),
             "seat_columns": list(mod.SEAT_DTYPE.names), "visit_columns": list(mod.VISIT_DTYPE.names),
             "names": mod.names(bundle, design), "labels": mod.LABELS, "block": mod.block(bundle, design),
-            "report": mod.report_params(bundle) if hasattr(mod, "report_params") else {}}
+            "report": info.hook("report_params")(bundle) if "report_params" in info.hooks else {}}
 
 
 def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAULT, chunk_size: int = 10_000,
@@ -256,7 +257,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
             bounds = bounds[:max(0, stop_after - played["tasks"])]
         if bounds and (n_jobs != 1 or scheduler):
             warm_up(game, bundle, design)        # compile (or load) the kernels here, once, before workers start
-        tasks = [Task((a, b), play_chunk, (game, bundle, design, seed, a, b), b - a) for a, b in bounds]
+        tasks = [Task((a, b), play_chunk, (info, bundle, design, seed, a, b), b - a) for a, b in bounds]
         if bar is not None:
             done = sum(b - a for a, b, _ in store.finished()) if store is not None else played["races"]
             bar.n = done

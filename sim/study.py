@@ -345,7 +345,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                 bounds = stores[cell.name, vname].missing(limits[cell.name], chunk)
                 left[cell.name, vname], played[cell.name, vname] = len(bounds), 0
                 tasks.extend(Task((cell.name, vname, a, b), play_chunk,
-                                  (study.game, bundles[vname], cell.design, cell.seed, a, b), b - a)
+                                  (info, bundles[vname], cell.design, cell.seed, a, b), b - a)
                              for a, b in bounds)
                 if not bounds and (last or cell.target is None):
                     log(f"{cell.name} / {vname}: already played")
@@ -485,7 +485,7 @@ def _other_study(old: dict, new: dict) -> str:
     a study may add cells and variants (the finished ones are kept), and the file's name, title,
     description and comments may change."""
     for key in ("game", "seed", "data"):
-        if old.get(key, "blast" if key == "game" else None) != new.get(key):
+        if old.get(key, games.DEFAULT if key == "game" else None) != new.get(key):
             return f"{key} differs: {old.get(key)!r} there, {new.get(key)!r} now"
     old_cells = {c["name"]: c for c in old.get("cells", [])}
     for cell in new.get("cells", []):

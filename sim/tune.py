@@ -36,13 +36,6 @@ from . import games
 from .ladder import Ladder, Player, head_to_head, play_arrangements, roster, rotations
 
 
-def __getattr__(name: str):
-    """TUNED and SPREAD: Blast's tuned weights and their initial spreads (sim.blast.game.Roster)."""
-    if name in ("TUNED", "SPREAD"):
-        return getattr(roster("blast"), name.lower())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 ELITE = 0.25       # share of the population that makes the next generation
 SMOOTHING = 0.7    # weight of the elite against the previous mean and spread
 FLOOR = 0.1        # the spread never falls below this share of its start
@@ -207,4 +200,4 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     return result
 
 
-__all__ = ["tune", "TuneResult", "Generation", "TUNED", "SPREAD"]
+__all__ = ["tune", "TuneResult", "Generation"]

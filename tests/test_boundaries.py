@@ -38,10 +38,19 @@ def test_reports_do_not_import_kernels():
 
 
 # the shared core: no game package may be imported from these, only asked for through sim.games
-SHARED = ["sim/games.py", "sim/runner.py", "sim/store.py", "sim/run.py", "sim/study.py", "sim/precision.py",
-          "sim/balance.py", "sim/adopt.py", "kernels/records.py",
-          "kernels/rng.py", "kernels/cache.py", "kernels/jit.py"]
-GAME_PACKAGES = ("blast", "mania", "skitour")
+SHARED = ["sim/games.py", "sim/contract.py", "sim/runner.py", "sim/store.py", "sim/run.py", "sim/study.py",
+          "sim/precision.py", "sim/balance.py", "sim/adopt.py", "sim/bench.py", "sim/ladder.py", "sim/tune.py",
+          "sim/results_folder.py", "kernels/records.py", "kernels/rng.py", "kernels/cache.py", "kernels/jit.py"]
+
+
+def game_packages() -> tuple[str, ...]:
+    """The package of every registered game's module (sim.blast.game -> blast), and so of its kernels."""
+    from sim import games
+
+    return tuple(games.game(g).module.split(".")[-2] for g in games.names())
+
+
+GAME_PACKAGES = game_packages()
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -165,3 +165,23 @@ def test_compile_without_lookahead_leaves_the_search_kernel_for_its_first_use():
     assert r.returncode == 0, r.stderr
     assert "Biathlon Blast: race kernel:" in r.stdout
     assert "reference" not in r.stdout and "look-ahead" not in r.stdout
+
+
+def test_a_fixed_line_up_along_any_seat_axis():
+    """`--AXISs` fixes the line-up along each of the game's seat axes (sim.games: GameInfo.axes),
+    whatever the axis is called: Ski Tour's nations, in seat order, and one line for an unknown one."""
+    r = run("--game", "skitour", "replay", "--course", "Starter", "--nations", "Norway,France", "--race", "3")
+    assert r.returncode == 0, r.stderr
+    assert "2 nations" in r.stdout and "seat 1: Norway," in r.stdout and "seat 2: France," in r.stdout
+    r = run("--game", "skitour", "replay", "--course", "Starter", "--nations", "Norway,Atlantis")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "biathlon-sim replay: no nation named 'Atlantis'; known: Austria, Finland, France, Germany, Italy, "
+        "Norway, Russia, Sweden, United Kingdom, USA")
+
+
+def test_a_fixed_line_up_names_seats_where_there_are_teams():
+    """With teams (Mania's relay), --colours names every seat and --racers still counts the teams."""
+    r = run("--game", "mania", "replay", "--track", "red", "--format", "relay", "--racers", "2", "--legs", "2",
+            "--colours", "red,red,blue,blue", "--race", "1")
+    assert r.returncode == 0, r.stderr
+    assert "2 teams of 2 legs" in r.stdout and "seat 4: the blue figure (team 2, leg 2)" in r.stdout

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from kernels import numba_patches
-from sim.bench import rotating_setups
+from sim.blast.bench import rotating_setups
 from sim.blast import load_bundle
 from sim.blast.play import play_block
 from sim.blast.players import resolve
@@ -24,7 +24,7 @@ PLAY = textwrap.dedent(f"""
     import json, sys
     import numpy as np
     from kernels import numba_patches
-    from sim.bench import rotating_setups
+    from sim.blast.bench import rotating_setups
     from sim.blast import load_bundle
     from sim.blast.play import play_block
     from sim.blast.players import resolve

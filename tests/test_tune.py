@@ -10,7 +10,10 @@ from kernels.blast import players as K
 from sim.blast import load_bundle
 from sim.blast.players import WEIGHTS, resolve, write_persona
 from sim.cli import main
-from sim.tune import TUNED, tune
+from sim.blast.game import Roster
+from sim.tune import tune
+
+TUNED = Roster.tuned        # the weights a Blast tuning moves
 
 #: a budget of seconds: 2 generations of 4 candidates, 48 races each, 192 races of check
 TINY = dict(trails=["Kurz"], racers=3, generations=2, population=4, races_per_candidate=48, check_races=48)

@@ -155,7 +155,8 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
     if unknown or options:
         raise ValueError(f"Biathlon Blast designs fix only biathlete and colour, and take no options "
                          f"(got {sorted(unknown) or sorted(options)})")
-    bis, cols = fixed.get("biathlete"), fixed.get("colour")
+    bis = fixed.get("biathlete")
+    cols = tuple(c.lower() for c in fixed["colour"]) if fixed.get("colour") else None
     from kernels.blast.consts import COLOUR_NAMES
 
     unknown = [c for c in cols or () if c not in COLOUR_NAMES]
@@ -242,6 +243,26 @@ def warm_designs(bundle: CompiledBundle):
     return [("race kernel", Design(trail, 2)),
             ("look-ahead and reference players' race kernel (search)",
              Design(trail, 2, players=("lookahead",)))]
+
+
+def golden_log(case: dict) -> str:
+    """A golden case's text (tests/golden/blast/cases.toml): render_log of a fixed line-up
+    (trail, biathletes, players, seed, race) on a data set (`data`: a folder or a shipped example
+    set's name; default the shipped data)."""
+    from .eventlog import render_log
+    from .play import make_setup, play_one
+
+    bundle = load_bundle(case.get("data"))
+    setup = make_setup(bundle, case["trail"], case["biathletes"], players=case.get("players", "heuristic"))
+    return render_log(bundle, play_one(bundle, setup, case["seed"], case["race"]))
+
+
+def bench(bundle: CompiledBundle, scenarios: list[str], racers: list[int], races: int, player: str,
+          seed: int = 1):
+    """The `bench` hook: races per second of the bare kernel (sim/blast/bench.py)."""
+    from .bench import bench as kernel_bench
+
+    return kernel_bench(bundle, scenarios, racers, races, player, seed)
 
 
 def log_with_rows(bundle: CompiledBundle, design, seed: int, race: int, rows: int):

@@ -38,19 +38,13 @@ def build_parser(game: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-#: commands that serve some games only (the others refuse them with one line)
-SERVES = {"worldcup": ("blast",), "ladder": ("blast", "skitour"), "tune": ("blast", "skitour"),
-          "exact": ("mania",)}
-
-
 def _speak_of(p: argparse.ArgumentParser, command: str, info) -> None:
     """Help under --game X speaks of X: a command X does not serve says only that; the examples
     are X's (those naming --game X; Blast's: those naming no --game)."""
     from .. import games
 
-    serves = SERVES.get(command)
-    if serves and info.name not in serves:
-        titles = " and ".join(games.game(g).title for g in serves)
+    if not info.serves(command):          # a command some games only serve (sim.games.serving)
+        titles = " and ".join(g.title for g in games.serving(command))
         p.description = f"{command} serves {titles}, not {info.title}: under --game {info.name} it refuses."
         p.epilog = None
         for action in p._actions:

@@ -76,16 +76,16 @@ def _data_dir(data):
     return shipped if shipped.is_dir() else data
 
 
-def only_for(args: argparse.Namespace, command: str, *supported: str) -> int | None:
-    """None when `command` supports the chosen game, else the exit status after one line saying
-    which games it supports."""
+def only_for(args: argparse.Namespace, command: str) -> int | None:
+    """None when `command` serves the chosen game (sim.games.serving: the registrations say), else
+    the exit status after one line saying which games it serves."""
     from .. import games
 
-    name = getattr(args, "game", None) or games.DEFAULT
-    if name in supported:
+    info = games.game(getattr(args, "game", None))
+    if info.serves(command):
         return None
-    titles = ", ".join(games.game(g).title for g in supported)
-    return fail(command, f"{command} supports {titles} so far, not {games.game(name).title}")
+    titles = ", ".join(g.title for g in games.serving(command))
+    return fail(command, f"{command} supports {titles} so far, not {info.title}")
 
 
 def print_problems(where, exc: DataError) -> int:
@@ -111,8 +111,11 @@ def jobs_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores)")
 
 
-#: every game's word for where a race is run (sim.games: GameInfo.scenario)
-SCENARIO_WORDS = ("trail", "track", "course")
+def scenario_words() -> list[str]:
+    """Every game's word for where a race is run (sim.games: GameInfo.scenario)."""
+    from .. import games
+
+    return list(dict.fromkeys(games.game(g).scenario for g in games.names()))
 
 
 def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, default=None,
@@ -135,7 +138,7 @@ def scenario_option(p: argparse.ArgumentParser, info, dest: str, several: bool, 
         def __call__(self, parser, namespace, values, option_string=None):
             parser.error(f"{option_string} is not an option here: {title} races on a {word}; say --{word}")
 
-    others = [f"--{w}{s}" for w in SCENARIO_WORDS if w != word for s in ("", "s")]
+    others = [f"--{w}{s}" for w in scenario_words() if w != word for s in ("", "s")]
     p.add_argument(*others, action=OtherWord, dest=f"other_{dest}", help=argparse.SUPPRESS)
 
 
@@ -296,19 +299,27 @@ def game_options(info, args: argparse.Namespace) -> dict:
 
 def design_arguments(p: argparse.ArgumentParser, info) -> None:
     """What a design takes on the command line besides where it races: racers, the line-up fixed
-    along the game's seat axes (Blast's --biathletes and --colours, Mania's --colours), the game's
-    options and the players."""
+    along each of the game's seat axes (`--AXISs`: Blast's --biathletes and --colours, Mania's
+    --colours, Ski Tour's --nations; in a game without teams the first axis fixed gives the
+    racers, with teams a line-up names seats and --racers counts the teams), the game's options
+    and the players."""
     p.add_argument("--racers", type=int, default=4, help="racers per race, balanced line-ups (default 4)")
-    if "biathlete" in info.axes:
-        p.add_argument("--biathletes", default=None, help="a fixed line-up, comma-separated (seat order)")
-    if "colour" in info.axes:
-        p.add_argument("--colours", default=None, help="fixed ski colours for a fixed line-up (with --biathletes)"
-                       if info.name == "blast" else "fixed colours, comma-separated (seat order)")
+    for i, axis in enumerate(info.axes):
+        p.add_argument(f"--{axis}s", dest=f"fixed_{axis}", default=None, metavar=f"{axis.upper()}S",
+                       help=f"fixed {axis}s, comma-separated (seat order)"
+                            + ("; fixes the racers" if i == 0 and not info.teams
+                               else f", with --{info.axes[0]}s" if i and info.players else ""))
     option_arguments(p, info)
     if info.players:
         p.add_argument("--players", default=None,
                        help=f"one player for all seats or one per seat, comma-separated: {persona_names(info)}, "
-                            f"random, or persona files (.toml); default: balanced")
+                            f"random, or persona files (.toml); default: {info.default_player}")
+
+
+def examples(info, command: str) -> str:
+    """The help's epilog: the game's examples of `command` (its registration's), or none."""
+    lines = info.examples.get(command, "")
+    return f"examples:\n{lines}" if lines else ""
 
 
 def persona_names(info) -> str:
@@ -320,17 +331,13 @@ def persona_names(info) -> str:
 def design_of(info, args: argparse.Namespace, bundle):
     """The design the command line describes (design_arguments), checked against the data;
     ValueError or KeyError (one line) otherwise."""
-    fixed = {}
-    biathletes = split_list(getattr(args, "biathletes", None))
-    colours = split_list(getattr(args, "colours", None))
-    if biathletes:
-        fixed["biathlete"] = tuple(biathletes)
-    if colours:
-        fixed["colour"] = tuple(c.lower() for c in colours)
+    fixed = {axis: tuple(split_list(getattr(args, f"fixed_{axis}", None)) or ()) for axis in info.axes}
+    fixed = {axis: values for axis, values in fixed.items() if values}
+    racers = len(fixed[info.axes[0]]) if info.axes[0] in fixed and not info.teams else args.racers
     options = game_options(info, args)
     mod = info.load()
-    design = mod.make_design(args.scenario, len(biathletes) if biathletes else args.racers, fixed=fixed,
-                             players=tuple(split_list(getattr(args, "players", None)) or ["balanced"]),
+    design = mod.make_design(args.scenario, racers, fixed=fixed,
+                             players=tuple(split_list(getattr(args, "players", None)) or [info.default_player]),
                              options=options or None)
     mod.check_design(bundle, design)
     return design

@@ -37,8 +37,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
             return EXIT_BAD_DATA
         cached = is_compiled(name)
         t0 = time.perf_counter()
-        designs = mod.warm_designs(bundle) if hasattr(mod, "warm_designs") else \
-            [("race kernel", mod.make_design(mod.scenarios(bundle)[0], max(2, info.racers[0])))]
+        designs = mod.warm_designs(bundle)
         if args.no_lookahead:
             designs = [(label, d) for label, d in designs if "look-ahead" not in label]
         for label, design in designs:

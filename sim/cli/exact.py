@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_exact(args: argparse.Namespace) -> int:
-    refused = only_for(args, "exact", "mania")
+    refused = only_for(args, "exact")
     if refused is not None:
         return refused
     import numpy as np

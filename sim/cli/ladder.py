@@ -6,19 +6,12 @@ from pathlib import Path
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list,
+    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
+    reason, rounding_note, scenario_option, scenario_words, split_list,
 )
 
-#: the games with players (their modules have sim.ladder's players hook, `roster()`); Mania's seats
-#: are dice. The parser offers these games' options (tests check the list against the modules).
-PLAYER_GAMES = ("blast", "skitour")
-
-#: each game's default player list for a ladder: random and the heuristic personas
-#: how help names a value of each seat axis
-ENTRANT_WORDS = {"biathlete": "biathlete", "colour": "ski colour", "nation": "nation"}
-DEFAULT_PLAYERS = {"blast": "random,balanced,sprinter,conservative,sharpshooter",
-                   "skitour": "random,balanced,steady,sprinter,sharpshooter"}
+#: how help names a value of a seat axis (an axis not here is named as it is)
+ENTRANT_WORDS = {"colour": "ski colour"}
 
 
 def player_game_options(p: argparse.ArgumentParser) -> None:
@@ -27,10 +20,10 @@ def player_game_options(p: argparse.ArgumentParser) -> None:
     from .. import games
 
     seen: dict[str, list[str]] = {}
-    for g in PLAYER_GAMES:
-        for option, values in games.game(g).options.items():
+    for g in games.with_players():
+        for option, values in g.options.items():
             seen.setdefault(option, [])
-            seen[option].append(f"{games.game(g).title}: {', '.join(map(str, values))}, default {values[0]}")
+            seen[option].append(f"{g.title}: {', '.join(map(str, values))}, default {values[0]}")
     for option, texts in seen.items():
         p.add_argument(f"--{option.replace('_', '-')}", dest=f"option_{option}", default=None,
                        metavar=option.upper(), help="; ".join(texts))
@@ -42,8 +35,8 @@ def players_game(args: argparse.Namespace, command: str):
     from .. import games
 
     info = games.game(getattr(args, "game", None))
-    if info.name not in PLAYER_GAMES:
-        titles = " and ".join(games.game(g).title for g in PLAYER_GAMES)
+    if not info.players:
+        titles = " and ".join(g.title for g in games.with_players())
         return None, fail(command, f"{command} plays players against each other and {info.title} has none "
                                    f"(its seats are dice); {command} supports {titles}")
     given = {k[len("option_"):]: v for k, v in vars(args).items() if k.startswith("option_") and v is not None}
@@ -72,24 +65,16 @@ def add_parser(sub, info) -> None:
                     "gap of every pair measured race by race. With --vs A,B: A in half the seats, B in "
                     "the other half, rotated, and a verdict on the gap. Races are rounded up to whole "
                     "blocks of line-ups. Exits 2 with one line when a name is unknown.",
-        epilog="examples:\n"
-               "  biathlon-sim ladder --trail Kurz --races 40000 --jobs 2\n"
-               "  biathlon-sim ladder --players random,balanced,sprinter,conservative,sharpshooter \\\n"
-               "      --trail Kurz --racers 4 --races 40000 --seed 1 --jobs 2 --out ladder.csv\n"
-               "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
-               "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
-               "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000\n"
-               "  biathlon-sim --game skitour ladder --course Starter --races 20000 --jobs 2\n"
-               "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
+        epilog=examples(info, "ladder"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lad.add_argument("--players", default=None,
                      help=f"comma-separated players, each once (default: random and the heuristic personas, "
-                          f"{DEFAULT_PLAYERS.get(info.name, 'none')}; add lookahead for the strength reference)")
+                          f"{','.join(info.players) or 'none'}; add lookahead for the strength reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
     if info.players:
         scenario_option(lad, info, "trail", several=False, more=" (required)")
     else:                 # a game without players: whatever it says, the command refuses it below
-        lad.add_argument(*(f"--{w}" for w in SCENARIO_WORDS), dest="trail", default=None, help=argparse.SUPPRESS)
+        lad.add_argument(*(f"--{w}" for w in scenario_words()), dest="trail", default=None, help=argparse.SUPPRESS)
     lad.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     lad.add_argument("--races", type=races_count, default=10000, help="races in all (default 10000)")
     lad.add_argument("--seed", type=seed_value, default=1)
@@ -129,7 +114,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
             result = head_to_head(bundle, a, b, args.trail, args.racers, args.races, args.seed, args.jobs,
                                   progress=not args.quiet, known=known, **game)
         else:
-            players = split_list(args.players or DEFAULT_PLAYERS[info.name]) or []
+            players = split_list(args.players) or list(info.players)
             result = ladder(bundle, players, args.trail, args.racers, args.races, args.seed, args.jobs,
                             progress=not args.quiet, known=known, **game)
     except (KeyError, ValueError) as exc:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, design_arguments, design_of, fail, load_or_report, reason, scenario_option,
-    seed_value, split_list,
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, examples, fail, load_or_report, reason,
+    scenario_option, seed_value,
 )
 
 
@@ -19,7 +19,7 @@ def add_parser(sub, info) -> None:
                     f"a balanced design, as in a run), or --run DIR to replay a race of a run's or a "
                     f"study's folder exactly (a study: --cell and --study-variant). Exits 2 with one line naming "
                     f"what was expected when a name is unknown.",
-        epilog=_EXAMPLES.get(info.name, ""),
+        epilog=examples(info, "replay"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("--run", default=None, metavar="DIR",
                    help="replay race --race of the run or study written to DIR (its design, seed and data)")
@@ -35,24 +35,6 @@ def add_parser(sub, info) -> None:
                         "wax and cards)")
     data_option(r)
     r.set_defaults(func=cmd_replay)
-
-
-_EXAMPLES = {
-    "blast": "examples:\n"
-             "  biathlon-sim replay --trail Kurz --biathletes Owens,Olsson,Wei,Pinto --seed 1 --race 17\n"
-             "  biathlon-sim replay --trail Lang --biathletes Owens,Wei --colours blue,white \\\n"
-             "      --players heuristic,random --seed 3 --race 0\n"
-             "  biathlon-sim replay --trail Kurz --racers 4 --seed 1 --race 17   # race 17 of such a run\n"
-             "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly\n"
-             "  biathlon-sim replay --run runs/smoke --cell duel --race 5",
-    "mania": "examples:\n"
-             "  biathlon-sim --game mania replay --track red --racers 4 --seed 1 --race 3\n"
-             "  biathlon-sim --game mania replay --track yellow --format relay --racers 3 --race 0\n"
-             "  biathlon-sim --game mania replay --run runs/mania6 --race 12",
-    "skitour": "examples:\n"
-               "  biathlon-sim --game skitour replay --course Starter --racers 3 --seed 1 --race 2\n"
-               "  biathlon-sim --game skitour replay --run runs/skitour --cell basic-Starter-4 --race 7",
-}
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -71,8 +53,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.scenario:
         return bad(f"give --{info.scenario} (and the line-up, as `run` takes it), or --run DIR to replay a race "
                    f"of a run or study")
-    if info.name == "blast" and getattr(args, "biathletes", None):
-        return replay_blast_line_up(args, bad)
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
@@ -84,43 +64,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     compile_notice(info.name)
     print(info.load().replay(bundle, design, args.seed, args.race, states=args.states), end="")
-    return 0
-
-
-def replay_blast_line_up(args: argparse.Namespace, bad) -> int:
-    """A Blast race of a fixed line-up, as the rulebook sets one up (the golden logs' path)."""
-    from kernels.blast import consts as C
-
-    from ..blast.eventlog import render_log
-    from ..blast.play import make_setup, play_one
-
-    bundle = load_or_report(args.data)
-    if bundle is None:
-        return EXIT_BAD_DATA
-    args.trail = args.scenario
-    biathletes = split_list(args.biathletes)
-    twice = sorted({b for b in biathletes if biathletes.count(b) > 1})
-    if twice:
-        return bad(f"a line-up names each biathlete once; {', '.join(twice)} is named twice")
-    colours = split_list(args.colours)
-    players = split_list(args.players)
-    if colours is not None:
-        colours = [c.lower() for c in colours]
-        unknown = [c for c in colours if c not in C.COLOUR_NAMES]
-        if unknown:
-            return bad(f"no ski colour named {unknown[0]!r}; known: {', '.join(C.COLOUR_NAMES)}")
-    if not players:
-        players = "heuristic"
-    elif len(players) == 1:
-        players = players[0]
-    from .common import compile_notice
-
-    compile_notice("blast")
-    try:
-        setup = make_setup(bundle, args.trail, biathletes, colours, players)
-    except (KeyError, ValueError) as exc:
-        return bad(reason(exc))
-    print(render_log(bundle, play_one(bundle, setup, args.seed, args.race), states=args.states), end="")
     return 0
 
 

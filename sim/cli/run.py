@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from .common import (
-    EXIT_BAD_DATA, data_option, design_arguments, design_of, fail, jobs_option, load_or_report, out_dir,
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, examples, fail, jobs_option, load_or_report, out_dir,
     races_count, reason, repair_option, scenario_option, seed_value,
 )
 
@@ -22,7 +22,7 @@ def add_parser(sub, info) -> None:
                     "a manifest (seed, data hash, design, version, command) and a ledger of the parts "
                     "(their checksums: resume and report refuse a folder that does not match it) are "
                     "written there. The table is the same whatever --jobs and --chunk.",
-        epilog=_EXAMPLES.get(info.name, ""),
+        epilog=examples(info, "run"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     scenario_option(u, info, "scenario", several=False, required=True)
     design_arguments(u, info)
@@ -42,14 +42,6 @@ def add_parser(sub, info) -> None:
     u.add_argument("--quiet", action="store_true", help="no progress bar")
     data_option(u)
     u.set_defaults(func=cmd_run)
-
-
-_EXAMPLES = {
-    "blast": "examples:\n  biathlon-sim run --trail Kurz --racers 4 --races 100000 --out runs/kurz4\n"
-             "  biathlon-sim run --trail Lang --biathletes Owens,Olsson --players heuristic,random --races 5000",
-    "mania": "examples:\n  biathlon-sim --game mania run --track red --racers 6 --races 100000 --out runs/mania6\n"
-             "  biathlon-sim --game mania run --track yellow --format relay --racers 4 --races 20000",
-}
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -6,8 +6,8 @@ import sys
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    SCENARIO_WORDS, reason, rounding_note, scenario_option, split_list, wrap,
+    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
+    reason, rounding_note, scenario_option, scenario_words, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
@@ -26,16 +26,7 @@ def add_parser(sub, info) -> None:
                     "with the command and the check in its header. The result depends on the seed "
                     "only, not on --jobs. Biathlon Blast and Ski Tour (--game skitour, --course; "
                     "every weight is tuned there); Mania has no players.",
-        epilog="examples:\n"
-               "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
-               "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
-               "  biathlon-sim tune --start balanced --vs reference --trail Kurz --generations 6 \\\n"
-               "      --population 12 --races-per-candidate 480 --check-races 960 --jobs 2 --out vs-reference.toml\n"
-               "  biathlon-sim tune --start sprinter --trail Short --generations 4 --population 8 \\\n"
-               "      --races-per-candidate 800 --out my-sprinter.toml --name my-sprinter\n"
-               "  biathlon-sim ladder --vs my-sprinter.toml,sprinter --trail Short --races 20000\n"
-               "  biathlon-sim --game skitour tune --start balanced --course Starter,Long --generations 4 \\\n"
-               "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
+        epilog=examples(info, "tune"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     tu.add_argument("--start", default="balanced", help="the heuristic persona to improve (default balanced)")
     tu.add_argument("--vs", default=None, metavar="PLAYER",
@@ -44,7 +35,7 @@ def add_parser(sub, info) -> None:
     if info.players:
         scenario_option(tu, info, "trails", several=True, required=True)
     else:                 # a game without players: whatever it says, the command refuses it below
-        tu.add_argument(*(f"--{w}{s}" for w in SCENARIO_WORDS for s in ("", "s")), dest="trails", default=None,
+        tu.add_argument(*(f"--{w}{s}" for w in scenario_words() for s in ("", "s")), dest="trails", default=None,
                         help=argparse.SUPPRESS)
     tu.add_argument("--racers", type=int, default=4, help="racers per race (default 4)")
     tu.add_argument("--generations", type=int, default=10, help="generations (default 10)")

@@ -6,28 +6,20 @@ import argparse
 from .common import EXIT_BAD_DATA, load_or_report
 
 
-_SUMMARY = {
-    "blast": "biathletes with their bibs, card counts, each trail's length, range and start-line positions "
-             "and coach zones",
-    "mania": "the dice, the formats and each track's squares, range, penalty loop and finish area",
-    "skitour": "the nations, the tiles and each course's length and shooting ranges",
-}
-
-
-_DOC = {"mania": "docs/mania/data-format.md", "skitour": "docs/skitour/data-format.md"}
-
-
 def add_parser(sub, info) -> None:
+    from .. import games
+
+    game_flag = "" if info.name == games.DEFAULT else f" --game {info.name}"
     v = sub.add_parser(
         "validate", help="check a data directory and print its summary",
-        description=f"Check a {info.title} data directory ({_DOC.get(info.name, 'docs/data-format.md')}) "
-                    f"and print a summary: {_SUMMARY.get(info.name, 'what it holds')}. Exits 2 with one line "
+        description=f"Check a {info.title} data directory ({info.data_doc or 'its data-format page'}) "
+                    f"and print a summary: {info.data_summary or 'what it holds'}. Exits 2 with one line "
                     f"per problem (file: entry: field: what was expected) when the data is bad, or one line "
                     f"naming the game whose data directory it is when it is another game's.",
         epilog="examples:\n"
-               f"  biathlon-sim{'' if info.name == 'blast' else ' --game ' + info.name} validate"
+               f"  biathlon-sim{game_flag} validate"
                f"                 # the shipped data\n"
-               f"  biathlon-sim{'' if info.name == 'blast' else ' --game ' + info.name} validate my-data/"
+               f"  biathlon-sim{game_flag} validate my-data/"
                f"         # your own copy",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("data", nargs="?", default=None, metavar="DIR",
@@ -38,12 +30,14 @@ def add_parser(sub, info) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     from .. import games
 
-    mod = games.game(args.game).load()
+    info = games.game(args.game)
+    mod = info.load()
     bundle = load_or_report(args.data, game=args.game)
     if bundle is None:
         return EXIT_BAD_DATA
     print(mod.summary(bundle))
-    warnings = mod.data_warnings(bundle) if hasattr(mod, "data_warnings") else []
+    hook = info.hook("data_warnings")
+    warnings = hook(bundle) if hook else []
     if warnings:
         print(f"\n{len(warnings)} warning(s): legal, but races may not use the data as meant:")
         for w in warnings:

@@ -55,7 +55,7 @@ def add_parser(sub, info) -> None:
 
 
 def cmd_worldcup(args: argparse.Namespace) -> int:
-    refused = only_for(args, "worldcup", "blast")
+    refused = only_for(args, "worldcup")
     if refused is not None:
         return refused
     from pathlib import Path

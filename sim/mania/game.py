@@ -126,7 +126,7 @@ def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, pl
     if bad:
         raise ValueError(f"Biathlon Mania has no decisions to make, so no players to choose: every seat "
                          f"is played by the dice (got {', '.join(map(str, bad))})")
-    colours = fixed.get("colour")
+    colours = tuple(c.lower() for c in fixed["colour"]) if fixed.get("colour") else None
     if opts["format"] != "relay" and "legs" in (options or {}):
         raise ValueError(f"legs applies to the relay format only, not {opts['format'].replace('_', ' ')}: "
                          f"give format relay, or leave legs out")
@@ -300,6 +300,21 @@ def referee(bundle: ManiaBundle, design: Design, seed: int, race: int) -> None:
 def warm_designs(bundle: ManiaBundle):
     """(label, design) for each kernel entry point a command may call (Mania has one)."""
     return [("race kernel", make_design(bundle.track_names[0], 2))]
+
+
+def golden_log(case: dict) -> str:
+    """A golden case's text (tests/golden/mania/cases.toml): the numbered event log (eventlog.render)
+    of play_one(track, format, seats, seed, race, legs, number_dice) on the shipped data, its
+    [switches] patched by `switches`."""
+    from ..validation import Patch
+    from .eventlog import render
+    from .play import play_one
+
+    case = dict(case)
+    patches = [Patch("game.toml", f"switches.{k}", v) for k, v in case.pop("switches", {}).items()]
+    bundle = load_bundle(None, patches)
+    _, _, log = play_one(bundle, case.pop("track"), case.pop("format"), case.pop("seats"), **case)
+    return render(log, bundle)
 
 
 def log_with_rows(bundle: ManiaBundle, design: Design, seed: int, race: int, rows: int):

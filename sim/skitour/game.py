@@ -278,6 +278,24 @@ def log_with_rows(bundle: SkiTourBundle, design: Design, seed: int, race: int, r
     return log
 
 
+def warm_designs(bundle: SkiTourBundle):
+    """(label, design) for each kernel entry point a command may call (one race kernel)."""
+    return [("race kernel", make_design(bundle.course_names[0], 2))]
+
+
+def golden_log(case: dict) -> str:
+    """A golden case's text (tests/golden/skitour/cases.toml): the numbered event log
+    (eventlog.render, and a newline) of play_one(course, nations, seed, race, players,
+    seat_players) on the shipped data."""
+    from .eventlog import render
+
+    bundle = load_bundle()
+    nat = [bundle.nation_id(n) for n in case["nations"]]
+    _, _, log = P.play_one(bundle, case["course"], nat, seed=case["seed"], race=case["race"],
+                           players=tuple(case["players"]), seat_players=list(case["seat_players"]))
+    return render(log, bundle) + "\n"
+
+
 def replay(bundle: SkiTourBundle, design: Design, seed: int, race: int, states: bool = False) -> str:
     """One race of a design as a designer reads it: a heading, the set-up (each seat's nation and
     player, its row of wax tokens as printed), every roll, decision, step, shot and place with the
