@@ -1,7 +1,7 @@
 """The balance report: sections of tables and figures from a study's results, a summary of findings
 written from the numbers, and one self-contained report.html (docs/reports.md).
 
-`build_report(source, out)` reads from a ResultsSource (reports.source) only the columns each
+`build_report(source, out)` reads from a ResultsSource (sim.source) only the columns each
 section needs, and writes:
 
     out/report.html            the verdict first, then every section: findings, interactive
@@ -27,7 +27,7 @@ from .blast import gear_section, gear_targets
 from .core import robustness_section
 from .html import figure_png, page
 from .interactive import new_page
-from .source import ResultsSource
+from sim.source import ResultsSource
 
 
 def build_report(source: ResultsSource, out: str | Path, options: ReportOptions = ReportOptions(),

@@ -1072,7 +1072,7 @@ class Search:
         improving step is taken, then the other improving steps, each on top of the new incumbent
         and kept only if it still improves (knobs of different entrants barely interact, so one
         round usually takes several steps)."""
-        from reports.stats import z_value
+        from .stats import z_value
 
         bf = self.bf
         early = len(STAGES) - 1
@@ -1596,7 +1596,7 @@ class Outcome:
     def check(self, races: int | None = None) -> pd.DataFrame:
         """Before (base) and after (the search's result) on fresh seeds (each design's check seed),
         paired: every target statistic with its 95% interval, band and whether it is met."""
-        from reports.stats import z_value
+        from .stats import z_value
 
         s = self.search
         z = z_value(0.95)
@@ -1643,8 +1643,10 @@ class Outcome:
                              "weight": float(s.scoring.weight[d.label][j])})
         return pd.DataFrame(rows)
 
-    def write(self, check_races: int | None = None) -> dict:
-        """Every output into the search's folder; returns their paths."""
+    def write(self, check_races: int | None = None) -> tuple[dict, dict]:
+        """Every table and text into the search's folder: returns their paths, and the arguments of
+        the HTML page after its folder (reports.pages.balance_page, which the command line writes:
+        the core hands reports tables and never imports them)."""
         s = self.search
         out = s.out
         changes = self.changes()
@@ -1661,15 +1663,14 @@ class Outcome:
         agree = persona_text(check, sens)
         scored = check_score_text(check, s.target_score(self.base), s.target_score(self.final))
         (out / "report.md").write_text(self.report_text(changes, check, sens, data_hash, agree, scored))
-        from reports.pages import balance_page
-
-        page = balance_page(out, f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})", changes, check,
-                            sens, sensitivity_lines(sens, changes), agreement=agree,
-                            meta=[f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
-                                  f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
-                                  f"(on the search's races).", scored])
-        return {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
-                "sensitivities": out / "sensitivities.csv", "report": out / "report.md", "page": page}
+        page = {"description": f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})",
+                "changes": changes, "check": check, "sens": sens,
+                "sensitivity_lines": sensitivity_lines(sens, changes), "agreement": agree,
+                "meta": [f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
+                         f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
+                         f"(on the search's races).", scored]}
+        return ({"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
+                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md"}, page)
 
     def report_text(self, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str,
                     agree: list[str], scored: str) -> str:
@@ -1919,7 +1920,7 @@ def persona_levers(check: pd.DataFrame, sens: pd.DataFrame, when: str = "after",
     statistic (many are tried; most differences are noise). Sorted by statistic (widest spread first),
     then by z. Effects in points for win rates. These are the changes that close a disagreement; the
     search weighed each against every target and did not take it, so each costs somewhere else."""
-    from reports.stats import z_value
+    from .stats import z_value
 
     cols = ["scenario", "racers", "statistic", "persona", "specific", "knob", "from", "to", "persona_effect",
             "others_effect", "difference", "se", "z", "races"]

@@ -30,11 +30,11 @@ import pandas as pd
 
 from kernels import results as R
 from kernels.blast import consts as C
-from reports.stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
 
 from .blast.compile import CompiledBundle
 from .blast.play import play_block
 from .blast.design import Design, warm_up
+from .stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
 from .study import cell_seed
 from .validation import Patch
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reports.stats import z_value
+from .stats import z_value
 
 
 #: the share of runs in which a sized cell's final half-width meets its target (at least)

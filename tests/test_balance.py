@@ -15,6 +15,7 @@ import pytest
 from minidata import edit, write_minidata
 from sim import games
 from sim.balance import Search, load_balance
+from sim.cli.balance import write_outcome
 from sim.cli import main
 
 BLAST = """\
@@ -329,7 +330,7 @@ def test_early_drop_error_rate_on_equal_candidates():
     candidate no more often than its level says (the delta method's standard error holds)."""
     import numpy as np
 
-    from reports.stats import z_value
+    from sim.stats import z_value
     from types import SimpleNamespace
 
     from sim.balance import Stat, TargetSpec, make_scoring, paired_difference
@@ -615,7 +616,7 @@ def test_the_report_says_where_the_personas_disagree(tmp_path):
     f = blast_case(tmp_path)
     f.write_text(f.read_text().replace('racers = [4]\n', 'racers = [4]\npersonas = ["balanced", "sprinter"]\n', 1))
     outcome = Search(load_balance(f), tmp_path / "out", budget_races=1, log=lambda x: None).run()
-    outcome.write(check_races=600)
+    write_outcome(outcome, check_races=600)
     report = (tmp_path / "out" / "report.md").read_text()
     section = report.split("## Where the personas disagree")[1].split("## Path")[0]
     assert "- after, biathlete (6 statistics under 2 personas): " in section
@@ -701,7 +702,7 @@ def test_confirm_takes_a_step_only_when_it_also_wins_on_races_of_its_own(tmp_pat
     assert outcome.final.pos["ann-accuracy-low"] < 0
     taken = outcome.search.steps
     assert taken and all(st["confirm_difference"] < 0 for st in taken)
-    outcome.write(check_races=1200)
+    write_outcome(outcome, check_races=1200)
     report = (tmp_path / "whole" / "report.md").read_text()
     assert "on races of its own -" in report and "- confirm: every step was taken only when" in report
     # what the races can tell apart: the fully played candidates' standard errors, the steps' gains
