@@ -1,4 +1,4 @@
-"""The balance search (sim/balance.py, docs/balance.md): a tiny search on every registered game
+"""The balance search (sim/balance/, docs/balance.md): a tiny search on every registered game
 restores a deliberately unbalanced change; resumes from its log; bad files give one line per
 problem and exit status 2; the changed data folder validates and reads back the searched data."""
 from __future__ import annotations
@@ -374,10 +374,12 @@ def test_command_line_refusals(tmp_path, capsys):
 
 
 def test_balance_imports_no_game_package():
-    """sim/balance.py and its command are shared code: they ask the registry, never a game package."""
+    """sim/balance/ and its command are shared code: they ask the registry, never a game package."""
     from test_boundaries import GAME_PACKAGES, ROOT, imported_modules
 
-    for rel in ("sim/balance.py", "sim/cli/balance.py"):
+    files = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "sim" / "balance").glob("*.py"))
+    assert "sim/balance/search.py" in files
+    for rel in (*files, "sim/cli/balance.py"):
         bad = sorted(m for m in imported_modules(ROOT / rel) if any(p in GAME_PACKAGES for p in m.split(".")))
         assert not bad, f"{rel} imports game code: {bad}"
 
