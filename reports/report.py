@@ -162,20 +162,6 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
             name = html.unescape(title.group(1)) if title else path.name
             links.append((Path(href).as_posix(), f"{html.unescape(kind.group(1))}: {name}"))
     return links
-    for path in sorted(root.rglob("*.html")):
-        if "results" in path.relative_to(root).parts[:1]:
-            continue
-        try:
-            head = path.read_text(encoding="utf-8", errors="replace")[:600]
-        except OSError:
-            continue
-        kind = re.search(r"<meta name='biathlon-sim-page' content='([^']*)'>", head)
-        title = re.search(r"<title>([^<]*)</title>", path.read_text(encoding="utf-8", errors="replace")[:6000])
-        if kind and kind.group(1) != "report":
-            href = os.path.relpath(path.resolve(), out.resolve())
-            name = html.unescape(title.group(1)) if title else path.name
-            links.append((Path(href).as_posix(), f"{html.unescape(kind.group(1))}: {name}"))
-    return links
 
 
 #: each game's name as its box prints it, for the report's title
