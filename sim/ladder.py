@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from . import games
+from .blocks import round_to_blocks
 from .stats import paired_difference, pairwise, standings
 
 Player = object          # a game's player: a Blast Player, a Ski Tour PlayerSpec (each has .name)
@@ -209,10 +210,6 @@ class Ladder:
         return paired_difference((per_unit[a] - per_unit[b]).dropna().to_numpy())
 
 
-def _whole_blocks(block: int, races: int, arrangements: int) -> int:
-    return max(1, math.ceil(races / arrangements / block)) * block
-
-
 def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races: int,
                seed: int, n_jobs: int = 1, progress: bool = False, first_race: int = 0, *,
                game: str | None = None, options: dict | None = None) -> Ladder:
@@ -223,7 +220,9 @@ def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races
         raise ValueError(f"races must be at least 1, got {races}")
     info = games.game(game)
     players = roster(info.name)
-    per = _whole_blocks(players.block(bundle, trails[0], len(arrangements[0]), options), races, len(arrangements))
+    # races per arrangement: its share of `races`, in whole blocks
+    block = players.block(bundle, trails[0], len(arrangements[0]), options)
+    per = round_to_blocks(-(-races // len(arrangements)), block)
     jobs = [(trail, arr, first_race, first_race + per) for trail in trails for arr in arrangements]
     t0 = time.perf_counter()
     rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress, game=info.name, options=options)
