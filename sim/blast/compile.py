@@ -5,9 +5,7 @@ tables) and a content hash of the data, so that every result can name the exact 
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,7 +13,7 @@ from kernels.blast import consts as C
 from kernels.blast import state as S
 from kernels.blast.tables import BlastTables
 
-from ..validation import DataError, Problem
+from ..validation import DataError, Problem, data_hash as hash_data
 from .model import Action, BlastData, Card, Value
 from .route import RouteLayout, unroll
 
@@ -54,10 +52,9 @@ def _index(names: tuple[str, ...], name: str, what: str) -> int:
 
 
 def data_hash(data: BlastData) -> str:
-    """A hash of the data's content: equal for equal data, whatever the files' comments or layout."""
-    canonical = json.dumps({"format": FORMAT_VERSION, "data": asdict(data) | {"source": ""}},
-                           sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    """A hash of the data's content: equal for equal data, whatever the files' comments or layout
+    (sim.validation.data_hash)."""
+    return hash_data(data, FORMAT_VERSION)
 
 
 #: largest id or position the int16 arrays (card ids, physical spaces) and event logs can hold

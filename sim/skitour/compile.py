@@ -5,15 +5,14 @@ content hash of the data, so that every result can name the exact data it came f
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from kernels.skitour import consts as C
 from kernels.skitour.tables import SkiTourTables
 
+from ..validation import data_hash as hash_data
 from .model import SkiTourData, WaxToken
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
@@ -50,13 +49,8 @@ def _index(names: tuple[str, ...], name: str, what: str) -> int:
 
 def data_hash(data: SkiTourData) -> str:
     """A hash of the data's content: equal for equal data, whatever the files' comments, layout or
-    folder (the `source` and each nation's `file` are left out)."""
-    doc = asdict(data) | {"source": ""}
-    for n in doc["nations"]:
-        n["file"] = ""
-    canonical = json.dumps({"game": "skitour", "format": FORMAT_VERSION, "data": doc},
-                           sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    folder (the `source` and each nation's `file` are left out; sim.validation.data_hash)."""
+    return hash_data(data, FORMAT_VERSION, game="skitour", file_lists=("nations",))
 
 
 def wax_bits(token: WaxToken | None) -> tuple[int, int]:
