@@ -14,7 +14,7 @@ import re
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 
 @dataclass(frozen=True)
@@ -307,6 +307,14 @@ class Table:
                 close = _closest(key, known)
                 extra = f" (did you mean '{close}'?)" if close else f" (known: {', '.join(known)})"
                 self.problem(key, "is not a known field" + extra)
+
+
+def index_of(names: Sequence[str], name: str, what: str) -> int:
+    """The id of `name` among `names`, whatever its case; KeyError naming the known ones."""
+    low = [n.lower() for n in names]
+    if name.lower() not in low:
+        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
+    return low.index(name.lower())
 
 
 def data_hash(data, format_version: int, *, game: str = "", file_lists: tuple[str, ...] = ()) -> str:

@@ -13,7 +13,7 @@ from kernels.blast import consts as C
 from kernels.blast import state as S
 from kernels.blast.tables import BlastTables
 
-from ..validation import DataError, Problem, data_hash as hash_data
+from ..validation import DataError, Problem, data_hash as hash_data, index_of
 from .model import Action, BlastData, Card, Value
 from .route import RouteLayout, unroll
 
@@ -35,20 +35,13 @@ class CompiledBundle:
     layouts: tuple[RouteLayout, ...]  # by trail id
 
     def biathlete_id(self, name: str) -> int:
-        return _index(self.biathlete_names, name, "biathlete")
+        return index_of(self.biathlete_names, name, "biathlete")
 
     def trail_id(self, name: str) -> int:
-        return _index(self.trail_names, name, "trail")
+        return index_of(self.trail_names, name, "trail")
 
     def card_id(self, name: str) -> int:
-        return _index(self.card_names, name, "card")
-
-
-def _index(names: tuple[str, ...], name: str, what: str) -> int:
-    low = [n.lower() for n in names]
-    if name.lower() not in low:
-        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
-    return low.index(name.lower())
+        return index_of(self.card_names, name, "card")
 
 
 def data_hash(data: BlastData) -> str:

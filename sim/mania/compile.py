@@ -12,7 +12,7 @@ import numpy as np
 
 from kernels.mania import consts as C
 
-from ..validation import data_hash as hash_data
+from ..validation import data_hash as hash_data, index_of
 from .load import ManiaData, load_data
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
@@ -42,10 +42,7 @@ class ManiaBundle:
             if not 0 <= int(name) < len(self.track_names):
                 raise KeyError(f"no track {name}; there are {len(self.track_names)}")
             return int(name)
-        low = [n.lower() for n in self.track_names]
-        if str(name).lower() not in low:
-            raise KeyError(f"no track named {name!r}; known: {', '.join(self.track_names)}")
-        return low.index(str(name).lower())
+        return index_of(self.track_names, str(name), "track")
 
     def format_id(self, name) -> int:
         if isinstance(name, (int, np.integer)):

@@ -12,7 +12,7 @@ import numpy as np
 from kernels.skitour import consts as C
 from kernels.skitour.tables import SkiTourTables
 
-from ..validation import data_hash as hash_data
+from ..validation import data_hash as hash_data, index_of
 from .model import SkiTourData, WaxToken
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
@@ -31,20 +31,13 @@ class SkiTourBundle:
     die_names: tuple[str, ...]        # by die id
 
     def nation_id(self, name: str) -> int:
-        return _index(self.nation_names, name, "nation")
+        return index_of(self.nation_names, name, "nation")
 
     def course_id(self, name: str) -> int:
-        return _index(self.course_names, name, "course")
+        return index_of(self.course_names, name, "course")
 
     def die_id(self, name: str) -> int:
-        return _index(self.die_names, name, "die")
-
-
-def _index(names: tuple[str, ...], name: str, what: str) -> int:
-    low = [n.lower() for n in names]
-    if name.lower() not in low:
-        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
-    return low.index(name.lower())
+        return index_of(self.die_names, name, "die")
 
 
 def data_hash(data: SkiTourData) -> str:
