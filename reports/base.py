@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import metrics as M
 from .html import p_text
-from .source import ResultsSource
+from sim.source import ResultsSource
 
 
 @dataclass(frozen=True)

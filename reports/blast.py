@@ -11,7 +11,7 @@ import pandas as pd
 from . import figures as F
 from . import metrics as M
 from .base import Context, ReportOptions, Section, _front, _rate, _sig, colour_order, pct, pp
-from .source import ResultsSource
+from sim.source import ResultsSource
 
 
 def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
@@ -267,7 +267,7 @@ def token_usage(rows: pd.DataFrame, source: ResultsSource, targets: dict[str, st
     used where the racer used them all on the base data. Columns: variant, colour, token, seats,
     used, used_share (Wilson interval low, high), measurable ('no' where never used, 'rarely'
     under 1% of races or 30 races, else 'yes')."""
-    from .stats import wilson_interval
+    from sim.stats import wilson_interval
 
     out = []
     for v, colour in targets.items():

@@ -12,7 +12,7 @@ import pandas as pd
 from . import figures as F
 from . import metrics as M
 from .base import Context, Section, _front, _rate, _sig, p_is, pct
-from .stats import z_value
+from sim.stats import z_value
 
 
 def overview(ctx: Context) -> Section:

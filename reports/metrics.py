@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .stats import (benjamini_hochberg, fair_share_test, holm, kendall, paired_difference, ratio_of_means,
+from sim.stats import (benjamini_hochberg, fair_share_test, holm, kendall, paired_difference, ratio_of_means,
                     spearman, spearman_p, two_sided_p, wilson_interval, z_value)
 
 ALPHA = 0.05
@@ -73,7 +73,7 @@ def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd
     rows: won and n_racers, and the `by` columns. races, wins, win_rate with its Wilson interval
     (low, high); fair_share: the mean of 1/racers over the group's races; gap = win_rate -
     fair_share; ratio = wins / expected wins (1 = fair; comparable across racer counts) with its
-    interval; z and p test win_rate == fair_share (reports.stats.fair_share_test). The groups'
+    interval; z and p test win_rate == fair_share (sim.stats.fair_share_test). The groups'
     races must be independent of each other within a group (one row per race: true for a
     biathlete, a ski colour or a seat).
     """
@@ -272,7 +272,7 @@ def paired_changes(wide: pd.DataFrame, base: str, variant: str, by: list[str], w
 
     wide: paired_outcomes. where: a boolean mask of the seats to count (e.g. the ski colour a
     variant changes). Per group, each race's mean difference over its counted seats is one unit;
-    races are independent, so the interval and test (reports.stats.paired_difference) hold
+    races are independent, so the interval and test (sim.stats.paired_difference) hold
     whatever the dependence between seats of one race. Columns: the `by` keys, change, low, high,
     z, p, units (races), base_rate (the base variant's mean outcome on those seats), changed (the
     races whose outcome the variant changed: `measurable` reads it).
@@ -332,7 +332,7 @@ def per_race_change(wide: pd.DataFrame, base: str, variant: str, where: pd.Serie
 def exchange_rate(wide: pd.DataFrame, base: str, a: tuple[str, pd.Series], b: tuple[str, pd.Series],
                   confidence: float = 0.95) -> dict:
     """How many of token b one token a is worth: gain(a) / |gain(b)|, each the change of the win
-    rate of the seats its variant changes (masks), on the same races (reports.stats.ratio_of_means).
+    rate of the seats its variant changes (masks), on the same races (sim.stats.ratio_of_means).
 
     A currency variant that takes a token away loses win rate; its token is worth what the removal
     costs, hence |gain(b)|. Columns: token, currency, rate, low, high, token_gain, currency_gain,

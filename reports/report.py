@@ -1,7 +1,7 @@
 """The balance report: sections of tables and figures from a study's results, a summary of findings
 written from the numbers, and one self-contained report.html (docs/reports.md).
 
-`build_report(source, out)` reads from a ResultsSource (reports.source) only the columns each
+`build_report(source, out)` reads from a ResultsSource (sim.source) only the columns each
 section needs, and writes:
 
     out/report.html            the verdict first, then every section: findings, interactive
@@ -27,7 +27,7 @@ from .blast import gear_section, gear_targets
 from .core import robustness_section
 from .html import figure_png, page
 from .interactive import new_page
-from .source import ResultsSource
+from sim.source import ResultsSource
 
 
 def build_report(source: ResultsSource, out: str | Path, options: ReportOptions = ReportOptions(),
@@ -164,20 +164,6 @@ def study_pages(source: ResultsSource, out: Path) -> list[tuple[str, str]]:
             continue
         kind = re.search(r"<meta name='biathlon-sim-page' content='([^']*)'>", head)
         title = re.search(r"<title>([^<]*)</title>", head)
-        if kind and kind.group(1) != "report":
-            href = os.path.relpath(path.resolve(), out.resolve())
-            name = html.unescape(title.group(1)) if title else path.name
-            links.append((Path(href).as_posix(), f"{html.unescape(kind.group(1))}: {name}"))
-    return links
-    for path in sorted(root.rglob("*.html")):
-        if "results" in path.relative_to(root).parts[:1]:
-            continue
-        try:
-            head = path.read_text(encoding="utf-8", errors="replace")[:600]
-        except OSError:
-            continue
-        kind = re.search(r"<meta name='biathlon-sim-page' content='([^']*)'>", head)
-        title = re.search(r"<title>([^<]*)</title>", path.read_text(encoding="utf-8", errors="replace")[:6000])
         if kind and kind.group(1) != "report":
             href = os.path.relpath(path.resolve(), out.resolve())
             name = html.unescape(title.group(1)) if title else path.name

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from . import games
 from .run import IDENTITY, _store_of, design_from_manifest, play_chunk, read_manifest, same_play

@@ -16,7 +16,7 @@ d = won(changed) - won(base) for the same race and seat. Races are independent o
 the mean of d is the change in win rate and its standard error is sd(d) / sqrt(n): the per-race
 variance of the difference, far smaller than that of two independent samples because most races end
 the same way on both data sets. p-values are two-sided normal tests of mean d == 0 (the arithmetic
-of reports.stats.paired_difference, from sums), adjusted for the number of rows (Holm, or
+of sim.stats.paired_difference, from sums), adjusted for the number of rows (Holm, or
 Benjamini-Hochberg).
 
 Race length and component use. Per race: rounds, and for each component column the mean over the
@@ -35,7 +35,6 @@ through the shared runner (joblib workers, or a dask.distributed cluster with `s
 """
 from __future__ import annotations
 
-import math
 import re
 import time
 import tomllib
@@ -45,9 +44,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from reports.stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
-
 from . import games
+from .blocks import round_to_blocks
+from .stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
 from .study import cell_seed
 from .validation import Patch
 
@@ -273,7 +272,7 @@ def compare(base, changed, trails: list[str] | None = None, racers: int = 4, rac
     if problems:
         raise ValueError("; ".join(problems))
     block = mod.block(base, designs[0])
-    per_trail = math.ceil(races / block) * block
+    per_trail = round_to_blocks(races, block)
     seeds = {t: cell_seed(seed, t) for t in trails}
     t0 = time.perf_counter()
     parts, no_winner, sums, reused = [], {}, {}, [0]
@@ -351,7 +350,7 @@ def _run_tasks(game, base, changed, tasks, w, n_jobs, progress, scheduler=None):
 
 def paired_from_sums(n, total_d, total_d2, confidence: float = 0.95):
     """(mean, low, high, p) of paired per-unit differences from their count, sum and sum of
-    squares (arrays welcome): reports.stats.paired_difference's arithmetic without the units."""
+    squares (arrays welcome): sim.stats.paired_difference's arithmetic without the units."""
     n, total_d, total_d2 = (np.asarray(x, np.float64) for x in (n, total_d, total_d2))
     mean = total_d / n
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -9,7 +9,7 @@ arrangement has the same line-up in the same seats and starts from the same dice
 players sitting there differ. So every player meets exactly the same line-ups and seats, for any
 number of races, and differences between players are measured with the seat and line-up luck
 cancelled race by race. The race index is then the independent unit of play, which is what
-`reports.players.pairwise` pairs over.
+`sim.stats.pairwise` pairs over.
 
 The players hook: the game's module (sim.games) has `roster()`, returning an object with
 `available()` (players by name), `resolve(name_or_player, known)` (KeyError or ValueError for an
@@ -45,10 +45,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from reports.players import pairwise, standings
-from reports.stats import paired_difference
-
 from . import games
+from .blocks import round_to_blocks
+from .stats import paired_difference, pairwise, standings
 
 Player = object          # a game's player: a Blast Player, a Ski Tour PlayerSpec (each has .name)
 Arrangement = tuple[Player, ...]
@@ -162,8 +161,8 @@ def play_arrangements(bundle, jobs: list[tuple[str, Arrangement, int, int]], see
 
 @dataclass
 class Ladder:
-    """A ladder's outcome: the standings (reports.players.standings), pairwise gaps measured on the
-    same races (reports.players.pairwise), the result rows and how they were played."""
+    """A ladder's outcome: the standings (sim.stats.standings), pairwise gaps measured on the
+    same races (sim.stats.pairwise), the result rows and how they were played."""
 
     table: pd.DataFrame
     pairs: pd.DataFrame
@@ -206,13 +205,9 @@ class Ladder:
                 f"[{gap['low'] * 100:+.2f}, {gap['high'] * 100:+.2f}] over {gap['units']:,} race indices: {word}")
 
     def gap(self, a: str, b: str) -> dict[str, float]:
-        """a's win rate minus b's, paired by race index (reports.stats.paired_difference)."""
+        """a's win rate minus b's, paired by race index (sim.stats.paired_difference)."""
         per_unit = self.rows.groupby([self.scenario, "race", "player_name"], observed=True).won.mean().unstack()
         return paired_difference((per_unit[a] - per_unit[b]).dropna().to_numpy())
-
-
-def _whole_blocks(block: int, races: int, arrangements: int) -> int:
-    return max(1, math.ceil(races / arrangements / block)) * block
 
 
 def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races: int,
@@ -225,7 +220,9 @@ def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races
         raise ValueError(f"races must be at least 1, got {races}")
     info = games.game(game)
     players = roster(info.name)
-    per = _whole_blocks(players.block(bundle, trails[0], len(arrangements[0]), options), races, len(arrangements))
+    # races per arrangement: its share of `races`, in whole blocks
+    block = players.block(bundle, trails[0], len(arrangements[0]), options)
+    per = round_to_blocks(-(-races // len(arrangements)), block)
     jobs = [(trail, arr, first_race, first_race + per) for trail in trails for arr in arrangements]
     t0 = time.perf_counter()
     rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress, game=info.name, options=options)

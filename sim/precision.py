@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reports.stats import z_value
+from .blocks import round_to_blocks
+from .stats import z_value
 
 
 #: the share of runs in which a sized cell's final half-width meets its target (at least)
@@ -69,8 +70,7 @@ def default_pilot(cap: int, block: int) -> int:
     """A pilot of 30 balanced blocks or a tenth of the cap, whichever is larger, in whole blocks
     and never above the cap: 30 clusters give a usable variance estimate."""
     pilot = max(30 * block, cap // 10)
-    pilot = -(-pilot // block) * block
-    return min(pilot, cap)
+    return min(round_to_blocks(pilot, block), cap)
 
 
 def half_widths(rows: pd.DataFrame, axes: list[str], block: int, confidence: float = 0.95) -> pd.DataFrame:
@@ -116,7 +116,7 @@ def sizing(pilot_rows: pd.DataFrame, axes: list[str], block: int, target: Target
     widest = float(widths.half_width.max()) if len(widths) else 0.0
     bound = float(widths.upper_half_width.max()) if len(widths) else 0.0
     need = pilot_races * (bound / target.half_width) ** 2 if bound > 0 else pilot_races
-    needed = int(-(-math.ceil(need) // block) * block)
+    needed = round_to_blocks(math.ceil(need), block)
     return int(min(max(needed, pilot_races), target.cap)), needed, widest
 
 

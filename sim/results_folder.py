@@ -1,4 +1,4 @@
-"""A study's or a run's output folder as a report source (reports.source.ResultsSource).
+"""A study's or a run's output folder as a report source (sim.source.ResultsSource).
 
 A study folder holds study.json and results/cell=<cell>/variant=<variant>/ with a manifest each
 (sim.study); a run folder holds manifest.json and results/part-*.parquet (sim.run). Both become
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.source import CellInfo, ResultsSource, VariantInfo
-
 from . import games
+from .source import CellInfo, ResultsSource, VariantInfo
 from .run import checked_store, chunk_files, read_manifest, read_results
 from .store import FolderError, read_json
 from .study import BASE, check_cell_folders

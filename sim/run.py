@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import games
+from .blocks import round_to_blocks
 from .precision import Target, default_pilot, races_needed
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
 from .store import ChunkStore, FolderError, _short, add_names, frame, identity_hash, ledger_identity, read_json
@@ -220,7 +221,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     block = mod.block(bundle, design)
     pilot = races
     if target is not None:
-        pilot = min(races, -(-(target.pilot or default_pilot(races, block)) // block) * block)
+        pilot = min(races, round_to_blocks(target.pilot or default_pilot(races, block), block))
     chunk = adaptive_chunk(pilot, n_jobs, chunk_size)
     if out is not None:
         refuse_other_kind(out, "run")
@@ -308,8 +309,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
 def whole_blocks(game: str, bundle, design, races: int) -> int:
     """`races` rounded up to whole balanced blocks of the design (every value of every seat axis
     equally often in every seat)."""
-    block = games.game(game).load().block(bundle, design)
-    return -(-races // block) * block
+    return round_to_blocks(races, games.game(game).load().block(bundle, design))
 
 
 def warm_up(game: str, bundle, design) -> None:

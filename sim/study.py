@@ -24,6 +24,7 @@ import time
 import pandas as pd
 
 from . import games
+from .blocks import round_to_blocks
 from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
     study_store, summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
@@ -268,7 +269,7 @@ def whole_blocks(study: Study, bundles: dict) -> list[str]:
     notes = []
     for i, cell in enumerate(study.cells):
         block = mod.block(bundle, cell.design)
-        races = -(-cell.races // block) * block
+        races = round_to_blocks(cell.races, block)
         if races != cell.races:
             notes.append(f"cell {cell.name!r}: {cell.races:,} races rounded up to {races:,}, whole balanced "
                          f"blocks of {block:,}")
@@ -308,7 +309,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
         if cell.target is not None:
             block = mod.block(base_bundle, cell.design)
             pilot = cell.target.pilot or default_pilot(cell.races, block)
-            first = min(-(-pilot // block) * block, cell.races)
+            first = min(round_to_blocks(pilot, block), cell.races)
         planned[cell.name] = first
         for vname in cell.variants:
             store = study_store(out, cell.name, vname)

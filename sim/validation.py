@@ -7,13 +7,14 @@ problems at the end.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 
 @dataclass(frozen=True)
@@ -306,6 +307,34 @@ class Table:
                 close = _closest(key, known)
                 extra = f" (did you mean '{close}'?)" if close else f" (known: {', '.join(known)})"
                 self.problem(key, "is not a known field" + extra)
+
+
+def index_of(names: Sequence[str], name: str, what: str) -> int:
+    """The id of `name` among `names`, whatever its case; KeyError naming the known ones."""
+    low = [n.lower() for n in names]
+    if name.lower() not in low:
+        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
+    return low.index(name.lower())
+
+
+def data_hash(data, format_version: int, *, game: str = "", file_lists: tuple[str, ...] = ()) -> str:
+    """A hash of a game's loaded data (a dataclass): equal for equal data, whatever the files'
+    comments, layout or folder. SHA-256 of the canonical JSON (keys sorted) of the format version
+    and the data with its `source` folder left out, and the `file` of each entry of the lists named
+    in `file_lists`; the first 16 hex digits.
+
+    Run and study ledgers hold this hash in a results folder's identity, so a game's recipe must
+    not change, or every folder played before would be refused as played on other data. That is why
+    the games call it with different arguments: Blast and Mania have always hashed without their
+    name (`game` empty); Ski Tour names itself and leaves out each nation's file name (one file per
+    nation, its name no part of the data). A new game should name itself."""
+    doc = asdict(data) | {"source": ""}
+    for key in file_lists:
+        for entry in doc[key]:
+            entry["file"] = ""
+    head = {"format": format_version} | ({"game": game} if game else {})
+    canonical = json.dumps(head | {"data": doc}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 def _closest(key: str, known: list[str]) -> str | None:

@@ -36,12 +36,12 @@ import pandas as pd
 
 from kernels import results as R
 from kernels.blast import consts as C
-from reports.stats import paired_difference, wilson_interval
 
 from .blast.compile import CompiledBundle
 from .blast.play import RaceSetup, play_block
 from .blast.players import Player, available, resolve
 from .blast.design import Design, results_table, warm_up
+from .stats import paired_difference, wilson_interval
 from .run import run_races
 from .study import cell_seed
 
@@ -290,7 +290,7 @@ class WorldCups:
 
     def pick_gap(self, first: int = 1, last: int | None = None) -> dict[str, float]:
         """Title odds of the first pick minus those of the last, paired by cup (both are in every
-        cup): mean, low, high, z, p, units (reports.stats.paired_difference)."""
+        cup): mean, low, high, z, p, units (sim.stats.paired_difference)."""
         last = self.rules.racers if last is None else last
         w = self.cups.pivot(index="cup", columns="pick", values="champion").astype(float)
         return paired_difference((w[first] - w[last]).to_numpy())

@@ -100,7 +100,7 @@ class Conformance:
 
     def test_registration_names_real_things(self, game):
         from reports.report import layout_of
-        from reports.source import ResultsSource
+        from sim.source import ResultsSource
         from sim.cli import COMMANDS
 
         info, mod, bundle = game

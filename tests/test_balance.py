@@ -1,4 +1,4 @@
-"""The balance search (sim/balance.py, docs/balance.md): a tiny search on every registered game
+"""The balance search (sim/balance/, docs/balance.md): a tiny search on every registered game
 restores a deliberately unbalanced change; resumes from its log; bad files give one line per
 problem and exit status 2; the changed data folder validates and reads back the searched data."""
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 from minidata import edit, write_minidata
 from sim import games
 from sim.balance import Search, load_balance
+from sim.cli.balance import write_outcome
 from sim.cli import main
 
 BLAST = """\
@@ -329,7 +330,7 @@ def test_early_drop_error_rate_on_equal_candidates():
     candidate no more often than its level says (the delta method's standard error holds)."""
     import numpy as np
 
-    from reports.stats import z_value
+    from sim.stats import z_value
     from types import SimpleNamespace
 
     from sim.balance import Stat, TargetSpec, make_scoring, paired_difference
@@ -373,10 +374,12 @@ def test_command_line_refusals(tmp_path, capsys):
 
 
 def test_balance_imports_no_game_package():
-    """sim/balance.py and its command are shared code: they ask the registry, never a game package."""
+    """sim/balance/ and its command are shared code: they ask the registry, never a game package."""
     from test_boundaries import GAME_PACKAGES, ROOT, imported_modules
 
-    for rel in ("sim/balance.py", "sim/cli/balance.py"):
+    files = sorted(str(f.relative_to(ROOT)) for f in (ROOT / "sim" / "balance").glob("*.py"))
+    assert "sim/balance/search.py" in files
+    for rel in (*files, "sim/cli/balance.py"):
         bad = sorted(m for m in imported_modules(ROOT / rel) if any(p in GAME_PACKAGES for p in m.split(".")))
         assert not bad, f"{rel} imports game code: {bad}"
 
@@ -615,7 +618,7 @@ def test_the_report_says_where_the_personas_disagree(tmp_path):
     f = blast_case(tmp_path)
     f.write_text(f.read_text().replace('racers = [4]\n', 'racers = [4]\npersonas = ["balanced", "sprinter"]\n', 1))
     outcome = Search(load_balance(f), tmp_path / "out", budget_races=1, log=lambda x: None).run()
-    outcome.write(check_races=600)
+    write_outcome(outcome, check_races=600)
     report = (tmp_path / "out" / "report.md").read_text()
     section = report.split("## Where the personas disagree")[1].split("## Path")[0]
     assert "- after, biathlete (6 statistics under 2 personas): " in section
@@ -701,7 +704,7 @@ def test_confirm_takes_a_step_only_when_it_also_wins_on_races_of_its_own(tmp_pat
     assert outcome.final.pos["ann-accuracy-low"] < 0
     taken = outcome.search.steps
     assert taken and all(st["confirm_difference"] < 0 for st in taken)
-    outcome.write(check_races=1200)
+    write_outcome(outcome, check_races=1200)
     report = (tmp_path / "whole" / "report.md").read_text()
     assert "on races of its own -" in report and "- confirm: every step was taken only when" in report
     # what the races can tell apart: the fully played candidates' standard errors, the steps' gains

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reports.stats import paired_difference
+from sim.stats import paired_difference
 from sim import games
 from sim.blast import load_bundle
 from sim.cli import main

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from kernels.blast import consts as C
-from reports.players import pairwise, standings
-from reports.stats import paired_difference, two_proportion_test, wilson_interval
+from sim.stats import pairwise, standings
+from sim.stats import paired_difference, two_proportion_test, wilson_interval
 from sim.blast import load_bundle
 from sim.blast.players import resolve
 from sim.cli import main

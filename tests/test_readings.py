@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from reports.readings import Measure, paired_effects, rank, reading_variants
-from reports.source import VariantInfo
+from sim.source import VariantInfo
 
 
 def races(rng, n=3000):

@@ -11,7 +11,7 @@ from scipy import stats
 
 from reports import metrics as M
 from reports.report import ReportOptions, Context, build_report, gear_section, robustness_section
-from reports.stats import (benjamini_hochberg, holm, kendall, paired_difference, ratio_of_means, spearman,
+from sim.stats import (benjamini_hochberg, holm, kendall, paired_difference, ratio_of_means, spearman,
                            spearman_p, wilson_interval)
 from sim.cli import main
 from sim.results_folder import open_results
@@ -283,7 +283,7 @@ def test_band_from_the_command_line_and_from_the_study_file(study_dir, tmp_path,
 
 def test_a_token_never_used_is_not_measurable():
     from reports.blast import _token_value, token_usage
-    from reports.source import ResultsSource, VariantInfo
+    from sim.source import ResultsSource, VariantInfo
 
     rows = pd.DataFrame({"colour_name": ["white"] * 4 + ["green"] * 4, "variant": ["v"] * 8,
                          "wax_white": [2, 2, 1, 2, 0, 0, 0, 0], "wax_green": [0, 0, 0, 0, 5, 4, 5, 3],
@@ -309,7 +309,7 @@ def test_red_question_never_reads_not_enough_races_as_equal(report):
 
 def test_health_warns_of_stalled_races_missing_cells_and_partial_results():
     from reports.core import health_section
-    from reports.source import CellInfo, ResultsSource
+    from sim.source import CellInfo, ResultsSource
 
     rows = pd.DataFrame({"seat": [0, 1] * 100, "stalled": [1, 1] * 3 + [0, 0] * 97, "eliminated": [0, 1] * 100})
     cells = (CellInfo("a", "Kurz", 2, True, ("balanced",), 100, ("base",)),)

@@ -1,4 +1,4 @@
-"""reports.stats on the libraries (scipy, statsmodels) against the textbook formulas they replaced:
+"""sim.stats on the libraries (scipy, statsmodels) against the textbook formulas they replaced:
 every number the same within 1e-12, except the normal tail beyond |z| of about 8.3, where the old
 1 - cdf rounded to exactly 0 and the survival function does not."""
 from itertools import permutations
@@ -6,7 +6,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from reports.stats import benjamini_hochberg, holm, kendall, spearman, spearman_p, two_sided_p, wilson_interval
+from sim.stats import benjamini_hochberg, holm, kendall, spearman, spearman_p, two_sided_p, wilson_interval
 
 
 def wilson_by_hand(k, n, z=1.959963984540054):

@@ -386,3 +386,31 @@ def test_a_named_example_set_loads_by_name_from_any_folder(tmp_path, monkeypatch
     assert (examples_dir() / "blast-unbalanced" / "game.toml").read_text().count("NAMED EXAMPLE") == 1
     with pytest.raises(DataError, match="must be a data directory"):
         load_data("no-such-example")
+
+
+def test_data_hash_recipe_is_fixed():
+    """The data hash is part of every results folder's identity (ledgers): the recipe must not
+    change, or folders played before would be refused. Pinned on a tiny data class, in both forms
+    the games use (sim.validation.data_hash)."""
+    from dataclasses import dataclass
+
+    from sim.validation import data_hash
+
+    @dataclass
+    class Nation:
+        name: str
+        file: str
+
+    @dataclass
+    class Data:
+        source: str
+        nations: list
+        speed: float
+
+    d = Data("/some/folder", [Nation("Norway", "nations/norway.toml")], 1.5)
+    assert data_hash(d, 1) == "6b3257ecc5b50a47"                  # Blast's and Mania's form
+    assert data_hash(d, 1, game="skitour", file_lists=("nations",)) == "bb16b49a08ccf371"     # Ski Tour's
+    moved = Data("/elsewhere", [Nation("Norway", "n/norway.toml")], 1.5)
+    assert data_hash(moved, 1, game="skitour", file_lists=("nations",)) == "bb16b49a08ccf371"
+    assert data_hash(moved, 1) != data_hash(d, 1)                 # the file names count there
+    assert data_hash(Data("/some/folder", d.nations, 1.6), 1) != data_hash(d, 1)

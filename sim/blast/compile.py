@@ -5,9 +5,7 @@ tables) and a content hash of the data, so that every result can name the exact 
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,7 +13,7 @@ from kernels.blast import consts as C
 from kernels.blast import state as S
 from kernels.blast.tables import BlastTables
 
-from ..validation import DataError, Problem
+from ..validation import DataError, Problem, data_hash as hash_data, index_of
 from .model import Action, BlastData, Card, Value
 from .route import RouteLayout, unroll
 
@@ -37,27 +35,19 @@ class CompiledBundle:
     layouts: tuple[RouteLayout, ...]  # by trail id
 
     def biathlete_id(self, name: str) -> int:
-        return _index(self.biathlete_names, name, "biathlete")
+        return index_of(self.biathlete_names, name, "biathlete")
 
     def trail_id(self, name: str) -> int:
-        return _index(self.trail_names, name, "trail")
+        return index_of(self.trail_names, name, "trail")
 
     def card_id(self, name: str) -> int:
-        return _index(self.card_names, name, "card")
-
-
-def _index(names: tuple[str, ...], name: str, what: str) -> int:
-    low = [n.lower() for n in names]
-    if name.lower() not in low:
-        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
-    return low.index(name.lower())
+        return index_of(self.card_names, name, "card")
 
 
 def data_hash(data: BlastData) -> str:
-    """A hash of the data's content: equal for equal data, whatever the files' comments or layout."""
-    canonical = json.dumps({"format": FORMAT_VERSION, "data": asdict(data) | {"source": ""}},
-                           sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    """A hash of the data's content: equal for equal data, whatever the files' comments or layout
+    (sim.validation.data_hash)."""
+    return hash_data(data, FORMAT_VERSION)
 
 
 #: largest id or position the int16 arrays (card ids, physical spaces) and event logs can hold

@@ -13,6 +13,7 @@ from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast.players import N_PARAMS
 
+from ..blocks import rotation
 from ..store import add_names
 from .compile import CompiledBundle
 from .play import RaceSetup, make_setup, play_arrays
@@ -88,21 +89,9 @@ class Design:
             fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, list(players))
             return [fixed] * len(races)
         trail = bundle.trail_id(self.trail)
-        kinds = players
-        nb = len(bundle.biathlete_names)
-        block = nb * C.N_COLOURS
-        out = []
-        perms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for race in np.asarray(races, np.int64):
-            b, r = divmod(int(race), block)
-            if b not in perms:
-                rng = np.random.default_rng([seed, b, 0xB1A7])
-                perms[b] = (rng.permutation(nb), rng.permutation(C.N_COLOURS))
-            p, q = perms[b]
-            bis = tuple(int(p[(r + j) % nb]) for j in range(self.racers))
-            cols = tuple(int(q[(r // nb + j) % C.N_COLOURS]) for j in range(self.racers))
-            out.append(RaceSetup(trail, bis, cols, kinds))
-        return out
+        bis, cols = self.seat_ids(bundle, seed, races)
+        return [RaceSetup(trail, tuple(int(x) for x in b), tuple(int(x) for x in c), players)
+                for b, c in zip(bis, cols)]
 
 
     def seat_ids(self, bundle: CompiledBundle, seed: int, races: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,17 +102,7 @@ class Design:
             fixed = make_setup(bundle, self.trail, self.biathletes, self.colours, "random")
             return (np.broadcast_to(np.array(fixed.biathletes), (len(races), self.racers)),
                     np.broadcast_to(np.array(fixed.colours), (len(races), self.racers)))
-        nb = len(bundle.biathlete_names)
-        blocks, r = np.divmod(races, nb * C.N_COLOURS)
-        unique, which = np.unique(blocks, return_inverse=True)
-        p = np.empty((len(unique), nb), np.int64)
-        q = np.empty((len(unique), C.N_COLOURS), np.int64)
-        for i, b in enumerate(unique):
-            rng = np.random.default_rng([seed, int(b), 0xB1A7])
-            p[i], q[i] = rng.permutation(nb), rng.permutation(C.N_COLOURS)
-        seat = np.arange(self.racers)
-        bis = np.take_along_axis(p[which], (r[:, None] + seat) % nb, axis=1)
-        cols = np.take_along_axis(q[which], (r[:, None] // nb + seat) % C.N_COLOURS, axis=1)
+        bis, cols = rotation(seed, races, (len(bundle.biathlete_names), C.N_COLOURS), np.arange(self.racers), 0xB1A7)
         return bis, cols
 
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
 from kernels.blast import players as K
 
 from ..validation import Problems, Table
@@ -176,10 +174,6 @@ def resolve(name: str | Player, known: dict[str, Player] | None = None) -> Playe
         raise KeyError(f"no player named {name!r}; known: {', '.join(sorted(known))}, "
                        f"or a persona file (.toml)")
     return known[key]
-
-
-def weights_array(players: list[Player]) -> np.ndarray:
-    return np.array([p.weights for p in players], np.float64)
 
 
 def write_persona(player: Player, path: Path, base: str = "balanced", description: str = "",

@@ -72,7 +72,7 @@ def cmd_balance(args: argparse.Namespace) -> int:
     search = Search(bf, args.out, n_jobs=args.jobs, budget_races=args.max_races,
                     budget_minutes=args.max_minutes, races=args.races, log=log, scheduler=args.scheduler)
     outcome = search.run()
-    paths = outcome.write(args.check_races)
+    paths = write_outcome(outcome, args.check_races)
     print(f"stopped: {search.stopped}; {search.races_used:,} races in the search "
           f"({search.races_played:,} played now, the rest read from {args.out}/log.jsonl)")
     print((paths["changes"]).read_text().rstrip())
@@ -82,3 +82,13 @@ def cmd_balance(args: argparse.Namespace) -> int:
     for key in ("data", "report", "targets", "sensitivities"):
         print(f"{key}: {paths[key]}")
     return 0
+
+
+def write_outcome(outcome, check_races: int | None = None) -> dict:
+    """A finished search's outputs: the core's tables and texts (Outcome.write) and its HTML page
+    (reports.pages.balance_page); returns every path, the page's under "page"."""
+    from reports.pages import balance_page
+
+    paths, page = outcome.write(check_races)
+    paths["page"] = balance_page(outcome.search.out, **page)
+    return paths

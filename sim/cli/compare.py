@@ -106,6 +106,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .. import games
+    from ..blocks import round_to_blocks
     from ..compare import check_pairable, compare, format_measures, format_table, parse_set
 
     info = games.game(args.game)
@@ -145,7 +146,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     block = mod.block(base, design)
-    rounding_note(args.races, -(-args.races // block) * block,
+    rounding_note(args.races, round_to_blocks(args.races, block),
                   f"per {info.scenario}: whole blocks of {block} balanced line-ups (every "
                   f"{' and '.join(info.axes)} in every seat)")
     if base.data_hash == changed.data_hash:

@@ -5,15 +5,14 @@ the data, so that every result can name the exact data it came from. Layouts: ke
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from kernels.mania import consts as C
 
+from ..validation import data_hash as hash_data, index_of
 from .load import ManiaData, load_data
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
@@ -43,10 +42,7 @@ class ManiaBundle:
             if not 0 <= int(name) < len(self.track_names):
                 raise KeyError(f"no track {name}; there are {len(self.track_names)}")
             return int(name)
-        low = [n.lower() for n in self.track_names]
-        if str(name).lower() not in low:
-            raise KeyError(f"no track named {name!r}; known: {', '.join(self.track_names)}")
-        return low.index(str(name).lower())
+        return index_of(self.track_names, str(name), "track")
 
     def format_id(self, name) -> int:
         if isinstance(name, (int, np.integer)):
@@ -57,10 +53,9 @@ class ManiaBundle:
 
 
 def data_hash(data: ManiaData) -> str:
-    """Equal for equal data, whatever the files' comments, layout or location."""
-    canonical = json.dumps({"format": FORMAT_VERSION, "data": asdict(data) | {"source": ""}},
-                           sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    """Equal for equal data, whatever the files' comments, layout or location
+    (sim.validation.data_hash)."""
+    return hash_data(data, FORMAT_VERSION)
 
 
 def track_row(track) -> np.ndarray:

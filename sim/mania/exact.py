@@ -323,15 +323,3 @@ def turns_distribution(data: ManiaData, track: str, fmt: str, *, number_dice: in
     for _ in range(legs - 1):
         out = np.convolve(out, leg)
     return out
-
-
-def turns_table(data: ManiaData, **options) -> dict[tuple[str, str], tuple[float, float]]:
-    """(track, format) -> (mean, standard deviation) of a lone racer's turns to finish."""
-    out = {}
-    for track in data.tracks:
-        for f in data.formats:
-            p = turns_distribution(data, track.name, f.name, **options)
-            t = np.arange(len(p))
-            mean = float(p @ t)
-            out[(track.name, f.name)] = (mean, float(np.sqrt(p @ t ** 2 - mean ** 2)))
-    return out

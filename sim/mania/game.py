@@ -18,6 +18,7 @@ import numpy as np
 from kernels import records as REC
 from kernels.mania import consts as C
 
+from ..blocks import rotation
 from .compile import ManiaBundle, load_bundle as _load_bundle
 from .load import default_data_dir as _default_data_dir
 
@@ -203,13 +204,8 @@ def colours(design: Design, seed: int, races: np.ndarray) -> np.ndarray:
     if design.colours is not None:
         ids = np.array([FIGURE_COLOURS.index(c) for c in design.colours], np.int16)
         return np.broadcast_to(ids, (len(races), design.seats)).copy()
-    n_col = len(FIGURE_COLOURS)
-    blocks, r = np.divmod(races, n_col)
-    perms = {int(b): np.random.default_rng([seed, int(b), 0x3A41A]).permutation(n_col) for b in np.unique(blocks)}
-    p = np.stack([perms[int(b)] for b in blocks]) if len(races) else np.zeros((0, n_col), np.int64)
-    team = np.arange(design.seats) // per_team
-    index = (r[:, None] + team[None, :]) % n_col                  # [race, seat] into the block's permutation
-    return np.take_along_axis(p, index, axis=1).astype(np.int16)
+    team = np.arange(design.seats) // per_team                     # a team's legs share a colour
+    return rotation(seed, races, (len(FIGURE_COLOURS),), team, 0x3A41A)[0].astype(np.int16)
 
 
 def play_chunk(bundle: ManiaBundle, design: Design, seed: int, start: int, stop: int):

@@ -86,10 +86,6 @@ class Track:
     corridors: int
     file: str = ""
 
-    @property
-    def penalty_exit(self) -> int:
-        return self.penalty_entry + 1
-
     def t_target(self, i: int) -> int:
         """The loop square a T on square i sends to: the next start of a green zone, or -1."""
         for j in range(i + 1, len(self.loop)):

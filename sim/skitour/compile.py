@@ -5,15 +5,14 @@ content hash of the data, so that every result can name the exact data it came f
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 from kernels.skitour import consts as C
 from kernels.skitour.tables import SkiTourTables
 
+from ..validation import data_hash as hash_data, index_of
 from .model import SkiTourData, WaxToken
 
 #: bumped whenever the meaning of the compiled arrays changes, so old hashes never match new data
@@ -32,31 +31,19 @@ class SkiTourBundle:
     die_names: tuple[str, ...]        # by die id
 
     def nation_id(self, name: str) -> int:
-        return _index(self.nation_names, name, "nation")
+        return index_of(self.nation_names, name, "nation")
 
     def course_id(self, name: str) -> int:
-        return _index(self.course_names, name, "course")
+        return index_of(self.course_names, name, "course")
 
     def die_id(self, name: str) -> int:
-        return _index(self.die_names, name, "die")
-
-
-def _index(names: tuple[str, ...], name: str, what: str) -> int:
-    low = [n.lower() for n in names]
-    if name.lower() not in low:
-        raise KeyError(f"no {what} named {name!r}; known: {', '.join(names)}")
-    return low.index(name.lower())
+        return index_of(self.die_names, name, "die")
 
 
 def data_hash(data: SkiTourData) -> str:
     """A hash of the data's content: equal for equal data, whatever the files' comments, layout or
-    folder (the `source` and each nation's `file` are left out)."""
-    doc = asdict(data) | {"source": ""}
-    for n in doc["nations"]:
-        n["file"] = ""
-    canonical = json.dumps({"game": "skitour", "format": FORMAT_VERSION, "data": doc},
-                           sort_keys=True, default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+    folder (the `source` and each nation's `file` are left out; sim.validation.data_hash)."""
+    return hash_data(data, FORMAT_VERSION, game="skitour", file_lists=("nations",))
 
 
 def wax_bits(token: WaxToken | None) -> tuple[int, int]:

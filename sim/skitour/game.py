@@ -21,6 +21,7 @@ import numpy as np
 from kernels import records as REC
 from kernels.skitour import consts as C
 
+from ..blocks import rotation
 from . import play as P
 from .compile import SkiTourBundle, load_bundle as _load_bundle
 from .load import default_data_dir as _default_data_dir
@@ -240,15 +241,7 @@ def nations(bundle: SkiTourBundle, design: Design, seed: int, races) -> np.ndarr
         ids = np.array([bundle.nation_id(x) for x in design.nations], np.int16)
         return np.broadcast_to(ids, (len(races), n)).copy()
     pool = np.array(side_pool(bundle, design.side), np.int16)
-    k = len(pool)
-    out = np.zeros((len(races), n), np.int16)
-    perms: dict[int, np.ndarray] = {}
-    for i, race in enumerate(races):
-        b, r = divmod(int(race), k)
-        if b not in perms:
-            perms[b] = np.random.default_rng([seed, b, 0x5C1]).permutation(k)
-        out[i] = pool[perms[b][(r + np.arange(n)) % k]]
-    return out
+    return pool[rotation(seed, races, (len(pool),), np.arange(n), 0x5C1)[0]]
 
 
 def _kw(design: Design) -> dict:

@@ -6,8 +6,6 @@ the shared runner; this module plays and returns record arrays (`SEAT_DTYPE`, `V
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from kernels import records as REC
@@ -16,6 +14,7 @@ from kernels.skitour import engine as E
 from kernels.skitour.players import MAX_OPTIONS, N_PARAMS
 
 from .compile import SkiTourBundle
+from .players import PlayerSpec, get_player
 
 #: the kernel's records (the core scenario field keeps its generic name; game.py views it as course)
 SEAT_DTYPE = REC.seat_dtype(C.SKITOUR_SEAT_EXTRA)
@@ -27,15 +26,6 @@ DEFAULT_LOG_ROWS = 60_000
 
 class EventLogOverflow(RuntimeError):
     """The race wrote more events than the log has rows."""
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """What the kernel needs of a player: its kind (consts.PLAYER_*) and weights (players.P_*)."""
-
-    name: str
-    kind: int
-    weights: tuple[float, ...]
 
 
 def course_table(bundle: SkiTourBundle, course: int) -> np.ndarray:
@@ -55,8 +45,6 @@ def course_table(bundle: SkiTourBundle, course: int) -> np.ndarray:
 
 
 def _players(players) -> tuple[np.ndarray, np.ndarray]:
-    from .players import get_player
-
     specs = [p if isinstance(p, PlayerSpec) else get_player(p) for p in players]
     pk = np.array([p.kind for p in specs], np.int64)
     pw = np.array([list(p.weights) for p in specs], np.float64).reshape(len(specs), N_PARAMS)

@@ -15,15 +15,26 @@ from __future__ import annotations
 
 import functools
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from kernels.skitour import consts as C
 from kernels.skitour import players as K
 
-from .play import PlayerSpec
-
 PERSONA_DIR = Path(__file__).resolve().parent.parent / "data" / "players" / "skitour"
 ALIASES = {"heuristic": "balanced", "default": "balanced"}
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """What the kernel needs of a player: its kind (consts.PLAYER_*) and weights
+    (kernels/skitour/players.py, P_*)."""
+
+    name: str
+    kind: int
+    weights: tuple[float, ...]
+
+
 RANDOM = PlayerSpec("random", C.PLAYER_RANDOM, tuple(float(w) for w in K.DEFAULT_PARAMS))
 
 

@@ -10,7 +10,7 @@ numbers), and prints the ski colours' spread around the fair share for each: how
 counts allow the colours to be evened out by the assignment alone (docs/balance.md, "The ski
 colours"). Not a test: a measurement, with its command in the docs.
 
-    .venv/bin/python experiments/wax_assignments.py --races 4800 --jobs 2 --out runs/wax-assignments.csv
+    .venv/bin/python benchmarks/wax_assignments.py --races 4800 --jobs 2 --out runs/wax-assignments.csv
 
 --only-shipped plays the shipped assignment alone; --pulse TOP,BOTTOM adds TOP to the pulse cost of
 every card's top action and BOTTOM to every bottom action (common and unique cards, numbers only):

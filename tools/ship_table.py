@@ -4,7 +4,7 @@ of the fair share under balanced, 5 under every other persona; the search itself
 the largest and the RMS distance from the fair share, before and after; and how many statistics no
 change that moves every persona alike could meet (sim.balance.persona_agreement).
 
-    python experiments/ship_table.py runs/balance-ship/targets.csv [OTHER/targets.csv ...]
+    python tools/ship_table.py runs/balance-ship/targets.csv [OTHER/targets.csv ...]
 
 Each further file adds its "after" as a column (another data set checked on the same races: the
 same check seed and races)."""

@@ -3,7 +3,7 @@
 # an older commit's code in .base/ against the working tree's, alternating, 16 workers each, the
 # same search (balance_ship11.toml from its [start], 1.5 million races budgeted), and the two
 # logs' evaluations compared. Prepare .base/ and .whl/ (plotly and tomlkit wheels) first:
-#   mkdir .base && git archive COMMIT sim kernels reports experiments | tar -x -C .base
+#   mkdir .base && git archive COMMIT sim kernels reports experiments benchmarks | tar -x -C .base
 # Each tree runs from its own folder (python puts the working folder first on sys.path). Both warm
 # up first: .base's kernels have other file times, so numba compiles them again for it.
 # Output to $OUT (default /tmp/ab). Used on 2026-11-27 (docs/balance.md, "Workers").

@@ -1,6 +1,6 @@
 """Copy a balance search's changed biathlete files into the shipped Blast set (sim/data/blast/).
 
-    python experiments/ship_data.py RUN_DIR BALANCE_FILE
+    python tools/ship_data.py RUN_DIR BALANCE_FILE
 
 Each changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a
 new block naming the command and every change (entry, field, old -> new, from RUN_DIR/changes.csv),

@@ -1,6 +1,7 @@
 """What a report reads: the description of a study's cells and variants, and readers of its tables.
 
-The reports package knows nothing of how results are stored and imports no game: `sim` builds a
+The contract between the core and the reports, so it lives in the core. The reports package knows
+nothing of how results are stored and imports no game: `sim` builds a
 `ResultsSource` from a study's or a run's output folder (sim.results_folder) and the report asks it
 for the columns each section needs, one row per race and racer (`read`) or per racer and range
 visit (`read_visits`), with `cell` and `variant` columns and names (`<column>_name`) beside the
