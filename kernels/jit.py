@@ -7,6 +7,8 @@
   function with no calls inside it.
 - `splice`: a helper whose numba IR is spliced into its callers before typing (`inline="always"`).
   Used for the round loop's nested parts (turn, turns, round, race), for the reason below.
+- `outline`: a large helper called from several places, or a rare one (the event-log writer): one
+  compiled body that its callers call, never copied into them.
 
 Why (measured on the 2-core machine, each pair in one session: the first compile is one block
 call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on one core; the
@@ -23,6 +25,16 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   them again, so a chain of separately compiled functions is optimised once per level. Splicing
   the round loop's chain at the numba IR level instead gives one level: the first compile takes
   36 s; with those parts as `inline` functions, 54 s.
+
+- Copies. A forced-inline helper is copied into every place that calls it, and so are its own
+  helpers: Ski Tour's wax moment (three call sites, each with the token choices, re-rolls and
+  column steps inside) was three fifths of its race kernel, and the event-log writer was copied
+  123 times. LLVM's optimisation and code generation grow faster than the function's size, so
+  where a helper is big and called from several places, or rarely (the log writer runs only when a
+  race is logged: its call sits behind the log's on/off flag), it is an `outline` function: one
+  body, called. Mania's move was called from three branches of the turn; one call site serves
+  them all instead. Measured in one session (CPU seconds of the first compile, empty cache, the
+  machine busy): docs/studies.md, "Compile time".
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
@@ -54,6 +66,7 @@ def _decorator(**options):
 entry = _decorator(cache=True, forceinline=False)
 inline = _decorator(**_HELPER, forceinline=True)
 splice = _decorator(**_HELPER, forceinline=False, inline="always")
+outline = _decorator(**_HELPER, forceinline=False)
 
 
 @functools.cache
@@ -66,4 +79,4 @@ def python_callable(kernel):
     return njit(cache=False, **opts)(kernel.py_func)
 
 
-__all__ = ["entry", "inline", "splice", "python_callable"]
+__all__ = ["entry", "inline", "splice", "outline", "python_callable"]

@@ -13,7 +13,7 @@ from .consts import (
 )
 from .events import STATUS_RACING
 from .state import (
-    SEAT_LANE, SEAT_ON_MAT, SEAT_POS, SEAT_STATUS,
+    SEAT_LANE, SEAT_POS, SEAT_STATUS,
 )
 from .state import G_N, G_WIND
 
@@ -206,37 +206,6 @@ def apply_shot_wind_nb(tb, hits, adj):
     if h > tb.rules[R_MAX_HITS]:
         h = tb.rules[R_MAX_HITS]
     return np.int64(h)
-
-
-
-
-
-@inline
-def free_mat_nb(st, tb, trail, me, pos):
-    """The lowest-numbered free shooting mat on the range at `pos`, or -1."""
-    physical = tb.physical[trail]
-    phys = physical[pos]
-    status = st.seat[SEAT_STATUS]
-    spos = st.seat[SEAT_POS]
-    slane = st.seat[SEAT_LANE]
-    on_mat = st.seat[SEAT_ON_MAT]
-    for m in range(tb.lanes[trail, pos]):
-        taken = False
-        for s in range(st.g[G_N]):
-            if s != me and status[s] == STATUS_RACING and on_mat[s] == 1 \
-                    and physical[spos[s]] == phys and slane[s] == m:
-                taken = True
-                break
-        if not taken:
-            return np.int64(m)
-    return np.int64(-1)
-
-
-
-
-
-
-
 
 
 @inline

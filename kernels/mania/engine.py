@@ -12,8 +12,10 @@ records do not depend on the block it was played in, and `races` may be any indi
 """
 from __future__ import annotations
 
+import numpy as np
+
 from kernels.borrow import borrow_nb
-from kernels.jit import entry, inline
+from kernels.jit import entry, inline, outline
 from kernels.rng import STREAM_CHANCE, below_nb, seed_stream_nb
 
 from .consts import (
@@ -36,6 +38,7 @@ from .consts import (
 )
 
 BIG = 1 << 20
+NO_MOVE = -1           # a turn on the range that moves nobody (a purpose no roll has)
 
 
 # --- chance and the log ----------------------------------------------------------------------
@@ -55,7 +58,16 @@ def draw_nb(rng, script, ct, n):
 
 @inline
 def ev_nb(log, ct, rnd, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
-    """Append one event row; a full log sets the overflow flag and writes nothing."""
+    """Append one event row (callers write only where the race is logged)."""
+    i = np.int64
+    ev_write_nb(log, ct, i(rnd), i(seat), i(kind), i(a0), i(a1), i(a2), i(a3), i(a4), i(a5), i(a6), i(a7),
+                i(a8), i(a9))
+
+
+@outline
+def ev_write_nb(log, ct, rnd, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9):
+    """One event row; a full log sets the overflow flag and writes nothing. The log's only writer:
+    one compiled copy (int64 arguments: one signature), not one per event."""
     i = ct[CT_LOG_N]
     if i >= log.shape[0]:
         ct[CT_LOG_OVERFLOW] = 1
@@ -801,21 +813,21 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                     continue
                 cnt[seat, CN_TURNS] += 1
                 left_last = 0
+                # a move off the range (ROLL_EXIT: after the last shot, or on the next turn), or
+                # on the course (ROLL_MOVE); one call site, so the move is compiled once
+                purpose = ROLL_MOVE
                 if st[seat, ST_STAGE] == RANGE:
+                    purpose = ROLL_EXIT
                     if st[seat, ST_OVER] == 0:
                         over = shoot_nb(g, su, st, cnt, vs, visits_out, rng, script, ct, log,
                                         logging, seat, rnd)
-                        if over and g[G_EXIT_SAME]:
-                            left_last = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out,
-                                                      rng, script, ct, log, logging, seat, rnd,
-                                                      race, ROLL_EXIT, counts, tdist)
-                    else:
-                        left_last = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng,
-                                                  script, ct, log, logging, seat, rnd, race,
-                                                  ROLL_EXIT, counts, tdist)
-                else:
-                    turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng, script, ct,
-                                  log, logging, seat, rnd, race, ROLL_MOVE, counts, tdist)
+                        if not (over and g[G_EXIT_SAME]):
+                            purpose = NO_MOVE
+                if purpose != NO_MOVE:
+                    left = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng, script, ct,
+                                         log, logging, seat, rnd, race, purpose, counts, tdist)
+                    if purpose == ROLL_EXIT:
+                        left_last = left
                 if logging:
                     log_state_nb(tr, su, rl, st, cnt, ct, log, seat, rnd)
                 # the leader (section 12); only the acting team's distance has changed

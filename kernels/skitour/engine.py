@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kernels.borrow import borrow_nb
-from kernels.jit import entry, inline, splice
+from kernels.jit import entry, inline, outline, splice
 from kernels.skitour.nolit import unliteral_calls
 from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, seed_stream_nb
 
@@ -33,7 +33,7 @@ from .consts import (
     B_AVAILABLE, B_COL, B_SPRINT, B_STAR, BOX_FLIP, COLLAPSED, EV_ARRIVE, EV_BLUE, EV_BOARD,
     EV_BONUS, EV_COLLAPSE, EV_COUNT, EV_DRAFT, EV_END, EV_FINISH, EV_FLIPBACK, EV_LAP, EV_LAPS,
     EV_LIFT, EV_PAY, EV_RACE, EV_RESHOT, EV_ROLL, EV_ROUND, EV_SEAT, EV_SHOT, EV_SIX, EV_STEP,
-    EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FACE_HIT, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
+    EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
     N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
     PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_LOOKAHEAD, PLAYER_RANDOM,
     R_DIAGONAL_IS_SIDEWAYS,
@@ -52,9 +52,9 @@ from .players import (
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
 )
 from .rules import (
-    first_column_legal_nb, five_column_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
-    move_count_nb, pay_stamina_nb, payment_column_nb, place_roll_nb, roll_count_nb,
-    six_has_place_nb, six_place_legal_nb, take_dice_nb,
+    first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
+    move_count_nb, pay_stamina_nb, payment_column_nb, penalty_laps_nb, place_roll_nb, roll_count_nb,
+    shot_die_nb, six_has_place_nb, six_place_legal_nb, take_dice_nb,
 )
 
 # --- sizes ---------------------------------------------------------------------------------------
@@ -228,14 +228,21 @@ def draw_nb(W, n):
 
 @inline
 def ev_nb(T, W, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
-    if T.su[SU_LOG] == 0:
-        return
-    log = W.log
-    i = W.ct[CT_LOG_N]
+    if T.su[SU_LOG] != 0:
+        i = np.int64
+        ev_write_nb(W.log, W.ct, i(W.tv[TV_ROUND]), i(seat), i(kind), i(a0), i(a1), i(a2), i(a3), i(a4),
+                    i(a5), i(a6), i(a7), i(a8), i(a9), i(a10), i(a11), i(a12))
+
+
+@outline
+def ev_write_nb(log, ct, rnd, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
+    """One row of the event log: its only writer, one compiled copy (int64 arguments: one signature),
+    called only where the race is logged."""
+    i = ct[CT_LOG_N]
     if i >= log.shape[0]:
-        W.ct[CT_LOG_OVERFLOW] = 1
+        ct[CT_LOG_OVERFLOW] = 1
         return
-    log[i, 0] = W.tv[TV_ROUND]
+    log[i, 0] = rnd
     log[i, 1] = seat
     log[i, 2] = kind
     log[i, 3] = a0
@@ -251,7 +258,7 @@ def ev_nb(T, W, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a1
     log[i, 13] = a10
     log[i, 14] = a11
     log[i, 15] = a12
-    W.ct[CT_LOG_N] = i + 1
+    ct[CT_LOG_N] = i + 1
 
 
 @inline
@@ -391,7 +398,7 @@ def log_board_nb(T, W, seat, placed):
           placed, 0, 0)
 
 
-@inline
+@outline
 def roll_place_nb(T, W, seat, m, purpose, blue):
     """Roll m of the available dice and place them as in the preparation phase (§3); log it.
     blue: apply the removal of fives and sixes for markers on blue."""
@@ -922,7 +929,7 @@ def move_nb(T, W, seat, k):
     return steps, so, 0
 
 
-@inline
+@outline
 def bonus_nb(T, W, seat, so, record):
     """The downhill bonus (§5.1) if earned where the racer stands: up to downhill_moves steps,
     passing at most downhill_passes racers, the first entry into a space held by exactly one
@@ -1299,7 +1306,7 @@ def do_icon_nb(T, W, seat, bit, shooting):
             t = W.opt[pick_nb(T, W, seat, n), 0]
             die = st[seat, S_TD + t]
             face = draw_nb(W, T.dien[die])
-            hit = T.dief[die, face] == FACE_HIT
+            hit = is_hit_nb(T.dief, die, face)
             old = st[seat, S_TG + t]
             st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
             if old == TARGET_HIT and not hit:
@@ -1331,7 +1338,7 @@ def visit_hits_nb(T, W, seat):
     return h
 
 
-@inline
+@outline
 def wax_moment_nb(T, W, seat, moment):
     """Offer the racer its tokens at a moment (§4.6): an outermost face-up row token if none was
     used this turn, and Finland's printed token on a shooting turn if not used this turn."""
@@ -1625,9 +1632,9 @@ def shoot_nb(T, W, seat, shots):
     k = min(shots, nt - st[seat, S_SHOTS])
     for _ in range(k):
         t = st[seat, S_SHOTS]
-        die = T.sd[nat, t, st[seat, S_MK + t]]
+        die = shot_die_nb(st[seat, S_MK:S_MK + nt], T.sd[nat], t)
         face = draw_nb(W, T.dien[die])
-        hit = T.dief[die, face] == FACE_HIT
+        hit = is_hit_nb(T.dief, die, face)
         st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
         st[seat, S_TD + t] = die
         st[seat, S_SHOTS] = t + 1
@@ -1643,7 +1650,7 @@ def shoot_nb(T, W, seat, shots):
     if st[seat, S_SHOTS] >= nt and st[seat, S_DONE] == 0:
         hits = visit_hits_nb(T, W, seat)
         misses = nt - hits
-        laps = T.pen[min(misses, T.pen.shape[0] - 1)]
+        laps = penalty_laps_nb(misses, T.pen)
         st[seat, S_DONE] = 1
         st[seat, S_LAPS] = laps
         st[seat, S_LAPMV] = 0

@@ -161,11 +161,6 @@ def lift_one_nb(board, where):
 
 
 @inline
-def stamina_value_nb(markers, slot_value, c):
-    return slot_value[c, markers[c]]
-
-
-@inline
 def payment_column_nb(markers, slot_value, n_slots, at_range, shots_made, range_mode, choice):
     """The stamina column a payment comes from, or PAY_REFUSED if no column may pay.
 
