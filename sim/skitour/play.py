@@ -57,7 +57,9 @@ def _as_races(a, n_races: int, n: int, name: str, dtype=np.int16) -> np.ndarray:
         arr = np.broadcast_to(arr, (n_races, n))
     if arr.shape != (n_races, n):
         raise ValueError(f"{name} must have shape ({n_races}, {n}) or ({n},), got {arr.shape}")
-    return np.ascontiguousarray(arr)
+    # always a fresh, writable, contiguous copy: numba compiles the kernel once per argument type,
+    # and a broadcast view is read-only (a second compile of the whole kernel for one-race calls)
+    return np.array(arr, dtype=dtype, order="C")
 
 
 def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balanced",),
