@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 BROWSER := $(VENV)/.browser
 # worker processes for the balance study (-1: every core)
 JOBS ?= -1
+# processes that compile kernels and run tests side by side: one per core
+CORES ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: report test validate clean
 
@@ -14,7 +16,6 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/biathlon-sim compile --no-lookahead   # every game's race kernels once, now (look-ahead: on first use)
 	touch $(STAMP)
 
 # Chromium for the pages' browser test (tests/test_pages.py): Debian's chromium, which playwright
@@ -30,6 +31,7 @@ $(BROWSER): $(STAMP)
 # Each game's balance study (resumes where it stopped), then its report: out/balance/report.html
 # (Biathlon Blast), out/mania/report.html (Biathlon Mania), out/skitour/report.html (Ski Tour).
 report: $(STAMP)
+	$(BIN)/biathlon-sim compile --no-lookahead --jobs $(CORES)   # side by side; seconds once cached
 	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/balance --out out/balance
 	$(BIN)/biathlon-sim study experiments/mania.toml --out runs/mania --jobs $(JOBS)
@@ -37,11 +39,12 @@ report: $(STAMP)
 	$(BIN)/biathlon-sim study experiments/skitour.toml --out runs/skitour --jobs $(JOBS)
 	$(BIN)/biathlon-sim report runs/skitour --out out/skitour
 
-# The suite, then its boundscheck slice once more with every kernel array index checked (a cache
-# folder of its own, fresh each time: numba's cache key does not include the boundscheck flag).
+# The whole suite, once, with every kernel array index checked (NUMBA_BOUNDSCHECK=1: an index past
+# an array raises instead of touching foreign memory; the kernels' cache keeps checked and unchecked
+# kernels apart). Every kernel is compiled first, side by side, then the tests run on every core.
 test: $(STAMP) $(BROWSER)
-	$(BIN)/python -m pytest
-	d=$$(mktemp -d) && NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=$$d $(BIN)/python -m pytest -m boundscheck -q; s=$$?; rm -rf $$d; exit $$s
+	NUMBA_BOUNDSCHECK=1 $(BIN)/biathlon-sim compile --jobs $(CORES)
+	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -n $(CORES) --dist loadfile
 
 clean:
 	rm -rf $(VENV)

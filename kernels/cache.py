@@ -6,6 +6,10 @@ in a folder named after a fingerprint of its *game package* (`kernels/<game>/*.p
 kernel files (`kernels/*.py`): a change anywhere in Blast's kernels gives Blast a fresh cache and
 leaves Mania's compiled code in place, and a change in a shared file recompiles every game.
 
+Numba's own key leaves out the boundscheck flag (NUMBA_BOUNDSCHECK): a kernel compiled with
+checked indices would be handed to a process that wants unchecked ones, and the other way round.
+The fingerprint therefore covers the flag too, so both kinds of kernel live side by side.
+
 The cache lives under `$XDG_CACHE_HOME/biathlon-sim/numba/` (default `~/.cache`). Set
 NUMBA_CACHE_DIR to put numba's own cache where you like instead: this locator then steps aside.
 """
@@ -28,8 +32,13 @@ DEPENDS = {"blast_reference": ("blast",)}
 @functools.cache
 def fingerprint(package: str) -> str:
     """16 hex digits over the shared kernel files and those of `package` (a folder of kernels/;
-    "" for the shared files alone), and of the packages it depends on (DEPENDS)."""
+    "" for the shared files alone), of the packages it depends on (DEPENDS), and of the
+    boundscheck flag."""
+    from numba.core import config
+
     h = hashlib.sha256()
+    if config.BOUNDSCHECK:
+        h.update(b"boundscheck")
     files = sorted(ROOT.glob("*.py"))
     for pkg in (package, *DEPENDS.get(package, ())) if package else ():
         files += sorted((ROOT / pkg).rglob("*.py"))

@@ -1,7 +1,8 @@
 """The race kernels' capacities against the data (issue 12): data beyond them is refused by the
 validator and by compile (file: entry: field: why), tables made around both are refused by the
-kernel itself, and data right at them plays. Marked `boundscheck`: the slice that runs once with
-NUMBA_BOUNDSCHECK=1 (then an index past an array raises instead of touching foreign memory)."""
+kernel itself, and data right at them plays. Marked `boundscheck`: their point is that no kernel
+indexes past an array, which `make test` checks by running every test with NUMBA_BOUNDSCHECK=1
+(an index past an array then raises instead of touching foreign memory)."""
 import dataclasses
 
 import numba
@@ -143,8 +144,8 @@ def test_lookahead_players_on_data_at_the_limits(minidir):
 def test_boundscheck_is_on_in_the_kernels(minidir):
     """Under NUMBA_BOUNDSCHECK=1 the compiled race kernel really checks indices: a deck naming a
     card id past the card tables raises IndexError (run without bounds checks, it would read
-    foreign memory, so this only runs in the boundscheck slice). A stale kernel cache compiled
-    without checks would fail here."""
+    foreign memory, so this only runs under NUMBA_BOUNDSCHECK=1, as make test runs). A kernel compiled
+    without checks and handed back by the cache would fail here."""
     bundle = load_bundle(minidir)
     t = bundle.tables
     deck = t.deck.copy()
