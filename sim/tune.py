@@ -187,11 +187,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
         draws = np.clip(mean + spread * rng.standard_normal((population - 1, len(weights))), lo, hi)
         cands = np.vstack([mean, draws])
         players = [player(i, w) for i, w in enumerate(cands)]
-        jobs = []
-        for t, trail in enumerate(trails):
-            first = (g * len(trails) + t) * per
-            for p in players:
-                jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
+        jobs = generation_jobs(players, against, list(trails), racers, per, g)
         rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options, **where,
                                  out=None if keep is None else keep / f"generation-{g + 1:03d}")
         won = rows[rows.player_name != against.name].groupby("player_name", observed=True).won.mean()
@@ -216,6 +212,19 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     return result
 
 
+def generation_jobs(candidates: list[Player], against: Player, trails: list[str], racers: int, per: int,
+                    g: int) -> list[tuple[str, tuple, int, int]]:
+    """The ladder jobs of generation `g` (sim.ladder.play_arrangements): every candidate in one
+    seat against `against` in the others, rotated through every seat, `per` races on each trail;
+    all candidates on the same race indices, new ones each generation."""
+    jobs = []
+    for t, trail in enumerate(trails):
+        first = (g * len(trails) + t) * per
+        for p in candidates:
+            jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
+    return jobs
+
+
 def _claim(folder: Path, ident: dict) -> Path:
     """`folder` as a tuning's: tune.json written there, or, if there, naming this tuning (the number
     of generations and the check may differ: they change no generation's races); FolderError (one
@@ -237,4 +246,4 @@ def _claim(folder: Path, ident: dict) -> Path:
     return folder
 
 
-__all__ = ["tune", "TuneResult", "Generation"]
+__all__ = ["tune", "TuneResult", "Generation", "generation_jobs"]
