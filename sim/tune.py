@@ -129,7 +129,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     head-to-head, on check_seed (default seed + 1). report: called with one line per generation.
     The result depends only on the arguments, not on n_jobs. scheduler: play on the
     dask.distributed cluster at that address. keep: a folder where each generation's races
-    (keep/generation-001, ...) and the check's (keep/check) are kept (sim.ladder.play_arrangements),
+    (keep/generation-001, ...) and the check's (keep/check-after-NNN) are kept (sim.ladder.play_arrangements),
     so that the same call resumes an interrupted tuning: finished generations are read back (the
     search then draws the same candidates from them) and a generation's finished chunks are
     reused; a folder that holds another tuning is refused (sim.store.FolderError, one line).
@@ -207,7 +207,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     result.tuned = tuned
     result.check = head_to_head(bundle, tuned, against, list(trails), racers, check_races, check_seed, n_jobs,
                                 known=known, game=game, options=options, **where,
-                                out=None if keep is None else keep / "check")
+                                out=None if keep is None else keep / f"check-after-{generations:03d}")
     report(result.check_line())
     return result
 

@@ -50,7 +50,7 @@ def add_parser(sub, info) -> None:
     tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
     scheduler_option(tu)
-    keep_option(tu, "every generation's races (DIR/generation-001, ...) and the check's (DIR/check)")
+    keep_option(tu, "every generation's races (DIR/generation-001, ...) and the check's (DIR/check-after-NNN)")
     player_game_options(tu)
     data_option(tu)
     tu.set_defaults(func=cmd_tune)
