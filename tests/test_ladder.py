@@ -208,3 +208,16 @@ def test_a_kept_ladder_resumes_after_an_interruption_and_refuses_another(bundle,
     pd.testing.assert_frame_equal(kept.table, fresh.table)
     with pytest.raises(FolderError, match="seed differs"):
         ladder(bundle, ["balanced", "random"], "Kurz", racers=3, races=192, seed=4, out=tmp_path)
+
+
+def test_ladder_command_keeps_resumes_and_refuses_another_ladder_in_one_line(tmp_path, capsys):
+    argv = ["ladder", "--vs", "balanced,random", "--trail", "Kurz", "--races", "96", "--racers", "3", "--quiet",
+            "--keep", str(tmp_path / "keep")]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0                                  # every chunk read back: the same standings
+    again = capsys.readouterr().out
+    assert again.splitlines()[2:] == first.splitlines()[2:] and "seat arrangements" in again      # all but the time
+    assert main([*argv, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim ladder: ") and "seed differs" in err and len(err.splitlines()) == 1
