@@ -19,7 +19,9 @@ fi
 B="python3 -m sim.cli"
 { nproc; python3 -c "import sys, numba, numpy, pandas, joblib; print(sys.version.split()[0], 'numba', numba.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__, 'joblib', joblib.__version__)"; lscpu | grep -E "Model name|^CPU\(s\)"; } 2>&1 | tee "$OUT/machine.txt"
 
-$B bench --trails Kurz --racers 4 --races 50000 --scaling 1,2,4,8,16 --scaling-races 800000 --chunk 10000 2>&1 | tee "$OUT/bench.txt"
+$B bench --trails Kurz --racers 4 --races 50000 --scaling 1,2,4,8,16 --scaling-races 800000 --chunk 10000 --scaling-kinds run 2>&1 | tee "$OUT/bench.txt"
+# the other kinds (a study, a tune generation, a balance round: docs/studies.md), 16 against 1 worker
+$B bench --trails Kurz --racers 4 --races 5000 --scaling 1,16 --scaling-races 200000 --chunk 10000 --scaling-kinds study,tune,balance 2>&1 | tee "$OUT/bench_kinds.txt"
 
 # warm-up: compiles whatever the search's players need, so neither timed run pays it
 $B balance experiments/balance_ship11.toml --out /tmp/bw --jobs 16 --max-races 1 --check-races 100 > "$OUT/warmup.txt" 2>&1

@@ -159,6 +159,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     report = report or (lambda line: None)
     if keep is not None:
         keep = _claim(Path(keep), {"kind": "tune", "game": game, "start": start.name, "against": against.name,
+                                   "name": name,
                                    "weights": list(weights), "trails": list(trails), "racers": racers,
                                    "population": population, "races_per_candidate": races_per_candidate,
                                    "seed": seed, "options": dict(options or {}), "data_hash": bundle.data_hash})

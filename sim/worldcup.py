@@ -377,19 +377,23 @@ def _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress, sc
 
 
 #: what must agree for a folder's finished chunks of cups to be reused (sim.store)
-IDENTITY = ("kind", "game", "seed", "data_hash", "rules", "preferences", "keep_races", "package_version")
+IDENTITY = ("kind", "game", "seed", "data_hash", "rules", "players", "preferences", "keep_races",
+            "package_version")
 
 
 def _cup_store(folder: Path, bundle, rules: CupRules, prefs, seed: int, keep_races: bool, command: str,
                repair: bool, log):
-    """The store of a folder's cups (the layout of a run's folder), opened under the cups' identity."""
+    """The store of a folder's cups (the layout of a run's folder), opened under the cups' identity
+    (the seat players' weights included: an edited persona file plays other cups)."""
     from dataclasses import asdict
 
+    from .ladder import player_record
     from .run import package_version, refuse_other_kind
     from .store import ChunkStore
 
     refuse_other_kind(folder, "run")
     m = {"kind": "worldcup", "game": "blast", "seed": seed, "data_hash": bundle.data_hash, "rules": asdict(rules),
+         "players": [player_record(p) for p in rules.seat_players()],
          "preferences": None if prefs is None else np.asarray(prefs).tolist(), "keep_races": keep_races,
          "package_version": package_version(), "command": command}
     store = ChunkStore.of_run(folder)
