@@ -202,3 +202,16 @@ def test_kept_cups_resume_after_an_interruption_and_refuse_other_cups(bundle, ra
     again = play_world_cups(bundle, rated, 4, seed=3, rating_races=96, out=tmp_path / "rated")
     pd.testing.assert_frame_equal(again.ratings, first.ratings)
     pd.testing.assert_frame_equal(again.cups, first.cups)
+
+
+def test_worldcup_command_resumes_its_out_folder_and_refuses_other_cups_in_one_line(tmp_path, capsys):
+    argv = ["worldcup", "--cups", "8", "--chunk", "4", "--draft", "random", "--trails", "Kurz,Short", "--quiet",
+            "--out", str(tmp_path)]
+    assert main(argv) == 0
+    first = pd.read_csv(tmp_path / "cups.csv")
+    assert main(argv) == 0                                   # every chunk read back
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "cups.csv"), first)
+    capsys.readouterr()
+    assert main([*argv, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim worldcup: ") and "seed differs" in err and len(err.splitlines()) == 1
