@@ -15,7 +15,8 @@ from .. import games
 from ..study import cell_seed
 from .spec import BalanceFile, DesignSpec, Knob
 from .edits import allowed, base_position, change_cost, knob_value, patches_for
-from .scoring import Evaluation, _stat_label, design_stats, make_scoring, paired_difference, residuals, score_of
+from .scoring import (Evaluation, _stat_label, design_stats, make_scoring, objectives, paired_difference, pareto,
+    residuals, score_of)
 from .play import BATCH, STAGES, load_candidate, play_sums, block_parts
 from .outcome import Outcome
 
@@ -207,6 +208,7 @@ class Search:
         if ev is None:
             ev = Evaluation(key, pos, {d.label: np.zeros((2, self.n_blocks[d.label], len(self.stats[d.label])))
                                        for d in self.bf.designs}, {d.label: 0 for d in self.bf.designs})
+        ev.races = (self.epoch, self.confirming)
         self.evals[key] = ev
         return ev
 
@@ -279,18 +281,35 @@ class Search:
         if bf.start:
             inc = started[0]
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
+        self.unreachable: list[dict] = []
+        self.front: list[dict] = []
+        inc = self._descend(inc, 0, bf.max_rounds, bf.fresh_rounds)
+        if self.epoch:          # before and after on the same races: the last round's
+            base = self.evaluate(base.pos, self.n_blocks)
+        final = self._front(inc) if bf.binds is not None else inc
+        self._write_log({"event": "end", "incumbent": final.key, "stopped": self.stopped, "races": self.races_used})
+        return Outcome(self, base, final)
+
+    def _descend(self, inc: Evaluation, first: int, rounds: int, fresh: bool) -> Evaluation:
+        """Rounds first+1 .. first+rounds of the descent from `inc` (run's docstring); the incumbent
+        at the end. fresh: every round after the first plays new races (fresh_rounds)."""
+        bf = self.bf
         before_round, idle = inc, 0        # idle: rounds in a row that took no step (confirm)
-        for rnd in range(bf.max_rounds):
+        for rnd in range(first, first + rounds):
+            self.rounds_done = rnd
             if (why := self.out_of_budget()):
                 self.stopped = why
                 break
-            if bf.fresh_rounds and rnd:
+            if fresh and rnd:
                 inc = self._fresh_races(rnd, inc, before_round)
             before_round = inc
             improving, tried = [], self.neighbours(inc.pos)
             for (knob, j), cand in zip(tried, self._try_many(inc, tried)):
                 if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
                     improving.append((self.total(cand), knob.name, knob, j, cand))
+            if rnd == 0 and bf.binds is not None and self._set_unreachable(inc, tried):
+                improving = [(self.total(c), n, k, j, c) for _, n, k, j, c in improving
+                             if self.total(c) < self.total(inc) - 1e-12]
             improving.sort(key=lambda x: (x[0], x[1]))
             # the model step: every neighbour's paired effects, added up, propose a move of several
             # knobs at once (what single steps cannot find when each one overshoots)
@@ -350,11 +369,101 @@ class Search:
                                 "as far as the races can tell)")
                 break
         else:
-            self.stopped = f"the most rounds ({bf.max_rounds}) are played"
-        if self.epoch:          # before and after on the same races: the last round's
-            base = self.evaluate(base.pos, self.n_blocks)
-        self._write_log({"event": "end", "incumbent": inc.key, "stopped": self.stopped, "races": self.races_used})
-        return Outcome(self, base, inc)
+            self.stopped = f"the most rounds ({rounds}) are played"
+        return inc
+
+
+    def _set_unreachable(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> bool:
+        """A bound persona's statistic that no change of the knobs can bring into its band is reported,
+        not searched for: its weight becomes 0. Out of reach means: even with every knob moved as far
+        as its bounds allow in the direction that helps, each at its clear first step's effect per step
+        (|effect| over 2 standard errors, paired, on the round's races) and the effects added up (an
+        optimistic linear bound), the statistic stays outside its band. True when any was set aside."""
+        bf = self.bf
+        means = score_of(self.scoring, inc.sums)[2]
+        reach = {lab: np.zeros((2, len(st))) for lab, st in self.stats.items()}   # [lower by, raise by]
+        for knob in bf.knobs:
+            p = inc.pos.get(knob.name, base_position(bf, knob))
+            best = {lab: np.zeros((2, len(st))) for lab, st in self.stats.items()}
+            for k2, j in tried:
+                ev = self.evals.get(self.key({**inc.pos, knob.name: j})) if k2 is knob else None
+                if ev is None or ev.invalid:
+                    continue
+                span = 1
+                if not knob.choices:
+                    while span < 1000 and allowed(bf, knob, p + (j - p) * (span + 1)):
+                        span += 1
+                for lab in self.stats:
+                    n = min(ev.blocks[lab], inc.blocks[lab])
+                    if n < 1:
+                        continue
+                    mc, rc = residuals(ev.sums[lab], n)
+                    mi, ri = residuals(inc.sums[lab], n)
+                    d, se = mc - mi, np.sqrt(((rc - ri) ** 2).sum(0))
+                    move = np.nan_to_num(np.where(np.abs(d) > 2 * se, d, 0.0)) * span
+                    best[lab][0] = np.maximum(best[lab][0], -np.minimum(move, 0))
+                    best[lab][1] = np.maximum(best[lab][1], np.maximum(move, 0))
+            for lab in reach:
+                reach[lab] += best[lab]
+        found = False
+        for lab, stats in self.stats.items():
+            if self.scoring.role[lab] != "bounds":
+                continue
+            for j, st in enumerate(stats):
+                m, lo, hi = means[lab][j], self.scoring.lo[lab][j], self.scoring.hi[lab][j]
+                if self.scoring.weight[lab][j] == 0 or np.isnan(m):
+                    continue
+                gap, can = (lo - m, reach[lab][1][j]) if m < lo else (m - hi, reach[lab][0][j])
+                if gap > 0 and gap > can:
+                    self.scoring.weight[lab][j] = 0.0
+                    self.unreachable.append({"persona": self.scoring.persona[lab], "design": lab,
+                                             "statistic": _stat_label(st), "value": float(m), "low": float(lo),
+                                             "high": float(hi), "gap": float(gap), "reach": float(can)})
+                    self.log(f"out of reach, not searched for: {lab} {_stat_label(st)} at {m:.3f}, "
+                             f"{gap:.3f} outside [{lo:.3f}, {hi:.3f}]; every knob together moves it at most {can:.3f}")
+                    found = True
+        return found
+
+    def _front(self, result: Evaluation) -> Evaluation:
+        """The Pareto front between the headline (the binding player's targets) and the worst bound
+        persona's targets (scoring.objectives). When the result leaves targets unmet, further
+        descents start from it with the bound personas' weight times each of the file's front weights
+        (0: the binding player alone; more: robustness first), each on the same races, its own race
+        budget and at most front_rounds rounds. The front is then every candidate played in full on
+        those races that no other beats on both objectives; at most front_points of them are kept (the
+        two ends, the nearest and others spread between). The point nearest to the targets (the least
+        sum of the two; change cost breaks ties) is the result. Returns it."""
+        bf = self.bf
+        head, worst, _ = objectives(self.scoring, result.sums)
+        if (head > 0 or worst > 0) and bf.front_weights:
+            keep = (self.scoring, self.steps, self.stopped, self.budget_races, self.budget_minutes)
+            self.front_legs = []
+            for f in bf.front_weights:
+                self.scoring, self.steps, self.stopped = keep[0].reweighted(f), [], ""
+                self.budget_races, self.budget_minutes = self.races_used + bf.front_budget_races, 0
+                self.log(f"front: the bound personas' weight x{f:g}, from the result")
+                end = self._descend(result, self.rounds_done + 1, bf.front_rounds, False)
+                self.front_legs.append({"weight": f, "steps": self.steps, "stopped": self.stopped,
+                                        "end": end.key})
+            self.scoring, self.steps, self.stopped, self.budget_races, self.budget_minutes = keep
+        cands = [ev for ev in self.evals.values()
+                 if not ev.invalid and ev.races == result.races and ev.complete(self.n_blocks)]
+        points = [(*objectives(self.scoring, ev.sums), change_cost(bf, ev.pos)) for ev in cands]
+        idx = pareto([(h, w, c) for h, w, _, c in points])
+        near = min(idx, key=lambda i: (points[i][0] + points[i][1], points[i][3], i))
+        order = list(range(len(idx)))
+        if len(idx) > bf.front_points:
+            must = {0, len(idx) - 1, idx.index(near)}
+            fill = [int(round(x)) for x in np.linspace(0, len(idx) - 1, bf.front_points)]
+            extra = [k for k in dict.fromkeys(fill) if k not in must]
+            order = sorted(must | set(extra[:max(0, bf.front_points - len(must))]))
+        self.front = [{"evaluation": cands[idx[k]], "headline": points[idx[k]][0], "worst": points[idx[k]][1],
+                       "worst_persona": points[idx[k]][2], "cost": points[idx[k]][3], "nearest": idx[k] == near}
+                      for k in order]
+        self.log(f"front: {len(idx)} point{'s' if len(idx) != 1 else ''} that no other beats on both the headline "
+                 f"and the worst bound persona; the nearest to the targets: headline {points[near][0]:.3f}, worst "
+                 f"persona {points[near][2]} {points[near][1]:.3f}")
+        return cands[near]
 
     def _fresh_races(self, rnd: int, inc: Evaluation, before: Evaluation) -> Evaluation:
         """fresh_rounds: round rnd + 1 plays new races. The incumbent, and the incumbent the last
