@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                "  biathlon-sim balance experiments/balance_blast.toml --out runs/bal-blast --jobs 2\n"
                "  biathlon-sim balance experiments/balance_mania.toml --out runs/bal-mania --max-minutes 10\n"
                "  biathlon-sim balance experiments/balance_blast.toml --dry-run\n"
-               "  biathlon-sim balance experiments/balance_ship11.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
+               "  biathlon-sim balance experiments/balance_blast_ship.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ba.add_argument("file", metavar="FILE", help="the balance file (TOML, docs/balance.md)")
     ba.add_argument("--out", metavar="DIR", type=out_dir, help="where the results go (required unless --dry-run)")
