@@ -63,21 +63,23 @@ class Search:
         self._read_log()
 
     # -- identity and the log
-    def seed_of(self, d: DesignSpec) -> int:
+    def seed_of(self, d: DesignSpec, confirming: int | None = None) -> int:
         """The seed of design d's races now: its own, or with fresh_rounds from round 2 on, one of the
         round's (every candidate of a round plays the same races, each round new ones); with confirm,
         while a step is confirmed, the round's confirmation races (_confirmed)."""
-        if self.confirming:
-            return cell_seed(d.seed, f"confirm {self.confirming}")
+        confirming = self.confirming if confirming is None else confirming
+        if confirming:
+            return cell_seed(d.seed, f"confirm {confirming}")
         return d.seed if not self.epoch else cell_seed(d.seed, f"round {self.epoch + 1}")
 
-    def key(self, pos: dict[str, int]) -> str:
+    def key(self, pos: dict[str, int], confirming: int | None = None) -> str:
         moved = {k: v for k, v in sorted(pos.items())
                  if v != base_position(self.bf, next(x for x in self.bf.knobs if x.name == k))}
         patches = [(p.file, p.path, p.value) for p in patches_for(self.bf, moved)]
         ident = {"format": FORMAT, "game": self.bf.game, "engine": self.engine, "base": self.base_bundle.data_hash,
                  "patches": patches,
-                 "designs": [(d.label, self.mod.design_dict(d.design), self.seed_of(d)) for d in self.bf.designs],
+                 "designs": [(d.label, self.mod.design_dict(d.design), self.seed_of(d, confirming))
+                             for d in self.bf.designs],
                  "block": self.block,
                  "stats": {k: [(s.metric, s.by, s.value) for s in v] for k, v in self.stats.items()}}
         return hashlib.blake2b(json.dumps(ident, sort_keys=True, default=str).encode(), digest_size=10).hexdigest()
@@ -128,15 +130,18 @@ class Search:
         """The candidate at `pos`, played (or read from the log) up to `blocks` blocks per design."""
         return self.evaluate_many([(pos, blocks)])[0]
 
-    def evaluate_many(self, wanted: list[tuple[dict[str, int], dict[str, int]]]) -> list[Evaluation]:
+    def evaluate_many(self, wanted: list[tuple]) -> list[Evaluation]:
         """Every (pos, blocks) of `wanted` played (or read from the log) up to its blocks per design,
         all in one batch of tasks, so that many candidates keep many workers busy (one candidate's
         quarter-evaluation is too little to share among more than a few). A candidate's races do
-        not depend on the batch: race i of a design is the same race whatever plays it."""
+        not depend on the batch: race i of a design is the same race whatever plays it. An item
+        (pos, blocks, N) plays round N's confirmation races instead of the round's (_confirmed)."""
         evs: list[Evaluation] = []
         todo: dict[str, tuple[Evaluation, dict[str, int]]] = {}
-        for pos, blocks in wanted:
-            ev = self._evaluation(pos)
+        conf: dict[str, int] = {}
+        for pos, blocks, *on in wanted:
+            c = on[0] if on else self.confirming
+            ev = self._evaluation(pos, c)
             evs.append(ev)
             if ev.invalid:
                 continue
@@ -145,6 +150,7 @@ class Search:
                 want = {k: max(v, todo[ev.key][1].get(k, 0)) for k, v in want.items()}
             if not ev.complete(want):
                 todo[ev.key] = (ev, want)
+                conf[ev.key] = c
         from ..runner import Task, run_tasks
 
         # each candidate's data read, patched and compiled: on the workers when there are several
@@ -177,7 +183,8 @@ class Search:
                 for a, e in block_parts(b1 - b0, self.n_jobs, pairs):
                     a, e = a + b0, e + b0
                     tasks.append(Task((ev.key, d.label, a, e), play_sums,
-                                      (self.bf.game, bundle, d.design, self.seed_of(d), a * blk, e * blk,
+                                      (self.bf.game, bundle, d.design, self.seed_of(d, conf[ev.key]), a * blk,
+                                       e * blk,
                                        self.stats[d.label], blk),
                                       (e - a) * blk))
         # (every job has a task: a job's evaluation lacks blocks of some design)
@@ -197,9 +204,11 @@ class Search:
                 self._log_eval(ev)
         return evs
 
-    def _evaluation(self, pos: dict[str, int]) -> Evaluation:
-        """The evaluation of `pos` so far: in memory, read from the log, or new (nothing played)."""
-        key = self.key(pos)
+    def _evaluation(self, pos: dict[str, int], confirming: int | None = None) -> Evaluation:
+        """The evaluation of `pos` so far: in memory, read from the log, or new (nothing played); on
+        round N's confirmation races when confirming is N (default: the races played now)."""
+        confirming = self.confirming if confirming is None else confirming
+        key = self.key(pos, confirming)
         ev = self.evals.get(key)
         if ev is None:
             ev = self._load_eval(key, pos)
@@ -208,7 +217,7 @@ class Search:
         if ev is None:
             ev = Evaluation(key, pos, {d.label: np.zeros((2, self.n_blocks[d.label], len(self.stats[d.label])))
                                        for d in self.bf.designs}, {d.label: 0 for d in self.bf.designs})
-        ev.races = (self.epoch, self.confirming)
+        ev.races = (self.epoch, confirming)
         self.evals[key] = ev
         return ev
 
@@ -313,10 +322,22 @@ class Search:
             improving.sort(key=lambda x: (x[0], x[1]))
             # the model step: every neighbour's paired effects, added up, propose a move of several
             # knobs at once (what single steps cannot find when each one overshoots)
-            model, effect = None, {}
+            model, effect, proposals = None, {}, []
             if bf.model_steps and not self.stopped:
                 effect = self.effects(inc, tried)
-                model = self._play_proposals(inc, self.model_proposals(inc, tried, effect), "model step")
+                proposals = self.model_proposals(inc, tried, effect)
+            # one queue: the model's proposals, the further steps on top of the best single step and
+            # the confirmations of the improving steps play side by side (_prefetch); the decisions
+            # below then read them, in the order a search one step at a time takes them
+            if not self.stopped:
+                ahead = [(p, inc) for p in proposals]
+                if improving:
+                    best = improving[0][4]
+                    ahead += [({**best.pos, k.name: j}, best) for _, _, k, j, _ in improving[1:]
+                              if k.name != improving[0][2].name]
+                self._prefetch(ahead, self._confirmations(rnd, inc, [c.pos for *_, c in improving]))
+            if proposals:
+                model = self._play_proposals(inc, proposals, "model step")
             best_single = improving[0][0] if improving else self.total(inc) - 1e-12
             if (model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12)
                     and self._confirmed(rnd, inc, model, "model step")):
@@ -351,11 +372,18 @@ class Search:
                     cand = self._try(new, knob, j)
                     if cand is None or self.total(cand) >= self.total(new) - 1e-12:
                         continue
+                if bf.confirm:          # this step's confirmation, and those of the later ones that improve
+                    later = [self._improving_on(new, k, q) for _, _, k, q, _ in improving[i + 1:]
+                             if k.name not in moved and k.name != knob.name]
+                    self._prefetch([], self._confirmations(rnd, new, [cand.pos, *filter(None, later)]))
                 if not self._confirmed(rnd, new, cand, knob.name):
                     continue
                 self._step(rnd, knob, new, cand)
                 moved.add(knob.name)
                 new = cand
+                # the later steps, now on top of this one, side by side
+                self._prefetch([({**new.pos, k.name: q}, new) for _, _, k, q, _ in improving[i + 1:]
+                                if k.name not in moved], [])
             idle = 0 if new is not inc else idle + 1
             inc = new
             self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
@@ -510,6 +538,46 @@ class Search:
         self.log(f"  {what}: {'confirmed' if ok else 'not confirmed'} on races of its own (paired score "
                  f"difference {diff:+.3f}, se {se:.3f})")
         return ok
+
+    def _confirmations(self, rnd: int, inc: Evaluation, positions: list[dict[str, int]]) -> list[tuple]:
+        """With confirm: the evaluations that confirm steps from `inc` to each of `positions` need
+        (both in full on round rnd + 1's confirmation races); nothing without confirm."""
+        if not self.bf.confirm or not positions:
+            return []
+        return [(p, self.n_blocks, rnd + 1) for p in [inc.pos, *positions[:BATCH]]]
+
+    def _improving_on(self, new: Evaluation, knob: Knob, j: int) -> dict[str, int] | None:
+        """`new` with knob at j, when it is already played in full and scores below `new`."""
+        ev = self.evals.get(self.key({**new.pos, knob.name: j}))
+        if ev is None or ev.invalid or not ev.complete(self.n_blocks):
+            return None
+        return ev.pos if self.total(ev) < self.total(new) - 1e-12 else None
+
+    def _prefetch(self, cands: list[tuple[dict[str, int], Evaluation]], full: list[tuple]) -> None:
+        """Play ahead, side by side, what the search is likely to ask for next: each candidate
+        (pos, its incumbent) stage by stage with the same early drops as _try_batch, and the items
+        of `full` (evaluate_many's) in full, all in one queue over the workers. Nothing is decided
+        or logged here: the search's decisions then read these evaluations as if played one by one,
+        so its path is the same; what speculation played and was not needed counts towards the
+        race budget like any race."""
+        if (not cands and not full) or self.out_of_budget():
+            return
+        early = len(STAGES) - 1
+        alive = list(range(len(cands)))
+        for s, frac in enumerate(STAGES):
+            if not alive and (s or not full):
+                break
+            blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
+            evs = self.evaluate_many([(cands[i][0], blocks) for i in alive] + (full if s == 0 else []))
+            still = []
+            for i, cand in zip(alive, evs):
+                if cand.invalid:
+                    continue
+                diff, se = self.paired(cand, cands[i][1], blocks)
+                if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
+                    continue
+                still.append(i)
+            alive = still
 
     def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on
