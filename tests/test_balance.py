@@ -1007,6 +1007,7 @@ def test_the_front_trades_the_binding_player_against_a_bound_one(tmp_path, monke
     assert sorted(points.point.unique()) == list(front.point)
     report = paths["report"].read_text()
     assert "The targets conflict" in report and "conservative: Loop-4-conservative biathlete Ann" in report
+    assert "the front's descent with the bound personas' weight x0" in report
     from reports.pages import _front_section
     section = _front_section(page["front"])
     assert [name for name, _, _ in section.figures] == ["front"] and "result is point" in section.findings[0]

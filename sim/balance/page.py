@@ -33,7 +33,7 @@ def report_text(outcome, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.Da
              "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
     lines.append(check_text(check))
     if bf.binds is not None:
-        lines += ["", "## The players and the front", ""] + front_text(bf, s.unreachable, front)
+        lines += ["", "## The players and the front", ""] + front_text(bf, s.unreachable, front, s.front_legs)
     if agree:
         lines += ["", "## Where the personas disagree", "",
                   "A statistic several personas read can be out of reach for a change that moves them all "
@@ -167,8 +167,9 @@ def front_objectives(check: pd.DataFrame, when: str = "after") -> tuple[float, f
     return head, per.get(worst, 0.0), worst
 
 
-def front_text(bf, unreachable: list[dict], front: pd.DataFrame | None) -> list[str]:
-    """The report's lines on who binds, what is out of reach and the front to choose from."""
+def front_text(bf, unreachable: list[dict], front: pd.DataFrame | None, legs: list[dict] = ()) -> list[str]:
+    """The report's lines on who binds, what is out of reach, the descents that traced the front
+    (Search.front_legs) and the front to choose from."""
     out = [f"The binding player: {bf.binds} (the headline targets). Bounded only: "
            f"{', '.join(bf.bound) or 'none'} (their robustness band)."]
     if unreachable:
@@ -178,6 +179,9 @@ def front_text(bf, unreachable: list[dict], front: pd.DataFrame | None) -> list[
                 f"{_fmt('rounds' if u['statistic'] == 'mean rounds' else 'win_rate', u['value'])}, "
                 f"{_fmt_any(u['statistic'], u['gap'])} outside its band; the knobs together move it at most "
                 f"{_fmt_any(u['statistic'], u['reach'])}" for u in unreachable]
+    for leg in legs:
+        out.append(f"- the front's descent with the bound personas' weight x{leg['weight']:g}: "
+                   f"{len(leg['steps'])} knob move{'' if len(leg['steps']) == 1 else 's'}; stopped: {leg['stopped']}")
     if front is None or not len(front):
         return out
     if len(front) == 1:

@@ -292,6 +292,7 @@ class Search:
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
         self.unreachable: list[dict] = []
         self.front: list[dict] = []
+        self.front_legs: list[dict] = []
         inc = self._descend(inc, 0, bf.max_rounds, bf.fresh_rounds)
         if self.epoch:          # before and after on the same races: the last round's
             base = self.evaluate(base.pos, self.n_blocks)
@@ -312,14 +313,13 @@ class Search:
             if fresh and rnd:
                 inc = self._fresh_races(rnd, inc, before_round)
             before_round = inc
-            improving, tried = [], self.neighbours(inc.pos)
-            for (knob, j), cand in zip(tried, self._try_many(inc, tried)):
-                if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
-                    improving.append((self.total(cand), knob.name, knob, j, cand))
-            if rnd == 0 and bf.binds is not None and self._set_unreachable(inc, tried):
-                improving = [(self.total(c), n, k, j, c) for _, n, k, j, c in improving
-                             if self.total(c) < self.total(inc) - 1e-12]
-            improving.sort(key=lambda x: (x[0], x[1]))
+            tried = self.neighbours(inc.pos)
+            played = list(zip(tried, self._try_many(inc, tried)))
+            if rnd == 0 and bf.binds is not None:
+                self._set_unreachable(inc, tried)       # (the scores below without what is out of reach)
+            improving = sorted(((self.total(cand), knob.name, knob, j, cand) for (knob, j), cand in played
+                                if cand is not None and self.total(cand) < self.total(inc) - 1e-12),
+                               key=lambda x: (x[0], x[1]))
             # the model step: every neighbour's paired effects, added up, propose a move of several
             # knobs at once (what single steps cannot find when each one overshoots)
             model, effect, proposals = None, {}, []
@@ -465,7 +465,6 @@ class Search:
         head, worst, _ = objectives(self.scoring, result.sums)
         if (head > 0 or worst > 0) and bf.front_weights:
             keep = (self.scoring, self.steps, self.stopped, self.budget_races, self.budget_minutes)
-            self.front_legs = []
             for f in bf.front_weights:
                 self.scoring, self.steps, self.stopped = keep[0].reweighted(f), [], ""
                 self.budget_races, self.budget_minutes = self.races_used + bf.front_budget_races, 0

@@ -79,8 +79,9 @@ def cmd_balance(args: argparse.Namespace) -> int:
     check = __import__("pandas").read_csv(paths["targets"])
     print(f"targets in band on fresh seeds: {int(check.met_before.sum())} of {len(check)} before, "
           f"{int(check.met_after.sum())} of {len(check)} after")
-    for key in ("data", "report", "targets", "sensitivities"):
-        print(f"{key}: {paths[key]}")
+    for key in ("data", "report", "targets", "front", "sensitivities"):
+        if key in paths:
+            print(f"{key}: {paths[key]}")
     return 0
 
 
