@@ -145,13 +145,15 @@ def objectives(scoring: Scoring, sums: dict[str, np.ndarray]) -> tuple[float, fl
     return head, per.get(worst, 0.0), worst
 
 
-def pareto(points: list[tuple[float, float, float]]) -> list[int]:
+def pareto(points: list[tuple[float, float, float]], tol: float = 1e-3) -> list[int]:
     """The indices of the non-dominated points (both objectives minimised; the third value breaks
-    ties: of points equal on both, the one lowest on it), sorted by the first objective."""
+    ties: of points equal on both, the one lowest on it), sorted by the first objective. A point
+    must beat every point before it on the second objective by more than `tol` (a score of 0.001
+    is an excess of 3% of a band's half-width): no front of differences nobody could see."""
     order = sorted(range(len(points)), key=lambda i: points[i])
     out, best_second = [], math.inf
     for i in order:
-        if points[i][1] < best_second - 1e-12:
+        if points[i][1] < best_second - tol:
             out.append(i)
             best_second = points[i][1]
     return out
