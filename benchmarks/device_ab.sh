@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B timing of the balance search on a many-core machine where the project is not installed:
 # an older commit's code in .base/ against the working tree's, alternating, 16 workers each, the
-# same search (balance_ship11.toml from its [start], 1.5 million races budgeted), and the two
+# same search (balance_blast_ship.toml from its [start], 1.5 million races budgeted), and the two
 # logs' evaluations compared. Prepare .base/ and .whl/ (plotly and tomlkit wheels) first:
 #   mkdir .base && git archive COMMIT sim kernels reports experiments benchmarks | tar -x -C .base
 # Each tree runs from its own folder (python puts the working folder first on sys.path). Both warm
@@ -13,13 +13,13 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 XDG_CACHE_HOME=/tmp/cache
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 R=$PWD
-cd $R && PYTHONPATH=/tmp/site:$R python3 -m sim.cli balance experiments/balance_ship11.toml --out /tmp/bw --jobs 16 --max-races 1 --check-races 100 > $OUT/warm.txt 2>&1; tail -1 $OUT/warm.txt
-cd $R/.base && PYTHONPATH=/tmp/site:$R/.base python3 -m sim.cli balance $R/experiments/balance_ship11.toml --out /tmp/bw2 --jobs 16 --max-races 1 --check-races 100 > $OUT/warm2.txt 2>&1; tail -1 $OUT/warm2.txt; cd $R
+cd $R && PYTHONPATH=/tmp/site:$R python3 -m sim.cli balance experiments/balance_blast_ship.toml --out /tmp/bw --jobs 16 --max-races 1 --check-races 100 > $OUT/warm.txt 2>&1; tail -1 $OUT/warm.txt
+cd $R/.base && PYTHONPATH=/tmp/site:$R/.base python3 -m sim.cli balance $R/experiments/balance_blast_ship.toml --out /tmp/bw2 --jobs 16 --max-races 1 --check-races 100 > $OUT/warm2.txt 2>&1; tail -1 $OUT/warm2.txt; cd $R
 for run in base new base new; do
   if [ $run = base ]; then D=$R/.base; else D=$R; fi
   rm -rf /tmp/r_$run
   t0=$(date +%s.%N)
-  (cd $D && PYTHONPATH=/tmp/site:$D python3 -m sim.cli balance $R/experiments/balance_ship11.toml --out /tmp/r_$run --jobs 16 --max-races 1500000 --max-minutes 100 --check-races 100 > $OUT/$run.txt 2>&1)
+  (cd $D && PYTHONPATH=/tmp/site:$D python3 -m sim.cli balance $R/experiments/balance_blast_ship.toml --out /tmp/r_$run --jobs 16 --max-races 1500000 --max-minutes 100 --check-races 100 > $OUT/$run.txt 2>&1)
   t1=$(date +%s.%N)
   echo "$run: $(python3 -c "print(f'{$t1 - $t0:.1f}')") s; $(grep '^stopped' $OUT/$run.txt)" | tee -a $OUT/summary.txt
 done

@@ -3,7 +3,7 @@
 # 2026-11-27: 16 cores). Run from the repository root with the wheels of plotly and tomlkit in
 # .whl/ (docs/studies.md, "Speed"); writes its output to $OUT (default: /tmp/scaling).
 #   1. bench --scaling: whole runs (chunks, workers, Parquet tables) with 1, 2, 4, 8, 16 workers;
-#   2. the balance search (balance_ship11.toml from its [start], 2 million races) with 16 workers
+#   2. the balance search (balance_blast_ship.toml from its [start], 2 million races) with 16 workers
 #      and with 2, timed, and their logs' evaluations compared (the same seed gives the same search
 #      whatever the number of workers).
 set -u
@@ -19,13 +19,15 @@ fi
 B="python3 -m sim.cli"
 { nproc; python3 -c "import sys, numba, numpy, pandas, joblib; print(sys.version.split()[0], 'numba', numba.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__, 'joblib', joblib.__version__)"; lscpu | grep -E "Model name|^CPU\(s\)"; } 2>&1 | tee "$OUT/machine.txt"
 
-$B bench --trails Kurz --racers 4 --races 50000 --scaling 1,2,4,8,16 --scaling-races 800000 --chunk 10000 2>&1 | tee "$OUT/bench.txt"
+$B bench --trails Kurz --racers 4 --races 50000 --scaling 1,2,4,8,16 --scaling-races 800000 --chunk 10000 --scaling-kinds run 2>&1 | tee "$OUT/bench.txt"
+# the other kinds (a study, a tune generation, a balance round: docs/studies.md), 16 against 1 worker
+$B bench --trails Kurz --racers 4 --races 5000 --scaling 1,16 --scaling-races 200000 --chunk 10000 --scaling-kinds study,tune,balance 2>&1 | tee "$OUT/bench_kinds.txt"
 
 # warm-up: compiles whatever the search's players need, so neither timed run pays it
-$B balance experiments/balance_ship11.toml --out /tmp/bw --jobs 16 --max-races 1 --check-races 100 > "$OUT/warmup.txt" 2>&1
+$B balance experiments/balance_blast_ship.toml --out /tmp/bw --jobs 16 --max-races 1 --check-races 100 > "$OUT/warmup.txt" 2>&1
 for j in 16 2; do
     t0=$(date +%s.%N)
-    $B balance experiments/balance_ship11.toml --out /tmp/b$j --jobs $j --max-races 2000000 --max-minutes 100 --check-races 100 > "$OUT/balance$j.txt" 2>&1
+    $B balance experiments/balance_blast_ship.toml --out /tmp/b$j --jobs $j --max-races 2000000 --max-minutes 100 --check-races 100 > "$OUT/balance$j.txt" 2>&1
     t1=$(date +%s.%N)
     echo "jobs $j: $(python3 -c "print(f'{$t1 - $t0:.1f}')") s wall; $(grep '^stopped' "$OUT/balance$j.txt")" | tee -a "$OUT/balance_scaling.txt"
 done

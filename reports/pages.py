@@ -256,13 +256,14 @@ __all__ = ["write_page", "page_beside", "compare_page", "ladder_page", "worldcup
 
 def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check: pd.DataFrame,
                  sens: pd.DataFrame, sensitivity_lines: list[str], meta: list[str] = (),
-                 agreement: list[str] = ()) -> Path:
+                 agreement: list[str] = (), front: pd.DataFrame | None = None) -> Path:
     """balance's page (DIR/page.html): the changes, every target before and after on fresh seeds
     (heat maps of the distance from the band's centre, per design), and what each changed knob moves
     per step (paired races).
 
     changes, check, sens: the search's changes.csv, targets.csv and sensitivities.csv tables;
-    agreement: the report's lines on where the personas disagree (sim.balance.persona_text)."""
+    agreement: the report's lines on where the personas disagree (sim.balance.persona_text); front: the
+    search's front.csv (Outcome.front_table), when the file names a binding player."""
     ch = Section("changes", "Changes")
     ch.intro = ("Every value the search changed, file by file (the rest of the data is the base data). The data "
                 "folder DIR/data holds them and passes `biathlon-sim validate`.")
@@ -318,4 +319,29 @@ def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check
         t = t.sort_values("races", ascending=False).drop_duplicates(["knob", "from", "to", "design", "statistic"])
         sv.table("sensitivities", t.sort_values(["knob", "design", "statistic"]),
                  "Change of every target statistic per knob step (changed knobs, every step tried)", percent=False)
-    return write_page(Path(out) / "page.html", "balance", "Balance search", [description, *meta], [ch, tg, sv])
+    sections = [ch, tg, sv]
+    if front is not None and len(front):
+        sections.insert(1, _front_section(front))
+    return write_page(Path(out) / "page.html", "balance", "Balance search", [description, *meta], sections)
+
+
+def _front_section(front: pd.DataFrame) -> Section:
+    """The balance page's front: each point's headline against its worst bound persona, on the search's
+    races and on the check's fresh ones, and the table to choose from."""
+    fr = Section("front", "The front: the binding player against the worst bound persona")
+    fr.intro = ("Each point is a data set no other candidate beats on both objectives: the binding player's part "
+                "of the targets' score (the headline) and the worst bound persona's part (0: every target of its "
+                "kind in band). The result is the point nearest to the targets; any other can be chosen by its "
+                "changes (front.csv).")
+    long = [front.assign(races="search's races", x=front.headline, y=front.worst)]
+    if "check_headline" in front:
+        long.append(front.assign(races="fresh races (check)", x=front.check_headline, y=front.check_worst))
+    fr.figure("front", F.lines(pd.concat(long), "x", "y", "races", "The front", "headline: binding player's score",
+                               "worst bound persona's score"),
+              "The front, on the search's races and on fresh ones (lower-left is better on both)")
+    near = front[front.nearest].iloc[0]
+    fr.findings.append(f"{len(front)} point{'s' if len(front) != 1 else ''} on the front; the result is point "
+                       f"{int(near.point)} (headline {near.headline:.3f}, worst persona {near.worst_persona} "
+                       f"{near.worst:.3f} on the search's races).")
+    fr.table("front", front, "The front's points: objectives, targets in band on fresh races, changes", percent=False)
+    return fr

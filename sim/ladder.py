@@ -101,15 +101,25 @@ def _play_task(game: str, bundle, seed: int, pieces, names: list[str], options: 
     return roster(game).play(bundle, seed, pieces, names, options)
 
 
+#: what must agree for a kept ladder's finished chunks to be reused (sim.store)
+IDENTITY = ("kind", "game", "seed", "data_hash", "jobs", "players", "options", "package_version")
+
+
 def play_arrangements(bundle, jobs: list[tuple[str, Arrangement, int, int]], seed: int,
                       n_jobs: int = 1, chunk_size: int | None = None, progress: bool = False, *,
-                      game: str | None = None, options: dict | None = None) -> pd.DataFrame:
+                      game: str | None = None, options: dict | None = None, scheduler: str | None = None,
+                      out=None, repair: bool = False, log=None, command: str = "",
+                      label: str = "ladder") -> pd.DataFrame:
     """Play each job (scenario, arrangement, first race, end race) of `game` (default Blast) with
     balanced line-ups, `seed` and the game's `options` (Ski Tour: side).
 
-    Returns the game's results table with a column `arrangement`: the job's index. Races are
-    packed into tasks of about chunk_size races (default: about eight tasks per worker) and played
-    over n_jobs joblib workers (-1: all cores); the table does not depend on either.
+    Returns the game's results table with a column `arrangement`: the job's index. The jobs' races
+    are laid end to end and cut into tasks of about chunk_size races (default: about eight tasks
+    per worker), played over n_jobs joblib workers (-1: all cores) or on the dask.distributed
+    cluster at `scheduler`; the table depends on none of these. `out`: a folder where every
+    finished task is kept (sim.store, as a run keeps its chunks), so that the same call resumes
+    an interrupted ladder with its finished chunks, whatever the chunk size; a folder that holds
+    other work is refused (sim.store.FolderError, one line); `repair` sets damaged parts aside.
     """
     from .runner import Task, progress_bar, run_tasks, workers as runner_workers
 
@@ -122,41 +132,103 @@ def play_arrangements(bundle, jobs: list[tuple[str, Arrangement, int, int]], see
             checked.add((scenario, len(arr)))
     names = player_names([arr for _, arr, _, _ in jobs])
     workers = runner_workers(n_jobs)
-    total = sum(stop - start for _, _, start, stop in jobs)
+    offsets = np.cumsum([0] + [stop - start for _, _, start, stop in jobs])
+    total = int(offsets[-1])
     if total < 1:
         raise ValueError("nothing to play: every job has an empty race range")
     chunk = chunk_size or min(2000, max(48, math.ceil(total / (8 * workers))))
-    tasks, task, size = [], [], 0
-    for i, (scenario, arr, start, stop) in enumerate(jobs):
-        a = start
-        while a < stop:
-            b = min(stop, a + chunk - size)
-            task.append((i, scenario, arr, a, b))
-            size += b - a
-            a = b
-            if size == chunk:
-                tasks.append(task)
-                task, size = [], 0
-    if task:
-        tasks.append(task)
-    bar = progress_bar(total, 0, progress, "ladder")
-    if workers > 1 and len(tasks) > 1:
-        i, scenario, arr, a, _ = tasks[0][0]
+
+    def pieces(a: int, b: int) -> list:
+        """The jobs' races at positions a .. b-1 of the jobs laid end to end."""
+        return [(i, sc, arr, start + max(a, lo) - lo, start + min(b, hi) - lo)
+                for i, ((sc, arr, start, _), lo, hi) in enumerate(zip(jobs, offsets[:-1], offsets[1:]))
+                if lo < b and a < hi]
+
+    done: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    store = None
+    if out is not None:
+        store = _ladder_store(out, bundle, jobs, seed, game, options, command, repair, log)
+        for a, _, path in store.finished():
+            done[a] = _unpack(store.read_part(path))
+        bounds = store.missing(total, chunk)
+    else:
+        bounds = [(a, min(a + chunk, total)) for a in range(0, total, chunk)]
+    bar = progress_bar(total, total - sum(b - a for a, b in bounds), progress, label)
+    parallel = scheduler is not None or (workers > 1 and len(bounds) > 1)
+    if parallel and bounds:
+        i, scenario, arr, a, _ = pieces(*bounds[0])[0]
         _play_task(game, bundle, seed, [(i, scenario, arr, a, a + 1)], names, options)   # compile or load kernels once, here
-    parts, index = [], []
+    tasks = [Task((a, b), _play_task, (game, bundle, seed, pieces(a, b), names, options), b - a) for a, b in bounds]
     try:
-        for t, (rows, idx) in run_tasks([Task(i, _play_task, (game, bundle, seed, t, names, options))
-                                         for i, t in enumerate(tasks)], workers if len(tasks) > 1 else 1):
-            parts.append(rows)
-            index.append(idx)
+        for t, (rows, idx) in run_tasks(tasks, workers if parallel else 1, scheduler):
+            a, b = t.key
+            if store is not None:
+                store.write(a, b, _pack(rows, idx), _NO_VISITS)
+            done[a] = rows, idx
             if bar is not None:
-                bar.update(sum(b - a for _, _, _, a, b in t.args[3]))
+                bar.update(b - a)
     finally:
         if bar is not None:
             bar.close()
-    df = players.table(bundle, np.concatenate(parts), names)
-    df.insert(1, "arrangement", np.concatenate(index))
+    order = sorted(done)
+    df = players.table(bundle, np.concatenate([done[a][0] for a in order]), names)
+    df.insert(1, "arrangement", np.concatenate([done[a][1] for a in order]))
     return df
+
+
+_NO_VISITS = np.zeros(0, [("race", np.int64)])
+
+
+def _pack(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """A task's records (a structured array, or a matrix of one dtype: Blast's kernel rows) and
+    each row's arrangement as one structured array, for the store."""
+    if rows.dtype.names is None:
+        fields = [(f"c{i}", rows.dtype) for i in range(rows.shape[1])]
+        columns = {f"c{i}": rows[:, i] for i in range(rows.shape[1])}
+    else:
+        fields = [(n, rows.dtype[n]) for n in rows.dtype.names]
+        columns = {n: rows[n] for n in rows.dtype.names}
+    rec = np.empty(len(rows), fields + [("arrangement", np.int32)])
+    for name, values in columns.items():
+        rec[name] = values
+    rec["arrangement"] = index
+    return rec
+
+
+def _unpack(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """_pack's records back from a stored part: (records, arrangement index)."""
+    index = df["arrangement"].to_numpy(np.int32)
+    cols = [c for c in df.columns if c != "arrangement"]
+    if cols and all(c == f"c{i}" for i, c in enumerate(cols)):
+        return df[cols].to_numpy(), index
+    rec = np.empty(len(df), [(c, df[c].dtype) for c in cols])
+    for c in cols:
+        rec[c] = df[c].to_numpy()
+    return rec, index
+
+
+def player_record(p: Player) -> dict:
+    """What of a player decides its play: its kind and weights (not its file or description)."""
+    return {"kind": int(getattr(p, "kind", -1)), "weights": [float(w) for w in getattr(p, "weights", ())]}
+
+
+def _ladder_store(out, bundle, jobs, seed: int, game: str, options, command: str, repair: bool, log):
+    """The store of a kept ladder (sim.store, the layout of a run's folder), opened: its manifest
+    names what the ladder plays, so another ladder (or a run) in the folder is refused."""
+    from pathlib import Path
+
+    from .run import package_version, refuse_other_kind
+    from .store import ChunkStore
+
+    refuse_other_kind(Path(out), "run")
+    players = {p.name: player_record(p) for _, arr, _, _ in jobs for p in arr}
+    m = {"kind": "ladder", "game": game, "seed": seed, "data_hash": bundle.data_hash,
+         "jobs": [[sc, [p.name for p in arr], start, stop] for sc, arr, start, stop in jobs],
+         "players": players, "options": dict(options or {}), "package_version": package_version(),
+         "command": command}
+    store = ChunkStore.of_run(out)
+    store.open(m, IDENTITY, repair=repair, log=log)
+    return store
 
 
 @dataclass
@@ -212,10 +284,11 @@ class Ladder:
 
 def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races: int,
                seed: int, n_jobs: int = 1, progress: bool = False, first_race: int = 0, *,
-               game: str | None = None, options: dict | None = None) -> Ladder:
+               game: str | None = None, options: dict | None = None, **play) -> Ladder:
     """Play the arrangements on each trail (course), about `races` races per trail in all, all on
     the same race indices (first_race onwards) of `seed`; rounded up to whole blocks of line-ups.
-    `options`: the game's options (sim.games.GameInfo.options; Ski Tour's side)."""
+    `options`: the game's options (sim.games.GameInfo.options; Ski Tour's side). `play`: where and
+    how to play (play_arrangements: scheduler, out, repair, log, command)."""
     if races < 1:
         raise ValueError(f"races must be at least 1, got {races}")
     info = games.game(game)
@@ -225,7 +298,7 @@ def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races
     per = round_to_blocks(-(-races // len(arrangements)), block)
     jobs = [(trail, arr, first_race, first_race + per) for trail in trails for arr in arrangements]
     t0 = time.perf_counter()
-    rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress, game=info.name, options=options)
+    rows = play_arrangements(bundle, jobs, seed, n_jobs, progress=progress, game=info.name, options=options, **play)
     seconds = time.perf_counter() - t0
     table = standings(rows)
     unit = (players.scenario, "race")
@@ -237,12 +310,13 @@ def run_ladder(bundle, arrangements: list[Arrangement], trails: list[str], races
 def ladder(bundle, players: list[str | Player], trail: str, racers: int = 4,
            races: int = 10_000, seed: int = 1, n_jobs: int = 1, progress: bool = False,
            known: dict[str, Player] | None = None, *, game: str | None = None,
-           options: dict | None = None) -> Ladder:
+           options: dict | None = None, **play) -> Ladder:
     """Play `players` (names, persona files or player objects) of `game` (default Blast) against
     each other on `trail` (Ski Tour: a course), with the game's `options`.
 
     About `races` races in all, spread over the seat arrangements (module docstring). KeyError for
-    an unknown player, ValueError for a bad count or a name used twice.
+    an unknown player, ValueError for a bad count or a name used twice. `play`: where and how to
+    play (play_arrangements: scheduler, out, repair, log, command).
     """
     hook = roster(game)
     known = hook.available() if known is None else known
@@ -254,15 +328,15 @@ def ladder(bundle, players: list[str | Player], trail: str, racers: int = 4,
         raise ValueError(f"each player may appear once in a ladder, got {', '.join(names)}")
     _check_racers(racers, game)
     return run_ladder(bundle, seat_arrangements(resolved, racers), [trail], races, seed, n_jobs, progress,
-                      game=game, options=options)
+                      game=game, options=options, **play)
 
 
 def head_to_head(bundle, a: str | Player, b: str | Player, trail: str | list[str],
                  racers: int = 4, races: int = 10_000, seed: int = 1, n_jobs: int = 1,
                  progress: bool = False, known: dict[str, Player] | None = None, *,
-                 game: str | None = None, options: dict | None = None) -> Ladder:
+                 game: str | None = None, options: dict | None = None, **play) -> Ladder:
     """A in half the seats, B in the other half, rotated; about `races` races per trail (course).
-    `Ladder.verdict(a, b)` states the outcome."""
+    `Ladder.verdict(a, b)` states the outcome. `play`: as ladder's."""
     hook = roster(game)
     known = hook.available() if known is None else known
     pa, pb = hook.resolve(a, known), hook.resolve(b, known)
@@ -271,7 +345,7 @@ def head_to_head(bundle, a: str | Player, b: str | Player, trail: str | list[str
     _check_racers(racers, game)
     trails = [trail] if isinstance(trail, str) else list(trail)
     return run_ladder(bundle, head_to_head_arrangements(pa, pb, racers), trails, races, seed, n_jobs, progress,
-                      game=game, options=options)
+                      game=game, options=options, **play)
 
 
 def _check_racers(racers: int, game: str | None = None) -> None:

@@ -170,16 +170,22 @@ def play_chunk(game: str | games.GameInfo, bundle, design, seed: int, start: int
     return games.game(game).load().play_chunk(bundle, design, seed, start, stop)
 
 
-def manifest(game: str, bundle, design, races: int, seed: int, command: str = "") -> dict:
-    """What a run folder records: enough to replay any race and to refuse mixing two runs."""
+def package_version() -> str:
+    """The installed package's version ("unknown" when run from a source tree), which a folder's
+    identity holds."""
     from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        return version("biathlon-sim")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def manifest(game: str, bundle, design, races: int, seed: int, command: str = "") -> dict:
+    """What a run folder records: enough to replay any race and to refuse mixing two runs."""
     info = games.game(game)
     mod = info.load()
-    try:
-        pkg = version("biathlon-sim")
-    except PackageNotFoundError:
-        pkg = "unknown"
+    pkg = package_version()
     players = mod.player_records(design)
     return {"game": info.name, "game_title": info.title, "seed": seed, "races": races,
             "data_hash": bundle.data_hash, "data_source": bundle.data.source,

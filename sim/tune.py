@@ -25,9 +25,11 @@ when one is given), head to head.
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -115,7 +117,8 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
          n_jobs: int = 1, check_races: int = 20_000, check_seed: int | None = None, name: str = "tuned",
          weights: tuple[str, ...] | None = None, report: Callable[[str], None] | None = None, *,
          game: str | None = None, options: dict | None = None,
-         opponent: str | Player | None = None) -> TuneResult:
+         opponent: str | Player | None = None, scheduler: str | None = None, keep=None,
+         repair: bool = False, log=None) -> TuneResult:
     """Improve `start`'s weights by the cross-entropy method (module docstring), then check.
 
     game: default Blast; options: the game's options (Ski Tour's side). trails: Ski Tour's
@@ -124,7 +127,12 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     races_per_candidate: races each candidate plays per generation, over all trails and seats
     (rounded up to a multiple of trails x racers). check_races: races per trail of the final
     head-to-head, on check_seed (default seed + 1). report: called with one line per generation.
-    The result depends only on the arguments, not on n_jobs.
+    The result depends only on the arguments, not on n_jobs. scheduler: play on the
+    dask.distributed cluster at that address. keep: a folder where each generation's races
+    (keep/generation-001, ...) and the check's (keep/check-after-NNN) are kept (sim.ladder.play_arrangements),
+    so that the same call resumes an interrupted tuning: finished generations are read back (the
+    search then draws the same candidates from them) and a generation's finished chunks are
+    reused; a folder that holds another tuning is refused (sim.store.FolderError, one line).
     """
     game = games.game(game).name
     hook = roster(game)
@@ -149,6 +157,13 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     if check_seed == seed:
         raise ValueError("the check needs a seed the tuning does not use")
     report = report or (lambda line: None)
+    if keep is not None:
+        keep = _claim(Path(keep), {"kind": "tune", "game": game, "start": start.name, "against": against.name,
+                                   "name": name,
+                                   "weights": list(weights), "trails": list(trails), "racers": racers,
+                                   "population": population, "races_per_candidate": races_per_candidate,
+                                   "seed": seed, "options": dict(options or {}), "data_hash": bundle.data_hash})
+    where = dict(scheduler=scheduler, repair=repair, log=log)
 
     idx = np.array([hook.param_names.index(k) for k in weights])
     lo = np.array([hook.weights[k][0] for k in weights])
@@ -173,12 +188,9 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
         draws = np.clip(mean + spread * rng.standard_normal((population - 1, len(weights))), lo, hi)
         cands = np.vstack([mean, draws])
         players = [player(i, w) for i, w in enumerate(cands)]
-        jobs = []
-        for t, trail in enumerate(trails):
-            first = (g * len(trails) + t) * per
-            for p in players:
-                jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
-        rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options)
+        jobs = generation_jobs(players, against, list(trails), racers, per, g)
+        rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options, **where,
+                                 out=None if keep is None else keep / f"generation-{g + 1:03d}")
         won = rows[rows.player_name != against.name].groupby("player_name", observed=True).won.mean()
         rates = won.reindex([p.name for p in players]).to_numpy()
         gen = Generation(g, (g * len(trails) * per, (g + 1) * len(trails) * per), mean.copy(), spread.copy(),
@@ -195,9 +207,44 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     tuned = hook.with_weights(start, name.lower(), full, result.description)
     result.tuned = tuned
     result.check = head_to_head(bundle, tuned, against, list(trails), racers, check_races, check_seed, n_jobs,
-                                known=known, game=game, options=options)
+                                known=known, game=game, options=options, **where,
+                                out=None if keep is None else keep / f"check-after-{generations:03d}")
     report(result.check_line())
     return result
 
 
-__all__ = ["tune", "TuneResult", "Generation"]
+def generation_jobs(candidates: list[Player], against: Player, trails: list[str], racers: int, per: int,
+                    g: int) -> list[tuple[str, tuple, int, int]]:
+    """The ladder jobs of generation `g` (sim.ladder.play_arrangements): every candidate in one
+    seat against `against` in the others, rotated through every seat, `per` races on each trail;
+    all candidates on the same race indices, new ones each generation."""
+    jobs = []
+    for t, trail in enumerate(trails):
+        first = (g * len(trails) + t) * per
+        for p in candidates:
+            jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
+    return jobs
+
+
+def _claim(folder: Path, ident: dict) -> Path:
+    """`folder` as a tuning's: tune.json written there, or, if there, naming this tuning (the number
+    of generations and the check may differ: they change no generation's races); FolderError (one
+    line) for a folder of other work."""
+    from .run import folder_kind
+    from .store import FolderError, _short, read_json
+
+    marker = folder / "tune.json"
+    if marker.exists():
+        old = read_json(marker, "tuning's description", "remove the folder and tune again")
+        key = next((k for k in ident if old.get(k) != json.loads(json.dumps(ident[k]))), None)
+        if key is not None:
+            raise FolderError(f"{folder} holds another tuning ({key} differs: {_short(old.get(key))} there, "
+                              f"{_short(ident[key])} now); choose another folder or remove it")
+    elif folder_kind(folder) or (folder.is_dir() and any(folder.iterdir())):
+        raise FolderError(f"{folder} holds other work than a tuning (no tune.json); choose another folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(ident, indent=2))
+    return folder
+
+
+__all__ = ["tune", "TuneResult", "Generation", "generation_jobs"]

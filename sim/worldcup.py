@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -107,15 +108,19 @@ class CupRules:
 
 
 def calibrate(bundle: CompiledBundle, rules: CupRules, races: int, seed: int, n_jobs: int = 1,
-              progress: bool = False) -> pd.DataFrame:
+              progress: bool = False, **where) -> pd.DataFrame:
     """Each biathlete's win rate on each of the cup's trails: balanced line-ups with the cup's
     racer count and players, `races` races per trail (seed derived from `seed` and the trail).
-    Returns a frame indexed by biathlete name, one column per trail plus `cup` (their mean)."""
+    Returns a frame indexed by biathlete name, one column per trail plus `cup` (their mean).
+    `where`: sim.run.run_races's scheduler, repair, log, command, and `out`, a folder that keeps
+    each trail's races as a run in out/<trail> (resumed by the same call)."""
     out = {}
+    folder = where.pop("out", None)
     for t in dict.fromkeys(rules.trails):
         design = Design(t, rules.racers, players=rules.players)
         _, info = run_races(bundle, design, races, cell_seed(seed, f"rating:{t}"), chunk_size=max(1, races // 4),
-                            n_jobs=n_jobs, progress=progress, collect=False, label=f"ratings {t}")
+                            n_jobs=n_jobs, progress=progress, collect=False, label=f"ratings {t}",
+                            out=None if folder is None else Path(folder) / t, **where)
         by = info.summary.groupby(level="biathlete").sum()
         rate = (by.wins / by.races).reindex(range(len(bundle.biathlete_names)), fill_value=0.0)
         out[t] = rate.to_numpy()
@@ -298,26 +303,50 @@ class WorldCups:
 
 def play_world_cups(bundle: CompiledBundle, rules: CupRules, cups: int, seed: int = 1, *, chunk_size: int = 500,
                     n_jobs: int = 1, progress: bool = False, keep_races: bool = False,
-                    ratings: pd.DataFrame | None = None, rating_races: int = 9600) -> WorldCups:
+                    ratings: pd.DataFrame | None = None, rating_races: int = 9600, scheduler: str | None = None,
+                    out: str | Path | None = None, repair: bool = False, log=None, command: str = "") -> WorldCups:
     """Play cups 0 .. cups-1 with `seed`. A rated draft without `ratings` calibrates first
-    (`rating_races` races per trail). ValueError / KeyError for rules the data cannot play."""
+    (`rating_races` races per trail). ValueError / KeyError for rules the data cannot play.
+
+    scheduler: play the chunks on the dask.distributed cluster at that address. out: a folder
+    where the calibration's races (out/runs/ratings/<trail>, runs) and every finished chunk of
+    cups (out/runs/cups, sim.store) are kept, so that the same call resumes an interrupted one
+    with its finished chunks, whatever the chunk size (more cups extend it); a folder that holds
+    other cups (another seed, rules, data or draft order) is refused (sim.store.FolderError, one
+    line); `repair` sets damaged parts aside and plays them again."""
     rules.check(bundle)
     if cups < 1 or chunk_size < 1:
         raise ValueError("cups and chunk size must be at least 1")
     t0 = time.perf_counter()
+    where = dict(scheduler=scheduler, repair=repair, log=log, command=command)
     if rules.draft == "rated" and ratings is None:
         if rating_races < 1:
             raise ValueError("a rated draft needs rating races (at least 1 per trail)")
-        ratings = calibrate(bundle, rules, rating_races, seed, n_jobs, progress)
+        ratings = calibrate(bundle, rules, rating_races, seed, n_jobs, progress, **where,
+                            out=None if out is None else Path(out) / "runs" / "ratings")
     prefs = preferences(bundle, rules, ratings)
-    bounds = [(a, min(a + chunk_size, cups)) for a in range(0, cups, chunk_size)]
-    parts = list(_chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress))
+    done, store = {}, None
+    if out is not None:
+        store = _cup_store(Path(out) / "runs" / "cups", bundle, rules, prefs, seed, keep_races, command, repair, log)
+        for a, _, path in store.finished():
+            done[a] = _unpack_cups(store.read_part(path), store.read_part(store.visits / path.name), rules)
+        bounds = store.missing(cups, chunk_size)
+    else:
+        bounds = [(a, min(a + chunk_size, cups)) for a in range(0, cups, chunk_size)]
+    for (a, b), part in _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress, scheduler):
+        if store is not None:
+            store.write(a, b, *_pack_cups(*part))
+        done[a] = part
+    parts = [done[a] for a in sorted(done) if a < cups]
     seconds = time.perf_counter() - t0
     arrays = {k: np.concatenate([p[0][k] for p in parts]) for k in parts[0][0]}
+    within = arrays["cup"] < cups               # a kept folder may hold more cups than asked for
+    arrays = {k: v[within] for k, v in arrays.items()}
     table = cup_table(bundle, rules, arrays)
     races = None
     if keep_races:
         rows = np.concatenate([p[1] for p in parts])
+        rows = rows[rows[:, -2] < cups]
         names = list(dict.fromkeys(p.name for p in rules.seat_players()))
         races = results_table(bundle, rows[:, :R.N_FIELDS], names)
         races["cup"] = rows[:, -2]
@@ -326,10 +355,12 @@ def play_world_cups(bundle: CompiledBundle, rules: CupRules, cups: int, seed: in
 
 
 def _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress, scheduler=None):
-    """Each chunk of cups, in order, through the shared runner."""
+    """((first cup, end), the chunk's cups) for each chunk of cups, in order, through the shared runner."""
     from .runner import Task, progress_bar, run_tasks
 
-    bar = progress_bar(bounds[-1][1], 0, progress, "World Cups")
+    if not bounds:
+        return
+    bar = progress_bar(sum(b - a for a, b in bounds), 0, progress, "World Cups")
     if bar is not None:
         bar.unit = " cups"
     if n_jobs != 1 or scheduler:
@@ -339,10 +370,69 @@ def _chunks(bundle, rules, prefs, seed, bounds, keep_races, n_jobs, progress, sc
         for t, r in run_tasks(tasks, n_jobs, scheduler):
             if bar is not None:
                 bar.update(t.key[1] - t.key[0])
-            yield r
+            yield t.key, r
     finally:
         if bar is not None:
             bar.close()
+
+
+#: what must agree for a folder's finished chunks of cups to be reused (sim.store)
+IDENTITY = ("kind", "game", "seed", "data_hash", "rules", "players", "preferences", "keep_races",
+            "package_version")
+
+
+def _cup_store(folder: Path, bundle, rules: CupRules, prefs, seed: int, keep_races: bool, command: str,
+               repair: bool, log):
+    """The store of a folder's cups (the layout of a run's folder), opened under the cups' identity
+    (the seat players' weights included: an edited persona file plays other cups)."""
+    from dataclasses import asdict
+
+    from .ladder import player_record
+    from .run import package_version, refuse_other_kind
+    from .store import ChunkStore
+
+    refuse_other_kind(folder, "run")
+    m = {"kind": "worldcup", "game": "blast", "seed": seed, "data_hash": bundle.data_hash, "rules": asdict(rules),
+         "players": [player_record(p) for p in rules.seat_players()],
+         "preferences": None if prefs is None else np.asarray(prefs).tolist(), "keep_races": keep_races,
+         "package_version": package_version(), "command": command}
+    store = ChunkStore.of_run(folder)
+    store.open(m, IDENTITY, repair=repair, log=log)
+    return store
+
+
+def _pack_cups(arrays: dict[str, np.ndarray], rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """A chunk of `_play_cups` as the store's two records: one row per cup and player (cup, pick,
+    and colour, biathlete and place in every race), and the races' rows (none unless kept)."""
+    n, K, P = arrays["places"].shape
+    fields = [("cup", np.int64), ("pick", np.int64)] + [(f"{w}_{k}", np.int64) for k in range(K)
+                                                        for w in ("colour", "biathlete", "place")]
+    seats = np.empty(n * P, fields)
+    seats["cup"] = np.repeat(arrays["cup"], P)
+    seats["pick"] = arrays["pick"].reshape(-1)
+    for k in range(K):
+        for w, key in (("colour", "colours"), ("biathlete", "biathletes"), ("place", "places")):
+            seats[f"{w}_{k}"] = arrays[key][:, k].reshape(-1)
+    if rows is None:
+        return seats, np.zeros(0, [("c0", np.int32)])
+    races = np.empty(len(rows), [(f"c{i}", rows.dtype) for i in range(rows.shape[1])])
+    for i in range(rows.shape[1]):
+        races[f"c{i}"] = rows[:, i]
+    return seats, races
+
+
+def _unpack_cups(seats: pd.DataFrame, races: pd.DataFrame, rules: CupRules):
+    """`_pack_cups`'s records (read back from a stored part) as `_play_cups` returned them."""
+    P, K = rules.racers, len(rules.trails)
+    n = len(seats) // P
+
+    def grid(col: str) -> np.ndarray:
+        return seats[col].to_numpy(np.int64).reshape(n, P)
+
+    arrays = {"cup": seats.cup.to_numpy(np.int64)[::P], "pick": grid("pick")}
+    for w, key in (("colour", "colours"), ("biathlete", "biathletes"), ("place", "places")):
+        arrays[key] = np.stack([grid(f"{w}_{k}") for k in range(K)], axis=1)
+    return arrays, (races.to_numpy(np.int32) if len(races) else None)
 
 
 def cup_table(bundle: CompiledBundle, rules: CupRules, arrays: dict[str, np.ndarray]) -> pd.DataFrame:

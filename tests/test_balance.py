@@ -280,6 +280,8 @@ def test_early_dropping_and_common_random_numbers(tmp_path):
     ("step = 1\ncost = 2", "balance.toml: knob 'bo-one-initiative': step: must be above 0"),
     ('file = "biathletes/ann.toml"', "balance.toml: knob 'ann-accuracy-low': file: 'biathletes/nobody.toml' is not a file"),
     ('by = "biathlete"', "balance.toml: target 'biathletes fair': by: must be one of the seat axes"),
+    ("[designs]", "balance.toml: players.bound: names 'balanced', the binding persona"),
+    ("racers = [4]", "balance.toml: players.binds: names 'tuned', which [designs] personas leaves out"),
 ])
 def test_bad_balance_files_name_the_file_entry_and_field(change, expected, tmp_path, capsys):
     f = blast_case(tmp_path)
@@ -288,7 +290,9 @@ def test_bad_balance_files_name_the_file_entry_and_field(change, expected, tmp_p
            'path = "card[Bo One].initiative"': 'path = "card[Nobody].initiative"',
            "step = 1\ncost = 2": "step = 0\ncost = 2",
            'file = "biathletes/ann.toml"': 'file = "biathletes/nobody.toml"',
-           'by = "biathlete"': 'by = "nation"'}[change]
+           'by = "biathlete"': 'by = "nation"',
+           "[designs]": '[players]\nbinds = "balanced"\nbound = ["balanced"]\n\n[designs]',
+           "racers = [4]": 'racers = [4]\npersonas = ["balanced"]\n\n[players]\nbinds = "tuned"'}[change]
     f.write_text(text.replace(change, bad, 1))
     assert main(["balance", str(f), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -897,3 +901,113 @@ def test_a_bad_extends_names_the_file_and_field(change, expected, tmp_path, caps
     assert expected in err, err
     if "Nobody" in parent:
         assert "parent/balance.toml: knob 'bo-one-initiative'" in err and "child.toml: knob" not in err
+
+
+# --- the players that bind and bound, and the front (issue 31) -----------------------------------------
+
+FRONT = """\
+game = "blast"
+title = "two knobs that pull two personas opposite ways"
+data = "{data}"
+seed = 31
+races = 600
+check_races = 600
+budget_races = 10000000
+max_rounds = 6
+
+[players]
+binds = "balanced"
+bound = ["sprinter", "conservative"]
+
+[designs]
+scenarios = ["Loop"]
+racers = [4]
+
+[front]
+weights = [0.0, 4.0]
+rounds = 4
+points = 4
+
+[[target]]
+name = "biathletes fair"
+metric = "win_rate"
+by = "biathlete"
+within_pp = 3
+bound_pp = 8
+
+[[knob]]
+name = "ann-flat"
+file = "biathletes/ann.toml"
+path = "card[Ann One].top.flat"
+min = 0
+max = 10
+step = 1
+
+[[knob]]
+name = "bo-flat"
+file = "biathletes/bo.toml"
+path = "card[Bo One].top.flat"
+min = 0
+max = 10
+step = 1
+"""
+
+
+def _front_play(game, bundle, design, seed, a, b, stats, block):
+    """A synthetic game for the front's logic (the real one is too slow to trace a front in a test):
+    Ann's win rate moves 4 points per step of her card's flat steps and -2 per step of Bo's under the
+    balanced persona, the opposite ways under sprinter, and sits at 60% under conservative whatever
+    the data; every other biathlete is at the fair share. Races are binomial draws on the block's
+    own seed, the same for every candidate (common random numbers)."""
+    flat = {bi.name: next(c for c in bi.cards if c.name == f"{bi.name} One").top.flat.base
+            for bi in bundle.data.biathletes}
+    x, y = flat["Ann"] - 4, flat["Bo"] - 4
+    persona = design.players[0]
+    ann = {"balanced": 0.13 + 0.04 * x - 0.02 * y, "sprinter": 0.19 - 0.04 * x + 0.02 * y}.get(persona, 0.60)
+    nb = (b - a) // block
+    out = np.zeros((2, nb, len(stats)))
+    for k in range(nb):
+        rng = np.random.default_rng([seed, a // block + k])
+        u = rng.random((block, len(stats)))
+        for j, s in enumerate(stats):
+            p = ann if s.label == "Ann" else 0.25
+            out[0, k, j], out[1, k, j] = (u[:, j] < min(max(p, 0), 1)).sum(), block
+    return out
+
+
+def test_the_front_trades_the_binding_player_against_a_bound_one(tmp_path, monkeypatch):
+    import sim.balance.outcome as outcome_mod
+    import sim.balance.search as search_mod
+
+    monkeypatch.setattr(search_mod, "play_sums", _front_play)
+    monkeypatch.setattr(outcome_mod, "play_sums", _front_play)
+    data = write_minidata(tmp_path / "data")
+    f = tmp_path / "front.toml"
+    f.write_text(FRONT.format(data=data))
+    bf = load_balance(f)
+    assert [d.persona for d in bf.designs] == ["balanced", "sprinter", "conservative"]
+    assert {(t.personas, t.within_pp) for t in bf.targets} == {(("balanced",), 3), (("sprinter", "conservative"), 8)}
+    search = Search(bf, tmp_path / "out", log=lambda x: None)
+    outcome = search.run()
+    # conservative's Ann is out of every band whatever the knobs do: reported, not searched for
+    assert [(u["persona"], u["statistic"]) for u in search.unreachable] == [("conservative", "biathlete Ann")]
+    paths, page = outcome.write()          # the tables and report.md (the HTML page: below, without rendering)
+    front = pd.read_csv(paths["front"])
+    # a trade-off: along the front the headline rises as the worst bound persona's distance falls
+    assert len(front) >= 3
+    assert (front.headline.diff().dropna() > 0).all() and (front.worst.diff().dropna() < 0).all()
+    assert front.headline.iloc[-1] > 0 and front.worst.iloc[0] > 0
+    assert (front.worst_persona[front.worst > 0] == "sprinter").all()
+    # every point carries its changes and its check on fresh races; the result is the nearest point
+    assert front.changes.notna().all() and front.check_headline.notna().all()
+    near = front[front.nearest]
+    assert len(near) == 1
+    assert (near.headline + near.worst).iloc[0] == pytest.approx((front.headline + front.worst).min())
+    points = pd.read_csv(paths["front_targets"])
+    assert sorted(points.point.unique()) == list(front.point)
+    report = paths["report"].read_text()
+    assert "The targets conflict" in report and "conservative: Loop-4-conservative biathlete Ann" in report
+    assert "the front's descent with the bound personas' weight x0" in report
+    from reports.pages import _front_section
+    section = _front_section(page["front"])
+    assert [name for name, _, _ in section.figures] == ["front"] and "result is point" in section.findings[0]

@@ -29,6 +29,8 @@ CASES = [
     ("bench --races 0", "--races"),
     ("bench --racers x", "racers"),
     ("bench --scaling 0", "--scaling"),
+    ("bench --races 10 --scaling 1 --scaling-kinds run,walk", "--scaling-kinds: 'walk'"),
+    ("--game mania bench --races 10 --scaling 1 --scaling-kinds tune", "no players to tune"),
     ("replay --trail Kurz --biathletes Owens,Wei --race -1", "--race"),
     (f"replay --trail Kurz --biathletes Owens,Wei --seed {SEED_BIG}", "--seed"),
     ("study experiments/smoke.toml --out DIR/s --jobs 0", "--jobs"),

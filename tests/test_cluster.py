@@ -1,4 +1,5 @@
-"""The same run on a dask.distributed cluster (a local one, on loopback) gives the same table."""
+"""Every command that plays on a cluster (run, balance, compare, ladder, tune, worldcup) gives on a
+dask.distributed cluster (a local one, on loopback) the tables it gives locally."""
 import pandas as pd
 import pytest
 
@@ -66,3 +67,51 @@ def test_a_comparison_on_a_local_cluster_equals_the_local_comparison(tmp_path, c
         pd.testing.assert_frame_equal(remote.measures, local.measures)
         pd.testing.assert_frame_equal(remote.counts, local.counts)
     assert (tmp_path / "runs" / "changed" / "yellow" / "manifest.json").is_file()
+
+
+def test_a_ladder_on_a_local_cluster_equals_the_local_ladder(tmp_path, cluster):
+    """biathlon-sim ladder --scheduler, streamed and kept (--keep): the standings, pairs and rows of joblib's."""
+    from sim.ladder import ladder
+
+    bundle = load_bundle()
+    players = ["balanced", "random", "sprinter"]
+    local = ladder(bundle, players, "Kurz", racers=3, races=144, seed=2)
+    for out in (None, tmp_path):
+        remote = ladder(bundle, players, "Kurz", racers=3, races=144, seed=2, scheduler=cluster.scheduler_address,
+                        out=out)
+        pd.testing.assert_frame_equal(remote.rows, local.rows)
+        pd.testing.assert_frame_equal(remote.table, local.table)
+        pd.testing.assert_frame_equal(remote.pairs, local.pairs)
+    assert (tmp_path / "ledger.json").is_file()
+
+
+def test_a_tuning_on_a_local_cluster_equals_the_local_tuning(tmp_path, cluster):
+    """biathlon-sim tune --scheduler --keep: every generation and the check are joblib's."""
+    import numpy as np
+    from test_tune import TINY
+
+    from sim.tune import tune
+
+    bundle = load_bundle()
+    local = tune(bundle, "balanced", seed=5, **TINY)
+    remote = tune(bundle, "balanced", seed=5, scheduler=cluster.scheduler_address, keep=tmp_path, **TINY)
+    assert remote.tuned.weights == local.tuned.weights
+    for a, b in zip(remote.generations, local.generations):
+        assert np.array_equal(a.candidates, b.candidates) and np.array_equal(a.win_rates, b.win_rates)
+    pd.testing.assert_frame_equal(remote.check.table, local.check.table)
+    assert (tmp_path / "generation-002" / "ledger.json").is_file()
+
+
+def test_world_cups_on_a_local_cluster_equal_the_local_cups(tmp_path, cluster):
+    """biathlon-sim worldcup --scheduler, streamed and kept (--out): the cups and races of joblib's."""
+    from sim.worldcup import CupRules, play_world_cups
+
+    bundle = load_bundle()
+    rules = CupRules(draft="random", redraft=False)
+    local = play_world_cups(bundle, rules, 24, seed=5, chunk_size=8, keep_races=True)
+    for out in (None, tmp_path):
+        remote = play_world_cups(bundle, rules, 24, seed=5, chunk_size=5, keep_races=True,
+                                 scheduler=cluster.scheduler_address, out=out)
+        pd.testing.assert_frame_equal(remote.cups, local.cups)
+        pd.testing.assert_frame_equal(remote.races, local.races)
+    assert (tmp_path / "runs" / "cups" / "ledger.json").is_file()

@@ -177,3 +177,47 @@ def test_ladder_command_prints_standings_and_a_verdict(tmp_path):
     assert described.startswith("192 races on Kurz with 4 racers, seed 1: 4 seat arrangements x 48 races")
     assert "balanced is significantly stronger" in r.stdout
     assert pd.read_csv(out, index_col="player").loc["balanced", "races"] == 2 * 192
+
+
+# --- kept (--keep): resume ----------------------------------------------------------------------
+
+def test_a_kept_ladder_resumes_after_an_interruption_and_refuses_another(bundle, tmp_path, monkeypatch):
+    """An interrupted ladder keeps its finished chunks; the same call plays only the rest and gives
+    the table of an uninterrupted one; another ladder in the folder is refused in one line."""
+    import sim.ladder as L
+    from sim.store import ChunkStore, FolderError
+
+    fresh = ladder(bundle, ["balanced", "random"], "Kurz", racers=3, races=192, seed=3)   # 4 tasks of 48
+    real, calls = L._play_task, []
+
+    def counted(*args):
+        if len(calls) == 2 and not resumed:
+            raise KeyboardInterrupt              # the third task: the ladder is interrupted
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(L, "_play_task", counted)
+    resumed = False
+    with pytest.raises(KeyboardInterrupt):
+        ladder(bundle, ["balanced", "random"], "Kurz", racers=3, races=192, seed=3, out=tmp_path)
+    assert len(ChunkStore.of_run(tmp_path).finished()) == 2
+    resumed, calls[:] = True, []
+    kept = ladder(bundle, ["balanced", "random"], "Kurz", racers=3, races=192, seed=3, out=tmp_path)
+    assert len(calls) == 2                                 # only the two chunks the interruption left
+    pd.testing.assert_frame_equal(kept.rows, fresh.rows)
+    pd.testing.assert_frame_equal(kept.table, fresh.table)
+    with pytest.raises(FolderError, match="seed differs"):
+        ladder(bundle, ["balanced", "random"], "Kurz", racers=3, races=192, seed=4, out=tmp_path)
+
+
+def test_ladder_command_keeps_resumes_and_refuses_another_ladder_in_one_line(tmp_path, capsys):
+    argv = ["ladder", "--vs", "balanced,random", "--trail", "Kurz", "--races", "96", "--racers", "3", "--quiet",
+            "--keep", str(tmp_path / "keep")]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0                                  # every chunk read back: the same standings
+    again = capsys.readouterr().out
+    assert again.splitlines()[2:] == first.splitlines()[2:] and "seat arrangements" in again      # all but the time
+    assert main([*argv, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim ladder: ") and "seed differs" in err and len(err.splitlines()) == 1

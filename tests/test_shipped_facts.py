@@ -67,8 +67,8 @@ def test_the_cards_of_the_worked_examples(data):
 
 def test_the_shipped_tiles_keep_their_descriptions():
     """Not facts of the box but of the reconstruction: the ship search's accuracy knobs are bounded by
-    the biathletes' flags and descriptions (experiments/balance_ship7.toml and the files that extend
-    it), so the shipped tiles still say what the descriptions say. Pinto is "the sharpest shot in
+    the biathletes' flags and descriptions (experiments/balance_blast_ship.toml, the
+    flattened ship file), so the shipped tiles still say what the descriptions say. Pinto is "the sharpest shot in
     the field"; Girard "shoots almost perfectly while calm"; Leitner has "an ordinary rifle" and
     "sprays shots once tired"; Bakken's rifle is "steady rather than brilliant"; Wei's is
     "reliable", not the best; Fischer's "sharp while fresh and wild when tired"."""

@@ -117,3 +117,41 @@ def test_tuning_against_another_player_races_and_checks_against_it(bundle):
     assert "against sprinter" in res.description
     with pytest.raises(ValueError, match="name of its own"):
         tune(bundle, "balanced", opponent="sprinter", name="sprinter", **TINY)
+
+
+def test_a_kept_tuning_resumes_after_an_interruption(bundle, tuned, tmp_path, monkeypatch):
+    """tune --keep: an interrupted tuning keeps its finished generations and chunks, and the same call
+    ends with the result of an uninterrupted one; another tuning in the folder is refused."""
+    import sim.ladder as L
+    from sim.store import FolderError
+
+    real, calls = L._play_task, []
+
+    def interrupted(*args):
+        if len(calls) == 5:
+            raise KeyboardInterrupt              # generation 1 played (4 tasks of 48 races), then 1 of 2
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(L, "_play_task", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tune(bundle, "balanced", seed=5, keep=tmp_path, **TINY)
+    monkeypatch.setattr(L, "_play_task", real)
+    from sim.store import ChunkStore
+
+    assert [len(ChunkStore.of_run(tmp_path / f"generation-00{g}").finished()) for g in (1, 2)] == [4, 1]
+    assert not (tmp_path / "check-after-002").exists()
+    again = tune(bundle, "balanced", seed=5, keep=tmp_path, **TINY)
+    assert again.tuned.weights == tuned.tuned.weights
+    for a, b in zip(again.generations, tuned.generations):
+        assert np.array_equal(a.candidates, b.candidates) and np.array_equal(a.win_rates, b.win_rates)
+    assert again.check_line() == tuned.check_line()
+    # more generations continue the finished tuning: its generations are read back, not played
+    calls = []
+    monkeypatch.setattr(L, "_play_task", lambda *args: calls.append(args[2:4]) or real(*args))
+    more = tune(bundle, "balanced", seed=5, keep=tmp_path, **{**TINY, "generations": 3})
+    tuning = [first for seed, pieces in calls if seed == 5 for _, _, _, first, _ in pieces]
+    assert tuning and min(tuning) == 32                  # generation 3's races only (16 a generation)
+    assert [np.array_equal(a.win_rates, b.win_rates) for a, b in zip(more.generations, tuned.generations)] == [1, 1]
+    with pytest.raises(FolderError, match="holds another tuning"):
+        tune(bundle, "balanced", seed=6, keep=tmp_path, **TINY)

@@ -165,3 +165,53 @@ def test_cli_plays_and_writes_tables(tmp_path, capsys):
     assert "title odds per biathlete" in text and "first pick minus last pick" in text
     assert len(pd.read_csv(out / "cups.csv")) == 32 and len(pd.read_parquet(out / "races.parquet")) == 128
     assert pd.read_csv(out / "by_pick.csv").titles.sum() == 8
+
+
+def test_kept_cups_resume_after_an_interruption_and_refuse_other_cups(bundle, random_cups, tmp_path, monkeypatch):
+    """worldcup --out keeps every finished chunk of cups (and a rated draft's calibration) in
+    out/runs/: an interrupted call resumes with them and ends with the cups of an uninterrupted one;
+    other cups in the folder are refused in one line."""
+    import sim.worldcup as W
+    from sim.store import ChunkStore, FolderError
+
+    rules = CupRules(draft="random", redraft=False)
+    real, calls = W._play_cups, []
+
+    def interrupted(*args):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(W, "_play_cups", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        play_world_cups(bundle, rules, 30, seed=5, chunk_size=8, keep_races=True, out=tmp_path)
+    assert len(ChunkStore.of_run(tmp_path / "runs" / "cups").finished()) == 2
+    monkeypatch.setattr(W, "_play_cups", real)
+    kept = play_world_cups(bundle, rules, 30, seed=5, chunk_size=10, keep_races=True, out=tmp_path)
+    pd.testing.assert_frame_equal(kept.cups, random_cups.cups)
+    pd.testing.assert_frame_equal(kept.races, random_cups.races)
+    fewer = play_world_cups(bundle, rules, 12, seed=5, keep_races=True, out=tmp_path)     # all read back
+    pd.testing.assert_frame_equal(fewer.cups, random_cups.cups[random_cups.cups.cup < 12])
+    with pytest.raises(FolderError, match="seed differs"):
+        play_world_cups(bundle, rules, 30, seed=6, keep_races=True, out=tmp_path)
+    # a rated draft keeps its calibration as runs
+    rated = CupRules(trails=("Kurz",), racers=2, redraft=False)
+    first = play_world_cups(bundle, rated, 4, seed=3, rating_races=96, out=tmp_path / "rated")
+    assert (tmp_path / "rated" / "runs" / "ratings" / "Kurz" / "ledger.json").is_file()
+    again = play_world_cups(bundle, rated, 4, seed=3, rating_races=96, out=tmp_path / "rated")
+    pd.testing.assert_frame_equal(again.ratings, first.ratings)
+    pd.testing.assert_frame_equal(again.cups, first.cups)
+
+
+def test_worldcup_command_resumes_its_out_folder_and_refuses_other_cups_in_one_line(tmp_path, capsys):
+    argv = ["worldcup", "--cups", "8", "--chunk", "4", "--draft", "random", "--trails", "Kurz,Short", "--quiet",
+            "--out", str(tmp_path)]
+    assert main(argv) == 0
+    first = pd.read_csv(tmp_path / "cups.csv")
+    assert main(argv) == 0                                   # every chunk read back
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "cups.csv"), first)
+    capsys.readouterr()
+    assert main([*argv, "--seed", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("biathlon-sim worldcup: ") and "seed differs" in err and len(err.splitlines()) == 1

@@ -47,9 +47,10 @@ from .spec import BalanceFile, DesignSpec, Knob, Member, TargetSpec
 from .edits import allowed, base_position, change_cost, get_path, knob_value, patches_for
 from .file import METRICS, TOP_KEYS, load_balance
 from .scoring import (Evaluation, Scoring, Stat, block_sums, design_stats, influence, make_scoring,
-    paired_difference, residuals, score_of)
+    objectives, paired_difference, pareto, residuals, score_of)
 from .play import BATCH, STAGES
-from .page import (changes_text, check_score, check_score_text, check_text, levers_text, persona_agreement,
+from .page import (changes_text, check_score, check_score_text, check_text, front_objectives, front_text,
+    levers_text, persona_agreement,
     persona_levers, persona_offsets, persona_text, report_text, resolution_text,
     sensitivity_lines)
 from .outcome import Outcome
@@ -58,7 +59,7 @@ from .search import FORMAT, Search, engine_hash
 __all__ = ["BalanceFile", "DesignSpec", "Knob", "Member", "TargetSpec", "allowed", "base_position",
            "change_cost", "get_path", "knob_value", "patches_for", "METRICS", "TOP_KEYS", "load_balance",
            "Evaluation", "Scoring", "Stat", "block_sums", "design_stats", "influence", "make_scoring",
-           "paired_difference", "residuals", "score_of", "BATCH", "STAGES", "changes_text", "check_score",
+           "paired_difference", "residuals", "score_of", "objectives", "pareto", "front_objectives", "front_text", "BATCH", "STAGES", "changes_text", "check_score",
            "check_score_text", "check_text", "levers_text", "persona_agreement", "persona_levers",
            "persona_offsets", "persona_text", "report_text", "resolution_text", "sensitivity_lines",
            "Outcome", "FORMAT", "Search", "engine_hash"]

@@ -18,7 +18,7 @@ METRICS = ("win_rate", "rounds")
 TOP_KEYS = ("game", "title", "description", "data", "seed", "check_seed", "races", "check_races", "alpha",
             "cost_weight", "budget_races", "budget_minutes", "max_rounds", "model_steps", "model_reach",
             "model_repeats", "fresh_rounds", "confirm", "confirm_z",
-            "designs", "target", "knob", "start", "extends", "drop_knobs", "drop_targets")
+            "designs", "target", "knob", "start", "extends", "drop_knobs", "drop_targets", "players", "front")
 
 
 def load_balance(path: str | Path) -> BalanceFile:
@@ -59,6 +59,26 @@ def load_balance(path: str | Path) -> BalanceFile:
     confirm = t.bool("confirm", False)
     confirm_z = t.number("confirm_z", 0.0, 0.0, 10.0)
 
+    # players: which binds (the headline targets), which only bound (a robustness band)
+    pt = t.table("players", {})
+    binds = pt.str("binds", "") or None
+    bound = pt.list("bound", [])
+    bound_pp = pt.number("bound_pp", 8.0, 0.01, 100.0)
+    pt.done()
+    if t.has("players") and binds is None:
+        pt.problem("binds", "must name the persona whose targets bind (the competent default)")
+    if binds is not None and binds in bound:
+        pt.problem("bound", f"names {binds!r}, the binding persona: a persona either binds or is bounded")
+    ft = t.table("front", {})
+    front_weights = ft.list("weights", [0.0, 4.0])
+    if not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0 for w in front_weights):
+        ft.problem("weights", f"must be a list of numbers at least 0, got {front_weights!r}")
+        front_weights = []
+    front_rounds = ft.int("rounds", 3, 1, 1000)
+    front_budget = ft.int("budget_races", 0, 0, 10**12)
+    front_points = ft.int("points", 5, 1, 50)
+    ft.done()
+
     # designs
     dt = t.table("designs", {})
     try:
@@ -72,7 +92,10 @@ def load_balance(path: str | Path) -> BalanceFile:
         if s not in known:
             dt.problem("scenarios", f"names no {info.scenario} {s!r}; known: {', '.join(known)}")
     racers = dt.list("racers", [4])
-    personas = dt.list("personas", [])
+    personas = dt.list("personas", []) or ([binds, *bound] if binds else [])
+    for p in [binds, *bound] if binds else []:
+        if p not in personas:
+            pt.problem("binds" if p == binds else "bound", f"names {p!r}, which [designs] personas leaves out")
     options = dt.raw("options", {})
     dt.done()
     if personas and not info.players:
@@ -127,7 +150,15 @@ def load_balance(path: str | Path) -> BalanceFile:
         if metric == "win_rate":
             by = tt.choice("by", [*axes, "seat"], axes[0], "one of the seat axes")
             within = tt.number("within_pp", None, 0.01, 100.0)
-            targets.append(TargetSpec(name, metric, by, within, weight=weight, scenarios=tscen, personas=tpers))
+            wide = tt.number("bound_pp", bound_pp, 0.01, 100.0)
+            if binds is None or tpers:      # every design, or the personas it names
+                targets.append(TargetSpec(name, metric, by, within, weight=weight, scenarios=tscen, personas=tpers))
+            else:                           # the binding player within_pp, the bound ones bound_pp
+                targets.append(TargetSpec(name, metric, by, within, weight=weight, scenarios=tscen,
+                                          personas=(binds,)))
+                if bound:
+                    targets.append(TargetSpec(f"{name} (bound)", metric, by, wide, weight=weight,
+                                              scenarios=tscen, personas=tuple(bound)))
         else:
             rng = tt.list("range", None)
             if len(rng) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in rng) \
@@ -205,6 +236,9 @@ def load_balance(path: str | Path) -> BalanceFile:
     bf.model_steps, bf.model_reach, bf.model_repeats = model_steps, model_reach, model_repeats
     bf.fresh_rounds = fresh_rounds
     bf.confirm, bf.confirm_z = confirm, confirm_z
+    bf.binds, bf.bound = binds, tuple(bound)
+    bf.front_weights, bf.front_rounds = tuple(float(w) for w in front_weights), front_rounds
+    bf.front_budget_races, bf.front_points = front_budget or max(1, budget_races // 4), front_points
     problems.raise_if_any()
     return bf
 

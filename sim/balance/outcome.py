@@ -14,7 +14,8 @@ from ..validation import Patch
 from .edits import _apply, _element, _entry_field, _header, base_position, knob_value, patches_for
 from .scoring import Evaluation, _stat_label, residuals
 from .play import play_sums, block_parts
-from .page import changes_text, check_score_text, persona_text, report_text, sensitivity_lines
+from .page import (changes_text, check_score_text, front_objectives, persona_text, report_text,
+    sensitivity_lines)
 
 
 # --- the outcome: data folder, changes, sensitivities, check ------------------------------------------
@@ -90,17 +91,29 @@ class Outcome:
 
     def check(self, races: int | None = None) -> pd.DataFrame:
         """Before (base) and after (the search's result) on fresh seeds (each design's check seed),
-        paired: every target statistic with its 95% interval, band and whether it is met."""
-        from ..stats import z_value
-
+        paired: every target statistic with its 95% interval, band and whether it is met. The front's
+        other points (Search._front) are played on the same races: self.front_check."""
         s = self.search
-        z = z_value(0.95)
         races = races or s.bf.check_races
         bundles = {"before": s.base_bundle,
                    "after": s.mod.load_bundle(s.bf.data, patches_for(s.bf, self.final.pos))}
+        others = [p for p in s.front if p["evaluation"].key != self.final.key]
+        for k, p in enumerate(others):
+            bundles[f"point {k}"] = s.mod.load_bundle(s.bf.data, patches_for(s.bf, p["evaluation"].pos))
+        sums, nbs = self._play_check(bundles, races)
+        check = self._check_rows(sums, nbs, "after")
+        fronts = []
+        for p in s.front:
+            which = "after" if p["evaluation"].key == self.final.key else f"point {others.index(p)}"
+            fronts.append(check if which == "after" else self._check_rows(sums, nbs, which))
+        self.front_check = fronts
+        return check
+
+    def _play_check(self, bundles: dict, races: int) -> tuple[dict, dict]:
+        """Every design on every bundle, on the check's races, in one batch of tasks."""
         from ..runner import Task, run_tasks
 
-        # every design, before and after, in one batch of tasks (enough to keep many workers busy)
+        s = self.search
         nbs = {d.label: max(1, -(-races // s.block[d.label])) for d in s.bf.designs}
         sums = {(d.label, which): np.zeros((2, nbs[d.label], len(s.stats[d.label])))
                 for d in s.bf.designs for which in bundles}
@@ -112,10 +125,18 @@ class Outcome:
         for task, part in run_tasks(tasks, s.n_jobs, s.scheduler):
             label, which, a, e = task.key
             sums[(label, which)][:, a:e] = part
+        return sums, nbs
+
+    def _check_rows(self, sums: dict, nbs: dict, which: str) -> pd.DataFrame:
+        """The check's table of `which` (a played bundle) against the base data ("before")."""
+        from ..stats import z_value
+
+        s = self.search
+        z = z_value(0.95)
         rows = []
         for d in s.bf.designs:
             blk, nb, stats = s.block[d.label], nbs[d.label], s.stats[d.label]
-            sums_d = {which: sums[(d.label, which)] for which in bundles}
+            sums_d = {"before": sums[(d.label, "before")], "after": sums[(d.label, which)]}
             mb, rb = residuals(sums_d["before"], nb)
             ma, ra = residuals(sums_d["after"], nb)
             seb, sea = np.sqrt((rb ** 2).sum(0)), np.sqrt((ra ** 2).sum(0))
@@ -127,7 +148,7 @@ class Outcome:
                     continue
                 lo, hi = s.scoring.lo[d.label][j], s.scoring.hi[d.label][j]
                 rows.append({"target": s.scoring.target[d.label][j], "design": d.label, "scenario": d.scenario,
-                             "racers": d.racers, "persona": d.persona,
+                             "racers": d.racers, "persona": d.persona, "role": s.scoring.role[d.label],
                              "statistic": _stat_label(st),
                              "metric": st.metric, "band_low": lo, "band_high": hi, "races": nb * blk,
                              "seed": d.check_seed, "before": mb[j], "before_low": mb[j] - z * seb[j],
@@ -136,6 +157,30 @@ class Outcome:
                              "change_low": ma[j] - mb[j] - z * sed[j], "change_high": ma[j] - mb[j] + z * sed[j],
                              "met_before": bool(lo <= mb[j] <= hi), "met_after": bool(lo <= ma[j] <= hi),
                              "weight": float(s.scoring.weight[d.label][j])})
+        return pd.DataFrame(rows)
+
+    def front_table(self) -> pd.DataFrame:
+        """One row per point of the front (Search._front): its two objectives on the search's races and
+        on the check's fresh races, the targets in band there, its change cost and its data changes."""
+        s = self.search
+        rows = []
+        for k, (p, chk) in enumerate(zip(s.front, getattr(self, "front_check", [None] * len(s.front)))):
+            ev, base = p["evaluation"], s.values({})
+            moved = {n: v for n, v in s.values(ev.pos).items() if v != base[n]}
+            row = {"point": k + 1, "nearest": p["nearest"], "headline": p["headline"],
+                   "worst_persona": p["worst_persona"], "worst": p["worst"], "cost": p["cost"],
+                   "changes": "; ".join(f"{n} {base[n]!r} -> {v!r}" for n, v in moved.items()) or "none"}
+            if chk is not None and len(chk):
+                head, worst, who = front_objectives(chk)
+                rate = chk.metric == "win_rate"
+                binds = chk[(chk.role == "binds") & (chk.weight > 0)]
+                bounds = chk[(chk.role == "bounds") & (chk.weight > 0)]
+                off = ((chk.after - (chk.band_low + chk.band_high) / 2).abs() * 100)[rate & (chk.role == "binds")]
+                row.update({"check_headline": head, "check_worst_persona": who, "check_worst": worst,
+                            "binding_in_band": f"{int(binds.met_after.sum())} of {len(binds)}",
+                            "bound_in_band": f"{int(bounds.met_after.sum())} of {len(bounds)}",
+                            "binding_largest_pp": float(off.max()) if len(off) else float("nan")})
+            rows.append(row)
         return pd.DataFrame(rows)
 
     def write(self, check_races: int | None = None) -> tuple[dict, dict]:
@@ -154,15 +199,23 @@ class Outcome:
         sens.to_csv(out / "sensitivities.csv", index=False)
         check = self.check(check_races)
         check.to_csv(out / "targets.csv", index=False)
+        front = self.front_table()
+        if len(front):
+            front.to_csv(out / "front.csv", index=False)
+            pd.concat([c.assign(point=k + 1) for k, c in enumerate(self.front_check)]).to_csv(
+                out / "front_targets.csv", index=False)
         (out / "changes.md").write_text(changes_text(changes))
         agree = persona_text(check, sens)
         scored = check_score_text(check, s.target_score(self.base), s.target_score(self.final))
-        (out / "report.md").write_text(report_text(self, changes, check, sens, data_hash, agree, scored))
+        (out / "report.md").write_text(report_text(self, changes, check, sens, data_hash, agree, scored, front))
         page = {"description": f"{s.bf.title} ({s.info.title}; balance file {s.bf.path.name})",
                 "changes": changes, "check": check, "sens": sens,
-                "sensitivity_lines": sensitivity_lines(sens, changes), "agreement": agree,
+                "sensitivity_lines": sensitivity_lines(sens, changes), "agreement": agree, "front": front,
                 "meta": [f"Search: {s.races_used:,} races; stopped: {s.stopped}.",
                          f"Score before {s.total(self.base):.3f}, after {s.total(self.final):.3f} "
                          f"(on the search's races).", scored]}
-        return ({"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
-                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md"}, page)
+        paths = {"data": out / "data", "changes": out / "changes.md", "targets": out / "targets.csv",
+                 "sensitivities": out / "sensitivities.csv", "report": out / "report.md"}
+        if len(front):
+            paths.update({"front": out / "front.csv", "front_targets": out / "front_targets.csv"})
+        return paths, page

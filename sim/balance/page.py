@@ -11,7 +11,7 @@ from .play import STAGES
 
 
 def report_text(outcome, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.DataFrame, data_hash: str,
-                agree: list[str], scored: str) -> str:
+                agree: list[str], scored: str, front: pd.DataFrame | None = None) -> str:
     """report.md of a search's Outcome; agree: persona_text(check), scored: check_score_text (write() reads both once
     for the report and the page)."""
     s = outcome.search
@@ -32,6 +32,8 @@ def report_text(outcome, changes: pd.DataFrame, check: pd.DataFrame, sens: pd.Da
              "", f"Fresh seeds (check seeds, never used in the search), {int(check.races.max()) if len(check) else 0:,} "
              "races per design, the same races before and after; 95% intervals, clustered by balanced block.", ""]
     lines.append(check_text(check))
+    if bf.binds is not None:
+        lines += ["", "## The players and the front", ""] + front_text(bf, s.unreachable, front, s.front_legs)
     if agree:
         lines += ["", "## Where the personas disagree", "",
                   "A statistic several personas read can be out of reach for a change that moves them all "
@@ -154,6 +156,54 @@ def check_text(check: pd.DataFrame) -> str:
     met_b, met_a = int(check.met_before.sum()), int(check.met_after.sum())
     lines += ["", f"In band: {met_b} of {len(check)} before, {met_a} of {len(check)} after."]
     return "\n".join(lines)
+
+
+def front_objectives(check: pd.DataFrame, when: str = "after") -> tuple[float, float, str]:
+    """The front's two objectives read off a check table (its role column): the binding player's part
+    of the targets' score, and the worst bound persona's part with that persona's name."""
+    head = check_score(check[check.role == "binds"], when)
+    per = {p: check_score(g, when) for p, g in check[check.role == "bounds"].groupby("persona")}
+    worst = max(per, key=lambda p: (per[p], p), default="")
+    return head, per.get(worst, 0.0), worst
+
+
+def front_text(bf, unreachable: list[dict], front: pd.DataFrame | None, legs: list[dict] = ()) -> list[str]:
+    """The report's lines on who binds, what is out of reach, the descents that traced the front
+    (Search.front_legs) and the front to choose from."""
+    out = [f"The binding player: {bf.binds} (the headline targets). Bounded only: "
+           f"{', '.join(bf.bound) or 'none'} (their robustness band)."]
+    if unreachable:
+        out.append("Out of reach, reported and not searched for (every knob moved as far as its bounds allow, "
+                   "each at its clear measured effect per step, added up, leaves it outside its band):")
+        out += [f"- {u['persona']}: {u['design']} {u['statistic']} at "
+                f"{_fmt('rounds' if u['statistic'] == 'mean rounds' else 'win_rate', u['value'])}, "
+                f"{_fmt_any(u['statistic'], u['gap'])} outside its band; the knobs together move it at most "
+                f"{_fmt_any(u['statistic'], u['reach'])}" for u in unreachable]
+    for leg in legs:
+        out.append(f"- the front's descent with the bound personas' weight x{leg['weight']:g}: "
+                   f"{len(leg['steps'])} knob move{'' if len(leg['steps']) == 1 else 's'}; stopped: {leg['stopped']}")
+    if front is None or not len(front):
+        return out
+    if len(front) == 1:
+        out.append("No trade-off: no candidate beats the result on one objective without losing on the other.")
+    else:
+        out.append(f"The targets conflict: {len(front)} data sets on the front between the headline (the binding "
+                   "player's part of the targets' score) and the worst bound persona's part; none beats another on "
+                   "both. The result is the point nearest to the targets (the least sum of the two). Choose another "
+                   "by its changes (front.csv; each point's check in front_targets.csv).")
+    out += ["", "| point | headline (search / fresh) | worst persona (search / fresh) | binding in band | "
+                "bound in band | change cost | changes |", "|---|---|---|---|---|---|---|"]
+    for r in front.itertuples():
+        fresh = lambda x: f"{getattr(r, x):.3f}" if hasattr(r, x) else "-"  # noqa: E731
+        out.append(f"| {r.point}{' (result)' if r.nearest else ''} | {r.headline:.3f} / {fresh('check_headline')} | "
+                   f"{r.worst_persona} {r.worst:.3f} / {getattr(r, 'check_worst_persona', '')} "
+                   f"{fresh('check_worst')} | {getattr(r, 'binding_in_band', '-')} | {getattr(r, 'bound_in_band', '-')} | "
+                   f"{r.cost:g} | {r.changes} |")
+    return out
+
+
+def _fmt_any(statistic: str, x: float) -> str:
+    return f"{x:.2f} rounds" if statistic == "mean rounds" else f"{100 * x:.1f} points"
 
 
 def check_score(check: pd.DataFrame, when: str = "after") -> float:

@@ -85,6 +85,13 @@ class Scoring:
     scale: dict[str, np.ndarray]
     weight: dict[str, np.ndarray]
     target: dict[str, list[str]]
+    persona: dict[str, str] | None = None     # design -> its persona
+    role: dict[str, str] | None = None        # design -> "binds" (the headline) or "bounds" (BalanceFile.role)
+
+    def reweighted(self, bound_factor: float) -> "Scoring":
+        """The same scoring with the bound personas' weights times `bound_factor` (a front's descent)."""
+        w = {lab: v * (bound_factor if self.role[lab] == "bounds" else 1.0) for lab, v in self.weight.items()}
+        return Scoring(self.stats, self.lo, self.hi, self.scale, w, self.target, self.persona, self.role)
 
 
 def make_scoring(bf: BalanceFile, stats: dict[str, list[Stat]]) -> Scoring:
@@ -112,7 +119,44 @@ def make_scoring(bf: BalanceFile, stats: dict[str, list[Stat]]) -> Scoring:
                 sc[label][j] = h if w[label][j] == 0 else min(sc[label][j], h)
                 w[label][j] = max(w[label][j], t.weight)
                 tn[label][j] = t.name if not tn[label][j] else tn[label][j] + ", " + t.name
-    return Scoring(stats, lo, hi, sc, w, tn)
+    return Scoring(stats, lo, hi, sc, w, tn, {lab: designs[lab].persona for lab in stats},
+                   {lab: role(bf, designs[lab].persona) for lab in stats})
+
+
+def role(bf, persona: str) -> str:
+    """'binds' (the headline: the binding player's designs, or every design without [players]) or
+    'bounds' (a bound persona's: a robustness band)."""
+    binds = getattr(bf, "binds", None)
+    return "binds" if binds is None or persona == binds else "bounds"
+
+
+def objectives(scoring: Scoring, sums: dict[str, np.ndarray]) -> tuple[float, float, str]:
+    """The front's two objectives of a candidate: the headline (the binding designs' part of the
+    score) and the worst bound persona's part of the score, with that persona's name ("" when no
+    persona is bounded). Both zero when every target of their kind is met."""
+    head, per = 0.0, {}
+    for label, arr in sums.items():
+        part = score_of(scoring, {label: arr})[0]
+        if scoring.role[label] == "binds":
+            head += part
+        else:
+            per[scoring.persona[label]] = per.get(scoring.persona[label], 0.0) + part
+    worst = max(per, key=lambda p: (per[p], p), default="")
+    return head, per.get(worst, 0.0), worst
+
+
+def pareto(points: list[tuple[float, float, float]], tol: float = 1e-3) -> list[int]:
+    """The indices of the non-dominated points (both objectives minimised; the third value breaks
+    ties: of points equal on both, the one lowest on it), sorted by the first objective. A point
+    must beat every point before it on the second objective by more than `tol` (a score of 0.001
+    is an excess of 3% of a band's half-width): no front of differences nobody could see."""
+    order = sorted(range(len(points)), key=lambda i: points[i])
+    out, best_second = [], math.inf
+    for i in order:
+        if points[i][1] < best_second - tol:
+            out.append(i)
+            best_second = points[i][1]
+    return out
 
 
 def score_of(scoring: Scoring, sums: dict[str, np.ndarray], blocks: int | None = None):
@@ -172,6 +216,7 @@ class Evaluation:
     blocks: dict[str, int]               # blocks played per design
     invalid: str = ""
     bundle_hash: str = ""
+    races: tuple = (0, 0)                # the races it plays: (fresh round, confirmation round)
 
     def complete(self, need: dict[str, int]) -> bool:
         return self.invalid != "" or all(self.blocks.get(k, 0) >= v for k, v in need.items())

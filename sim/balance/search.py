@@ -15,7 +15,8 @@ from .. import games
 from ..study import cell_seed
 from .spec import BalanceFile, DesignSpec, Knob
 from .edits import allowed, base_position, change_cost, knob_value, patches_for
-from .scoring import Evaluation, _stat_label, design_stats, make_scoring, paired_difference, residuals, score_of
+from .scoring import (Evaluation, _stat_label, design_stats, make_scoring, objectives, paired_difference, pareto,
+    residuals, score_of)
 from .play import BATCH, STAGES, load_candidate, play_sums, block_parts
 from .outcome import Outcome
 
@@ -62,21 +63,23 @@ class Search:
         self._read_log()
 
     # -- identity and the log
-    def seed_of(self, d: DesignSpec) -> int:
+    def seed_of(self, d: DesignSpec, confirming: int | None = None) -> int:
         """The seed of design d's races now: its own, or with fresh_rounds from round 2 on, one of the
         round's (every candidate of a round plays the same races, each round new ones); with confirm,
         while a step is confirmed, the round's confirmation races (_confirmed)."""
-        if self.confirming:
-            return cell_seed(d.seed, f"confirm {self.confirming}")
+        confirming = self.confirming if confirming is None else confirming
+        if confirming:
+            return cell_seed(d.seed, f"confirm {confirming}")
         return d.seed if not self.epoch else cell_seed(d.seed, f"round {self.epoch + 1}")
 
-    def key(self, pos: dict[str, int]) -> str:
+    def key(self, pos: dict[str, int], confirming: int | None = None) -> str:
         moved = {k: v for k, v in sorted(pos.items())
                  if v != base_position(self.bf, next(x for x in self.bf.knobs if x.name == k))}
         patches = [(p.file, p.path, p.value) for p in patches_for(self.bf, moved)]
         ident = {"format": FORMAT, "game": self.bf.game, "engine": self.engine, "base": self.base_bundle.data_hash,
                  "patches": patches,
-                 "designs": [(d.label, self.mod.design_dict(d.design), self.seed_of(d)) for d in self.bf.designs],
+                 "designs": [(d.label, self.mod.design_dict(d.design), self.seed_of(d, confirming))
+                             for d in self.bf.designs],
                  "block": self.block,
                  "stats": {k: [(s.metric, s.by, s.value) for s in v] for k, v in self.stats.items()}}
         return hashlib.blake2b(json.dumps(ident, sort_keys=True, default=str).encode(), digest_size=10).hexdigest()
@@ -127,15 +130,18 @@ class Search:
         """The candidate at `pos`, played (or read from the log) up to `blocks` blocks per design."""
         return self.evaluate_many([(pos, blocks)])[0]
 
-    def evaluate_many(self, wanted: list[tuple[dict[str, int], dict[str, int]]]) -> list[Evaluation]:
+    def evaluate_many(self, wanted: list[tuple]) -> list[Evaluation]:
         """Every (pos, blocks) of `wanted` played (or read from the log) up to its blocks per design,
         all in one batch of tasks, so that many candidates keep many workers busy (one candidate's
         quarter-evaluation is too little to share among more than a few). A candidate's races do
-        not depend on the batch: race i of a design is the same race whatever plays it."""
+        not depend on the batch: race i of a design is the same race whatever plays it. An item
+        (pos, blocks, N) plays round N's confirmation races instead of the round's (_confirmed)."""
         evs: list[Evaluation] = []
         todo: dict[str, tuple[Evaluation, dict[str, int]]] = {}
-        for pos, blocks in wanted:
-            ev = self._evaluation(pos)
+        conf: dict[str, int] = {}
+        for pos, blocks, *on in wanted:
+            c = on[0] if on else self.confirming
+            ev = self._evaluation(pos, c)
             evs.append(ev)
             if ev.invalid:
                 continue
@@ -144,6 +150,7 @@ class Search:
                 want = {k: max(v, todo[ev.key][1].get(k, 0)) for k, v in want.items()}
             if not ev.complete(want):
                 todo[ev.key] = (ev, want)
+                conf[ev.key] = c
         from ..runner import Task, run_tasks
 
         # each candidate's data read, patched and compiled: on the workers when there are several
@@ -176,7 +183,8 @@ class Search:
                 for a, e in block_parts(b1 - b0, self.n_jobs, pairs):
                     a, e = a + b0, e + b0
                     tasks.append(Task((ev.key, d.label, a, e), play_sums,
-                                      (self.bf.game, bundle, d.design, self.seed_of(d), a * blk, e * blk,
+                                      (self.bf.game, bundle, d.design, self.seed_of(d, conf[ev.key]), a * blk,
+                                       e * blk,
                                        self.stats[d.label], blk),
                                       (e - a) * blk))
         # (every job has a task: a job's evaluation lacks blocks of some design)
@@ -196,9 +204,11 @@ class Search:
                 self._log_eval(ev)
         return evs
 
-    def _evaluation(self, pos: dict[str, int]) -> Evaluation:
-        """The evaluation of `pos` so far: in memory, read from the log, or new (nothing played)."""
-        key = self.key(pos)
+    def _evaluation(self, pos: dict[str, int], confirming: int | None = None) -> Evaluation:
+        """The evaluation of `pos` so far: in memory, read from the log, or new (nothing played); on
+        round N's confirmation races when confirming is N (default: the races played now)."""
+        confirming = self.confirming if confirming is None else confirming
+        key = self.key(pos, confirming)
         ev = self.evals.get(key)
         if ev is None:
             ev = self._load_eval(key, pos)
@@ -207,6 +217,7 @@ class Search:
         if ev is None:
             ev = Evaluation(key, pos, {d.label: np.zeros((2, self.n_blocks[d.label], len(self.stats[d.label])))
                                        for d in self.bf.designs}, {d.label: 0 for d in self.bf.designs})
+        ev.races = (self.epoch, confirming)
         self.evals[key] = ev
         return ev
 
@@ -279,25 +290,54 @@ class Search:
         if bf.start:
             inc = started[0]
             self.log(f"start ([start] of the file): score {self.total(inc):.3f} ({self._met_text(inc)})")
+        self.unreachable: list[dict] = []
+        self.front: list[dict] = []
+        self.front_legs: list[dict] = []
+        inc = self._descend(inc, 0, bf.max_rounds, bf.fresh_rounds)
+        if self.epoch:          # before and after on the same races: the last round's
+            base = self.evaluate(base.pos, self.n_blocks)
+        final = self._front(inc) if bf.binds is not None else inc
+        self._write_log({"event": "end", "incumbent": final.key, "stopped": self.stopped, "races": self.races_used})
+        return Outcome(self, base, final)
+
+    def _descend(self, inc: Evaluation, first: int, rounds: int, fresh: bool) -> Evaluation:
+        """Rounds first+1 .. first+rounds of the descent from `inc` (run's docstring); the incumbent
+        at the end. fresh: every round after the first plays new races (fresh_rounds)."""
+        bf = self.bf
         before_round, idle = inc, 0        # idle: rounds in a row that took no step (confirm)
-        for rnd in range(bf.max_rounds):
+        for rnd in range(first, first + rounds):
+            self.rounds_done = rnd
             if (why := self.out_of_budget()):
                 self.stopped = why
                 break
-            if bf.fresh_rounds and rnd:
+            if fresh and rnd:
                 inc = self._fresh_races(rnd, inc, before_round)
             before_round = inc
-            improving, tried = [], self.neighbours(inc.pos)
-            for (knob, j), cand in zip(tried, self._try_many(inc, tried)):
-                if cand is not None and self.total(cand) < self.total(inc) - 1e-12:
-                    improving.append((self.total(cand), knob.name, knob, j, cand))
-            improving.sort(key=lambda x: (x[0], x[1]))
+            tried = self.neighbours(inc.pos)
+            played = list(zip(tried, self._try_many(inc, tried)))
+            if rnd == 0 and bf.binds is not None:
+                self._set_unreachable(inc, tried)       # (the scores below without what is out of reach)
+            improving = sorted(((self.total(cand), knob.name, knob, j, cand) for (knob, j), cand in played
+                                if cand is not None and self.total(cand) < self.total(inc) - 1e-12),
+                               key=lambda x: (x[0], x[1]))
             # the model step: every neighbour's paired effects, added up, propose a move of several
             # knobs at once (what single steps cannot find when each one overshoots)
-            model, effect = None, {}
+            model, effect, proposals = None, {}, []
             if bf.model_steps and not self.stopped:
                 effect = self.effects(inc, tried)
-                model = self._play_proposals(inc, self.model_proposals(inc, tried, effect), "model step")
+                proposals = self.model_proposals(inc, tried, effect)
+            # one queue: the model's proposals, the further steps on top of the best single step and
+            # the confirmations of the improving steps play side by side (_prefetch); the decisions
+            # below then read them, in the order a search one step at a time takes them
+            if not self.stopped:
+                ahead = [(p, inc) for p in proposals]
+                if improving:
+                    best = improving[0][4]
+                    ahead += [({**best.pos, k.name: j}, best) for _, _, k, j, _ in improving[1:]
+                              if k.name != improving[0][2].name]
+                self._prefetch(ahead, self._confirmations(rnd, inc, [c.pos for *_, c in improving]))
+            if proposals:
+                model = self._play_proposals(inc, proposals, "model step")
             best_single = improving[0][0] if improving else self.total(inc) - 1e-12
             if (model is not None and self.total(model) < min(best_single, self.total(inc) - 1e-12)
                     and self._confirmed(rnd, inc, model, "model step")):
@@ -332,11 +372,18 @@ class Search:
                     cand = self._try(new, knob, j)
                     if cand is None or self.total(cand) >= self.total(new) - 1e-12:
                         continue
+                if bf.confirm:          # this step's confirmation, and those of the later ones that improve
+                    later = [self._improving_on(new, k, q) for _, _, k, q, _ in improving[i + 1:]
+                             if k.name not in moved and k.name != knob.name]
+                    self._prefetch([], self._confirmations(rnd, new, [cand.pos, *filter(None, later)]))
                 if not self._confirmed(rnd, new, cand, knob.name):
                     continue
                 self._step(rnd, knob, new, cand)
                 moved.add(knob.name)
                 new = cand
+                # the later steps, now on top of this one, side by side
+                self._prefetch([({**new.pos, k.name: q}, new) for _, _, k, q, _ in improving[i + 1:]
+                                if k.name not in moved], [])
             idle = 0 if new is not inc else idle + 1
             inc = new
             self.log(f"round {rnd + 1}: score {self.total(inc):.3f} ({self._met_text(inc)})")
@@ -350,11 +397,100 @@ class Search:
                                 "as far as the races can tell)")
                 break
         else:
-            self.stopped = f"the most rounds ({bf.max_rounds}) are played"
-        if self.epoch:          # before and after on the same races: the last round's
-            base = self.evaluate(base.pos, self.n_blocks)
-        self._write_log({"event": "end", "incumbent": inc.key, "stopped": self.stopped, "races": self.races_used})
-        return Outcome(self, base, inc)
+            self.stopped = f"the most rounds ({rounds}) are played"
+        return inc
+
+
+    def _set_unreachable(self, inc: Evaluation, tried: list[tuple[Knob, int]]) -> bool:
+        """A bound persona's statistic that no change of the knobs can bring into its band is reported,
+        not searched for: its weight becomes 0. Out of reach means: even with every knob moved as far
+        as its bounds allow in the direction that helps, each at its clear first step's effect per step
+        (|effect| over 2 standard errors, paired, on the round's races) and the effects added up (an
+        optimistic linear bound), the statistic stays outside its band. True when any was set aside."""
+        bf = self.bf
+        means = score_of(self.scoring, inc.sums)[2]
+        reach = {lab: np.zeros((2, len(st))) for lab, st in self.stats.items()}   # [lower by, raise by]
+        for knob in bf.knobs:
+            p = inc.pos.get(knob.name, base_position(bf, knob))
+            best = {lab: np.zeros((2, len(st))) for lab, st in self.stats.items()}
+            for k2, j in tried:
+                ev = self.evals.get(self.key({**inc.pos, knob.name: j})) if k2 is knob else None
+                if ev is None or ev.invalid:
+                    continue
+                span = 1
+                if not knob.choices:
+                    while span < 1000 and allowed(bf, knob, p + (j - p) * (span + 1)):
+                        span += 1
+                for lab in self.stats:
+                    n = min(ev.blocks[lab], inc.blocks[lab])
+                    if n < 1:
+                        continue
+                    mc, rc = residuals(ev.sums[lab], n)
+                    mi, ri = residuals(inc.sums[lab], n)
+                    d, se = mc - mi, np.sqrt(((rc - ri) ** 2).sum(0))
+                    move = np.nan_to_num(np.where(np.abs(d) > 2 * se, d, 0.0)) * span
+                    best[lab][0] = np.maximum(best[lab][0], -np.minimum(move, 0))
+                    best[lab][1] = np.maximum(best[lab][1], np.maximum(move, 0))
+            for lab in reach:
+                reach[lab] += best[lab]
+        found = False
+        for lab, stats in self.stats.items():
+            if self.scoring.role[lab] != "bounds":
+                continue
+            for j, st in enumerate(stats):
+                m, lo, hi = means[lab][j], self.scoring.lo[lab][j], self.scoring.hi[lab][j]
+                if self.scoring.weight[lab][j] == 0 or np.isnan(m):
+                    continue
+                gap, can = (lo - m, reach[lab][1][j]) if m < lo else (m - hi, reach[lab][0][j])
+                if gap > 0 and gap > can:
+                    self.scoring.weight[lab][j] = 0.0
+                    self.unreachable.append({"persona": self.scoring.persona[lab], "design": lab,
+                                             "statistic": _stat_label(st), "value": float(m), "low": float(lo),
+                                             "high": float(hi), "gap": float(gap), "reach": float(can)})
+                    self.log(f"out of reach, not searched for: {lab} {_stat_label(st)} at {m:.3f}, "
+                             f"{gap:.3f} outside [{lo:.3f}, {hi:.3f}]; every knob together moves it at most {can:.3f}")
+                    found = True
+        return found
+
+    def _front(self, result: Evaluation) -> Evaluation:
+        """The Pareto front between the headline (the binding player's targets) and the worst bound
+        persona's targets (scoring.objectives). When the result leaves targets unmet, further
+        descents start from it with the bound personas' weight times each of the file's front weights
+        (0: the binding player alone; more: robustness first), each on the same races, its own race
+        budget and at most front_rounds rounds. The front is then every candidate played in full on
+        those races that no other beats on both objectives; at most front_points of them are kept (the
+        two ends, the nearest and others spread between). The point nearest to the targets (the least
+        sum of the two; change cost breaks ties) is the result. Returns it."""
+        bf = self.bf
+        head, worst, _ = objectives(self.scoring, result.sums)
+        if (head > 0 or worst > 0) and bf.front_weights:
+            keep = (self.scoring, self.steps, self.stopped, self.budget_races, self.budget_minutes)
+            for f in bf.front_weights:
+                self.scoring, self.steps, self.stopped = keep[0].reweighted(f), [], ""
+                self.budget_races, self.budget_minutes = self.races_used + bf.front_budget_races, 0
+                self.log(f"front: the bound personas' weight x{f:g}, from the result")
+                end = self._descend(result, self.rounds_done + 1, bf.front_rounds, False)
+                self.front_legs.append({"weight": f, "steps": self.steps, "stopped": self.stopped,
+                                        "end": end.key})
+            self.scoring, self.steps, self.stopped, self.budget_races, self.budget_minutes = keep
+        cands = [ev for ev in self.evals.values()
+                 if not ev.invalid and ev.races == result.races and ev.complete(self.n_blocks)]
+        points = [(*objectives(self.scoring, ev.sums), change_cost(bf, ev.pos)) for ev in cands]
+        idx = pareto([(h, w, c) for h, w, _, c in points])
+        near = min(idx, key=lambda i: (points[i][0] + points[i][1], points[i][3], i))
+        order = list(range(len(idx)))
+        if len(idx) > bf.front_points:
+            must = {0, len(idx) - 1, idx.index(near)}
+            fill = [int(round(x)) for x in np.linspace(0, len(idx) - 1, bf.front_points)]
+            extra = [k for k in dict.fromkeys(fill) if k not in must]
+            order = sorted(must | set(extra[:max(0, bf.front_points - len(must))]))
+        self.front = [{"evaluation": cands[idx[k]], "headline": points[idx[k]][0], "worst": points[idx[k]][1],
+                       "worst_persona": points[idx[k]][2], "cost": points[idx[k]][3], "nearest": idx[k] == near}
+                      for k in order]
+        self.log(f"front: {len(idx)} point{'s' if len(idx) != 1 else ''} that no other beats on both the headline "
+                 f"and the worst bound persona; the nearest to the targets: headline {points[near][0]:.3f}, worst "
+                 f"persona {points[near][2]} {points[near][1]:.3f}")
+        return cands[near]
 
     def _fresh_races(self, rnd: int, inc: Evaluation, before: Evaluation) -> Evaluation:
         """fresh_rounds: round rnd + 1 plays new races. The incumbent, and the incumbent the last
@@ -401,6 +537,46 @@ class Search:
         self.log(f"  {what}: {'confirmed' if ok else 'not confirmed'} on races of its own (paired score "
                  f"difference {diff:+.3f}, se {se:.3f})")
         return ok
+
+    def _confirmations(self, rnd: int, inc: Evaluation, positions: list[dict[str, int]]) -> list[tuple]:
+        """With confirm: the evaluations that confirm steps from `inc` to each of `positions` need
+        (both in full on round rnd + 1's confirmation races); nothing without confirm."""
+        if not self.bf.confirm or not positions:
+            return []
+        return [(p, self.n_blocks, rnd + 1) for p in [inc.pos, *positions[:BATCH]]]
+
+    def _improving_on(self, new: Evaluation, knob: Knob, j: int) -> dict[str, int] | None:
+        """`new` with knob at j, when it is already played in full and scores below `new`."""
+        ev = self.evals.get(self.key({**new.pos, knob.name: j}))
+        if ev is None or ev.invalid or not ev.complete(self.n_blocks):
+            return None
+        return ev.pos if self.total(ev) < self.total(new) - 1e-12 else None
+
+    def _prefetch(self, cands: list[tuple[dict[str, int], Evaluation]], full: list[tuple]) -> None:
+        """Play ahead, side by side, what the search is likely to ask for next: each candidate
+        (pos, its incumbent) stage by stage with the same early drops as _try_batch, and the items
+        of `full` (evaluate_many's) in full, all in one queue over the workers. Nothing is decided
+        or logged here: the search's decisions then read these evaluations as if played one by one,
+        so its path is the same; what speculation played and was not needed counts towards the
+        race budget like any race."""
+        if (not cands and not full) or self.out_of_budget():
+            return
+        early = len(STAGES) - 1
+        alive = list(range(len(cands)))
+        for s, frac in enumerate(STAGES):
+            if not alive and (s or not full):
+                break
+            blocks = {k: max(1, int(round(frac * v))) for k, v in self.n_blocks.items()}
+            evs = self.evaluate_many([(cands[i][0], blocks) for i in alive] + (full if s == 0 else []))
+            still = []
+            for i, cand in zip(alive, evs):
+                if cand.invalid:
+                    continue
+                diff, se = self.paired(cand, cands[i][1], blocks)
+                if s < early and (diff > self.z_drop * se if se > 0 else diff > 0):
+                    continue
+                still.append(i)
+            alive = still
 
     def _try(self, inc: Evaluation, knob: Knob, j: int) -> Evaluation | None:
         """The incumbent with `knob` at position j, played stage by stage against the incumbent on

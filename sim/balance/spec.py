@@ -104,6 +104,12 @@ class BalanceFile:
     fresh_rounds: bool = False       # every round plays new races; a round's moves that lose there are undone
     confirm: bool = False            # a step is taken only when it also wins on races of its own (confirm_z)
     confirm_z: float = 0.0           # ... by more than this many standard errors of the paired difference
+    binds: str | None = None         # [players]: the persona whose targets bind (the headline); None: all bind
+    bound: tuple[str, ...] = ()      # ... the personas only bounded (a robustness band)
+    front_weights: tuple[float, ...] = (0.0, 4.0)   # [front]: the bound targets' weight in each further descent
+    front_rounds: int = 3            # ... the most rounds of each
+    front_budget_races: int = 0      # ... the race budget of each (0: a quarter of budget_races)
+    front_points: int = 5            # ... the most points of the front checked on fresh seeds
 
     @property
     def data_dir(self) -> Path:

@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
                "  biathlon-sim balance experiments/balance_blast.toml --out runs/bal-blast --jobs 2\n"
                "  biathlon-sim balance experiments/balance_mania.toml --out runs/bal-mania --max-minutes 10\n"
                "  biathlon-sim balance experiments/balance_blast.toml --dry-run\n"
-               "  biathlon-sim balance experiments/balance_ship11.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
+               "  biathlon-sim balance experiments/balance_blast_ship.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ba.add_argument("file", metavar="FILE", help="the balance file (TOML, docs/balance.md)")
     ba.add_argument("--out", metavar="DIR", type=out_dir, help="where the results go (required unless --dry-run)")
@@ -79,8 +79,9 @@ def cmd_balance(args: argparse.Namespace) -> int:
     check = __import__("pandas").read_csv(paths["targets"])
     print(f"targets in band on fresh seeds: {int(check.met_before.sum())} of {len(check)} before, "
           f"{int(check.met_after.sum())} of {len(check)} after")
-    for key in ("data", "report", "targets", "sensitivities"):
-        print(f"{key}: {paths[key]}")
+    for key in ("data", "report", "targets", "front", "sensitivities"):
+        if key in paths:
+            print(f"{key}: {paths[key]}")
     return 0
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, examples, fail, game_options, load_or_report, option_arguments, racer_counts, races_count,
     reason, scenario_option, seed_value, split_list, worker_counts,
@@ -30,6 +31,17 @@ def add_parser(sub, info) -> None:
                    help=f"also time whole runs with these worker counts, e.g. 1,2 (first {info.scenario} and racers)")
     b.add_argument("--scaling-races", type=races_count, default=200_000, help="races per scaling run (default 200000)")
     b.add_argument("--chunk", type=races_count, default=20_000, help="races per chunk in scaling runs (default 20000)")
+    b.add_argument("--scaling-kinds", default=None, metavar="KINDS",
+                   help="what --scaling times, comma-separated: run (one run), study (two cells), tune (one "
+                        "generation of 16 candidates), balance (one round of a search: every neighbour of the "
+                        "start); default: every one this game has (tune: a game with players; balance: with "
+                        "--balance or the game's experiments/balance_GAME.toml)")
+    b.add_argument("--balance", default=None, metavar="FILE",
+                   help="the balance file whose round --scaling times (default: experiments/balance_GAME.toml "
+                        "of the source tree, where there is one)")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="time --scaling on the dask.distributed cluster at ADDRESS: the worker counts are then "
+                        "the tasks asked for at once, the cluster's workers play them")
     data_option(b)
     b.set_defaults(func=cmd_bench)
 
@@ -70,9 +82,43 @@ def cmd_bench(args: argparse.Namespace) -> int:
           + "".join(f"; {k} {v}" for k, v in options.items()))
     print(df.to_string(index=False))
     if args.scaling:
-        jobs = args.scaling
-        print(f"\nscaling: whole runs of {args.scaling_races:,} races ({scenarios[0]}, {racers[0]} racers, "
-              f"balanced line-ups, chunks of {args.chunk:,}) by number of worker processes")
-        print(scaling(bundle, scenarios[0], racers[0], args.scaling_races, jobs, args.chunk, args.seed,
-                      game=info.name, options=options or None).to_string(index=False))
+        kinds, balance = scaling_kinds(args, info)
+        if isinstance(balance, int):
+            return balance
+        print(f"\nscaling: about {args.scaling_races:,} races of each kind ({', '.join(kinds)}; {scenarios[0]}, "
+              f"{racers[0]} racers, balanced line-ups, chunks of {args.chunk:,}) by number of worker processes"
+              + (f"; balance round of {balance}" if balance else ""))
+        try:
+            table = scaling(bundle, scenarios[0], racers[0], args.scaling_races, args.scaling, args.chunk, args.seed,
+                            scheduler=args.scheduler, game=info.name, options=options or None, kinds=kinds,
+                            balance_file=balance)
+        except (KeyError, ValueError) as exc:
+            return bad(reason(exc))
+        except DataError as exc:
+            return bad(str(exc).splitlines()[0])
+        print(table.to_string(index=False))
     return 0
+
+
+def scaling_kinds(args: argparse.Namespace, info):
+    """(the kinds --scaling times, the balance file or None), or (None, exit status) after one line."""
+    from pathlib import Path
+
+    from ..bench import KINDS
+
+    shipped = Path(__file__).resolve().parents[2] / "experiments" / f"balance_{info.name}.toml"
+    balance = args.balance or (str(shipped) if shipped.is_file() else None)
+    if args.scaling_kinds is None:
+        kinds = [k for k in KINDS if (k != "tune" or info.players) and (k != "balance" or balance)]
+        return kinds, balance
+    kinds = split_list(args.scaling_kinds)
+    for k in kinds:
+        if k not in KINDS:
+            return None, fail("bench", f"--scaling-kinds: {k!r} is not one of {', '.join(KINDS)}")
+    if "tune" in kinds and not info.players:
+        return None, fail("bench", f"--scaling-kinds: {info.title} has no players to tune")
+    if "balance" in kinds and not balance:
+        return None, fail("bench", "--scaling-kinds balance needs a balance file: --balance FILE")
+    if balance and not Path(balance).is_file():
+        return None, fail("bench", f"--balance: no file {balance}")
+    return kinds, balance

@@ -148,6 +148,20 @@ def rounding_note(asked: int, played: int, why: str) -> None:
         print(f"note: {asked:,} races rounded up to {played:,}, {why}")
 
 
+def scheduler_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="play the chunks on the dask.distributed cluster at ADDRESS (tcp://host:8786; "
+                        "docs/studies.md, \"On a cluster\")")
+
+
+def keep_option(p: argparse.ArgumentParser, what: str) -> None:
+    """--keep DIR: where a command whose output is a file keeps its finished chunks, to resume."""
+    p.add_argument("--keep", default=None, metavar="DIR", type=out_dir,
+                   help=f"keep {what} in DIR as they finish: the same command with the same --keep resumes an "
+                        f"interrupted one with its finished chunks (a folder of other work is refused)")
+    repair_option(p)
+
+
 def repair_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repair", action="store_true",
                    help="set aside (in OUT/damaged/) every part that does not match the folder's ledger (missing, "

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    reason, rounding_note, scenario_option, scenario_words, split_list,
+    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, keep_option, load_or_report, out_file, races_count,
+    reason, rounding_note, scenario_option, scenario_words, scheduler_option, seed_value, split_list,
 )
 
 #: how help names a value of a seat axis (an axis not here is named as it is)
@@ -80,6 +80,8 @@ def add_parser(sub, info) -> None:
     lad.add_argument("--seed", type=seed_value, default=1)
     jobs_option(lad)
     lad.add_argument("--out", default=None, metavar="CSV", type=out_file, help="also write the table to this CSV file")
+    scheduler_option(lad)
+    keep_option(lad, "the ladder's races")
     lad.add_argument("--quiet", action="store_true", help="no progress bar")
     player_game_options(lad)
     data_option(lad)
@@ -102,7 +104,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     bundle = load_or_report(args.data, game=info.name)
     if bundle is None:
         return EXIT_BAD_DATA
-    game = dict(game=info.name, options=options or None)
+    import shlex
+    import sys
+
+    game = dict(game=info.name, options=options or None, scheduler=args.scheduler, out=args.keep,
+                repair=args.repair, log=print, command="biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     try:
         hook = roster(info.name)
         known = hook.available()

@@ -6,8 +6,8 @@ import sys
 
 from ..validation import DataError
 from .common import (
-    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, seed_value,
-    reason, rounding_note, scenario_option, scenario_words, split_list, wrap,
+    EXIT_BAD_DATA, data_option, examples, fail, jobs_option, keep_option, load_or_report, out_file, races_count,
+    reason, rounding_note, scenario_option, scenario_words, scheduler_option, seed_value, split_list, wrap,
 )
 from .ladder import player_game_options, players_game
 
@@ -49,6 +49,8 @@ def add_parser(sub, info) -> None:
     jobs_option(tu)
     tu.add_argument("--out", required=True, metavar="TOML", type=out_file, help="the persona file to write")
     tu.add_argument("--name", default=None, help="the persona's name (default: the file's name)")
+    scheduler_option(tu)
+    keep_option(tu, "every generation's races (DIR/generation-001, ...) and the check's (DIR/check-after-NNN)")
     player_game_options(tu)
     data_option(tu)
     tu.set_defaults(func=cmd_tune)
@@ -92,7 +94,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
                       args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
                       args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
-                      options=options or None, opponent=args.vs)
+                      options=options or None, opponent=args.vs, scheduler=args.scheduler, keep=args.keep,
+                      repair=args.repair, log=print)
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:

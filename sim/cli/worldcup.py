@@ -6,7 +6,7 @@ import argparse
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, fail, jobs_option, load_or_report, only_for, out_dir, races_count,
-    reason, scenario_option, seed_value, split_list,
+    reason, repair_option, scenario_option, scheduler_option, seed_value, split_list,
 )
 
 
@@ -48,7 +48,11 @@ def add_parser(sub, info) -> None:
     wc.add_argument("--chunk", type=races_count, default=500, help="cups per task (default 500)")
     jobs_option(wc)
     wc.add_argument("--out", default=None, metavar="DIR", type=out_dir,
-                    help="write cups.csv, title_odds.csv, by_pick.csv, ratings.csv and races.parquet here")
+                    help="write cups.csv, title_odds.csv, by_pick.csv, ratings.csv and races.parquet here, and "
+                         "keep the calibration's races and every finished chunk of cups in DIR/runs/: the same "
+                         "command resumes an interrupted one (more --cups extend it)")
+    scheduler_option(wc)
+    repair_option(wc)
     wc.add_argument("--quiet", action="store_true", help="no progress bars")
     data_option(wc)
     wc.set_defaults(func=cmd_worldcup)
@@ -58,6 +62,8 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
     refused = only_for(args, "worldcup")
     if refused is not None:
         return refused
+    import shlex
+    import sys
     from pathlib import Path
 
     from ..worldcup import CupRules, play_world_cups
@@ -76,7 +82,9 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
                      redraft=args.redraft, players=tuple(split_list(args.players) or ["balanced"]))
     try:
         cups = play_world_cups(bundle, rules, args.cups, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
-                               progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races)
+                               progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races,
+                               scheduler=args.scheduler, out=args.out, repair=args.repair, log=print,
+                               command="biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:
