@@ -7,8 +7,9 @@
   function with no calls inside it.
 - `splice`: a helper whose numba IR is spliced into its callers before typing (`inline="always"`).
   Used for the round loop's nested parts (turn, turns, round, race), for the reason below.
-- `outline`: a large helper called from several places, or a rare one (the event-log writer): one
-  compiled body that its callers call, never copied into them.
+- `outline`: a helper that runs rarely (the event-log writer: only where a race is logged, its
+  call behind the log's on/off flag): one compiled body that its callers call, never copied into
+  them.
 
 Why (measured on the 2-core machine, each pair in one session: the first compile is one block
 call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on one core; the
@@ -25,16 +26,15 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   them again, so a chain of separately compiled functions is optimised once per level. Splicing
   the round loop's chain at the numba IR level instead gives one level: the first compile takes
   36 s; with those parts as `inline` functions, 54 s.
-
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
-  helpers: Ski Tour's wax moment (three call sites, each with the token choices, re-rolls and
-  column steps inside) was three fifths of its race kernel, and the event-log writer was copied
-  123 times. LLVM's optimisation and code generation grow faster than the function's size, so
-  where a helper is big and called from several places, or rarely (the log writer runs only when a
-  race is logged: its call sits behind the log's on/off flag), it is an `outline` function: one
-  body, called. Mania's move was called from three branches of the turn; one call site serves
-  them all instead. Measured in one session (CPU seconds of the first compile, empty cache, the
-  machine busy): docs/studies.md, "Compile time".
+  helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
+  into Mania's. It is an `outline` function now, called only where a race is logged; and Mania's
+  move, called from three branches of the turn, has one call site (that alone took Mania's first
+  compile from 52.5 to 29.6 CPU seconds, empty cache, the machine busy, one session).
+- But not a hot helper that takes the tables and the state: a call passes every array of those
+  tuples and numba counts a reference up and down for each (atomic operations), so outlining Ski
+  Tour's wax moment, bonus and roll-and-place (three fifths of its kernel's code) made its races
+  five times slower (619 against 3,382 races a second, benchmarks/ab.py, same tables).
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.

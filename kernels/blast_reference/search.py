@@ -35,7 +35,7 @@ reference and look-ahead meet in one race; one rollout loop serves both (compile
 """
 import numpy as np
 
-from kernels.jit import entry, inline, outline, splice
+from kernels.jit import entry, inline, splice
 from kernels.rng import below_nb, mix64_nb
 
 from kernels.blast.borrowed import borrow_state_nb, borrow_tables_nb
@@ -52,21 +52,6 @@ from kernels.blast.state import (
     G_MN, G_MTOP, G_N, G_ROUND, G_WINNER, MAX_HAND, MAX_MOTIVATION, S_PLACE, SEAT_CHOSEN, SEAT_HAND_N,
     SEAT_PLAYER, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, W_RED,
 )
-
-
-
-# The round's opening and its turns are the bulk of the race loop. The rollouts and the race's own
-# rounds both play them: called through these two functions, each is compiled once, not once per
-# caller (a call a round costs nothing measurable beside a round's work).
-@outline
-def open_nb(tb, trail, st, red_usable):
-    return open_round_nb(tb, trail, st, red_usable)
-
-
-@outline
-def turns_nb(tb, trail, st, red_usable):
-    return play_turns_nb(tb, trail, st, red_usable)
-
 
 KEY = np.uint64(0x9E3779B97F4A7C15)
 KEY2 = np.uint64(0x632BE59BD9B4E019)
@@ -230,7 +215,7 @@ def search_card_nb(tb, trail, st, s, ro):
                 if not chosen:
                     if depth > 0 and rounds >= depth:
                         break
-                    if not open_nb(tb, trail, ro, red):
+                    if not open_round_nb(tb, trail, ro, red):
                         ended = True
                         break
                     for o in range(n):
@@ -238,7 +223,7 @@ def search_card_nb(tb, trail, st, s, ro):
                             commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
                 chosen = False
                 rounds += 1
-                if turns_nb(tb, trail, ro, red):
+                if play_turns_nb(tb, trail, ro, red):
                     ended = True
                     break
             rank_nb(tb, trail, ro)
@@ -265,7 +250,7 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
     n = st.g[G_N]
     chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
     resume = stop_round < 0
-    while resume or open_nb(tb, trail, st, red_usable):
+    while resume or open_round_nb(tb, trail, st, red_usable):
         for s in range(n):
             chosen[s] = -1
             kind = st.seat[SEAT_PLAYER, s]
@@ -278,7 +263,7 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
                 c = chosen[s] if chosen[s] >= 0 else choose_card_nb(st, tb, trail, s)
                 commit_card_nb(st, s, c)
         reveal_nb(st)
-        if turns_nb(tb, trail, st, red_usable):
+        if play_turns_nb(tb, trail, st, red_usable):
             break
     rank_nb(tb, trail, st)
 

@@ -398,7 +398,7 @@ def log_board_nb(T, W, seat, placed):
           placed, 0, 0)
 
 
-@outline
+@inline
 def roll_place_nb(T, W, seat, m, purpose, blue):
     """Roll m of the available dice and place them as in the preparation phase (§3); log it.
     blue: apply the removal of fives and sixes for markers on blue."""
@@ -929,7 +929,7 @@ def move_nb(T, W, seat, k):
     return steps, so, 0
 
 
-@outline
+@inline
 def bonus_nb(T, W, seat, so, record):
     """The downhill bonus (§5.1) if earned where the racer stands: up to downhill_moves steps,
     passing at most downhill_passes racers, the first entry into a space held by exactly one
@@ -1338,7 +1338,7 @@ def visit_hits_nb(T, W, seat):
     return h
 
 
-@outline
+@inline
 def wax_moment_nb(T, W, seat, moment):
     """Offer the racer its tokens at a moment (§4.6): an outermost face-up row token if none was
     used this turn, and Finland's printed token on a shooting turn if not used this turn."""
