@@ -44,7 +44,7 @@ report: $(STAMP)
 # kernels apart). Every kernel is compiled first, side by side, then the tests run on every core.
 test: $(STAMP) $(BROWSER)
 	NUMBA_BOUNDSCHECK=1 $(BIN)/biathlon-sim compile --jobs $(CORES)
-	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -n $(CORES) --dist loadfile
+	NUMBA_BOUNDSCHECK=1 $(BIN)/python -m pytest -n $(CORES) --dist loadfile --durations=15
 
 clean:
 	rm -rf $(VENV)
