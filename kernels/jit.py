@@ -28,7 +28,8 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   36 s; with those parts as `inline` functions, 54 s.
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
-  into Mania's. It is an `outline` function now, called only where a race is logged; and Mania's
+  into Mania's. It is an `outline` function there now, called only where a race is logged (in
+  Blast, whose writer is spliced, the same change made no difference and was left out); and Mania's
   move, called from three branches of the turn, has one call site (that alone took Mania's first
   compile from 52.5 to 29.6 CPU seconds, empty cache, the machine busy, one session).
 - But not a hot helper that takes the tables and the state: a call passes every array of those

@@ -7,7 +7,7 @@ the same whether played alone or among millions. With a log capacity the race wr
 (docs/event-log.md).
 """
 import numpy as np
-from ..jit import entry, inline, outline, splice
+from ..jit import entry, inline, splice
 
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
@@ -57,17 +57,9 @@ assert VISIT_COLUMNS <= MAX_VISITS
 def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
           a11=0, a12=0):
     """Append one event row (no-op when the log capacity is 0, as in bulk runs)."""
-    if g[G_LOG_CAP] != 0:
-        n = np.int64
-        ev_write_nb(g, log, n(seat), n(kind), n(a0), n(a1), n(a2), n(a3), n(a4), n(a5), n(a6), n(a7), n(a8),
-                    n(a9), n(a10), n(a11), n(a12))
-
-
-@outline
-def ev_write_nb(g, log, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
-    """One event row; a full log sets the overflow flag. The log's only writer: one compiled copy
-    (int64 arguments: one signature), called only where the race is logged (kernels/jit.py)."""
     cap = g[G_LOG_CAP]
+    if cap == 0:
+        return
     i = g[G_LOG_N]
     if i >= cap:
         g[G_LOG_OVERFLOW] = 1
