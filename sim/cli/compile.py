@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import EXIT_BAD_DATA, load_or_report
+from .common import EXIT_BAD_DATA, load_or_report, whole
 
 
 def add_parser(sub) -> None:
@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
     c.add_argument("--no-lookahead", action="store_true",
                    help="leave out the search players' kernels (look-ahead, reference: compiled on their "
                         "first use instead); make does, so that make report stays short")
-    c.add_argument("--jobs", type=int, default=1, metavar="N",
+    c.add_argument("--jobs", type=whole(1, 256), default=1, metavar="N",
                    help="compile up to N kernels at once, each in a process of its own (default 1: one "
                         "after another in this process)")
     c.set_defaults(func=cmd_compile)
@@ -42,20 +42,24 @@ def _designs(name: str, no_lookahead: bool):
     return mod, bundle, designs
 
 
-def _compile_one(name: str, label: str) -> float:
-    """Compile (or load) one kernel entry point of game `name`, in this process: seconds taken."""
+def _play_one(mod, bundle, design) -> float:
+    """Compile (or load) the kernel entry point `design` plays: seconds taken."""
     import time
 
+    t0 = time.perf_counter()
+    mod.play_chunk(bundle, design, 0, 0, 1)
+    return time.perf_counter() - t0
+
+
+def _compile_one(name: str, label: str) -> float:
+    """_play_one in a worker process: the game's data read again there."""
     import kernels
 
     kernels.prepare()
     mod, bundle, designs = _designs(name, False)
     if bundle is None:                  # read by the caller a moment ago: changed since
         raise RuntimeError(f"{name}: its data could not be read")
-    design = dict(designs)[label]
-    t0 = time.perf_counter()
-    mod.play_chunk(bundle, design, 0, 0, 1)
-    return time.perf_counter() - t0
+    return _play_one(mod, bundle, dict(designs)[label])
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -65,22 +69,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
     from .. import games
 
-    if args.jobs < 1:
-        print(f"--jobs takes a whole number of at least 1; got {args.jobs}", flush=True)
-        return EXIT_BAD_DATA
     names = [args.game] if args.only else games.names()
-    work = []                                   # (game, label) in the order printed
+    work = {}                                   # (game, label) -> (module, bundle, design), in the order printed
     for name in names:
-        _, bundle, designs = _designs(name, args.no_lookahead)
+        mod, bundle, designs = _designs(name, args.no_lookahead)
         if bundle is None:
             return EXIT_BAD_DATA
-        work += [(name, label) for label, _ in designs]
+        work |= {(name, label): (mod, bundle, design) for label, design in designs}
     cached = {name: is_compiled(name) for name in names}
     t0 = time.perf_counter()
     seconds = {}
     if args.jobs == 1:
-        for unit in work:
-            seconds[unit] = _compile_one(*unit)
+        for unit, game_design in work.items():
+            seconds[unit] = _play_one(*game_design)
             _say(unit, seconds[unit])
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -99,8 +100,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
         print(f"{games.game(name).title}: {'loaded from the cache' if cached[name] else 'compiled'} in {total:.1f} s")
     if args.jobs > 1:
         print(f"all kernels: {time.perf_counter() - t0:.1f} s with up to {args.jobs} at once")
-    if not all(cached.values()):
-        _remember_seconds(seconds)
+    # a cache load says nothing of how long a compile takes: only compiled kernels are remembered
+    _remember_seconds({unit: s for unit, s in seconds.items() if not cached[unit[0]]})
     return 0
 
 
@@ -128,6 +129,8 @@ def _last_seconds() -> dict:
 def _remember_seconds(seconds: dict) -> None:
     import json
 
+    if not seconds:
+        return
     times = _last_seconds() | {"/".join(unit): round(s, 1) for unit, s in seconds.items()}
     try:
         _times_file().parent.mkdir(parents=True, exist_ok=True)
