@@ -173,14 +173,7 @@ def _entry_field(doc: dict, m: Member) -> tuple[str, str]:
             entry, rest = f"{mm.group(1)} {mm.group(2)}", parts[i + 1:]
     if not entry:
         entry = str(doc.get("name", "")) or parts[0]
-    fld = ".".join(rest) or parts[-1]
-    if m.index is not None:
-        fld += f"[{m.index}]"
-    if m.key is not None:
-        fld += f".{m.key}"
-    if m.token is not None:
-        fld += f" token {m.token}"
-    return entry, fld
+    return entry, (".".join(rest) or parts[-1]) + m.element()
 
 
 # --- the changed data folder's files ---------------------------------------------------------------

@@ -24,8 +24,9 @@ class Member:
     token: int | None = None
     key: str | None = None
 
-    def label(self) -> str:
-        where = f"{self.file}:{self.path}"
+    def element(self) -> str:
+        """The element of the value at the path ("[2].speed token 1"; "" for the whole value)."""
+        where = ""
         if self.index is not None:
             where += f"[{self.index}]"
         if self.key is not None:
@@ -33,6 +34,9 @@ class Member:
         if self.token is not None:
             where += f" token {self.token}"
         return where
+
+    def label(self) -> str:
+        return f"{self.file}:{self.path}{self.element()}"
 
 
 @dataclass(frozen=True)
