@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -42,7 +43,7 @@ print(json.dumps({"races_per_s": races / dt, "hash": h.hexdigest()}))
 def play(tree: Path, args) -> dict:
     out = subprocess.run([sys.executable, "-c", PLAY, args.game, args.scenario, str(args.racers), str(args.races)],
                          cwd=tree, env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin",
-                                        **{k: v for k, v in __import__("os").environ.items()
+                                        **{k: v for k, v in os.environ.items()
                                            if k in ("HOME", "XDG_CACHE_HOME", "NUMBA_BOUNDSCHECK")}},
                          capture_output=True, text=True)
     if out.returncode != 0:
