@@ -160,3 +160,12 @@ def test_compare_announces_its_rounding(capsys):
     assert code == 0, out.err
     assert out.out.startswith("note: 50 races rounded up to 96, per trail: whole blocks of 48")
 
+
+
+def test_a_dry_run_counts_the_races_it_will_play_after_rounding(capsys, tmp_path):
+    study = tmp_path / "s.toml"
+    study.write_text('seed = 3\n[[cell]]\nname = "k"\ntrail = "Kurz"\nracers = 2\nraces = 1\n')
+    code, out = err_of(capsys, ["study", str(study), "--dry-run"])
+    assert code == 0, out.err
+    assert ": 1 cell(s), 48 races in all" in out.out
+    assert "note: cell 'k': 1 races rounded up to 48, whole balanced blocks of 48" in out.out

@@ -66,13 +66,14 @@ def cmd_study(args: argparse.Namespace) -> int:
             return bad(f"no cell named {unknown[0]!r}; cells: {', '.join(c.name for c in study.cells)}")
     info = games.game(study.game)
     mod = info.load()
-    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
     if args.dry_run:
         try:
             bundles = check_study(study)      # the data of every variant and every cell's design, as a real run
         except DataError as exc:
             return print_problems(args.file, exc)
-        for note in whole_blocks(study, bundles):
+        notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
+        print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
+        for note in notes:
             print(f"note: {note}")
         for c in study.cells:
             print(f"  {c.name}: {mod.describe(c.design)}, "
@@ -81,6 +82,8 @@ def cmd_study(args: argparse.Namespace) -> int:
         return 0
     if not args.out:
         return bad("give --out DIR (where the results go), or --dry-run")
+    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races asked in all (before any rounding "
+          f"to whole blocks, noted below), seed {study.seed}")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     from .common import compile_notice
 
