@@ -180,3 +180,7 @@ def test_a_game_that_disagrees_with_the_study_file_or_the_results_folder_is_refu
     refused(capsys, ["--game", "blast", "report", tmp_path / "run" / "m", "--out", tmp_path / "r"],
             "--game blast", "Biathlon Mania's", "say --game mania")
     assert not (tmp_path / "r").exists()
+    refused(capsys, ["--game", "skitour", "replay", "--run", tmp_path / "run" / "m", "--race", "1"],
+            "--game skitour", "Biathlon Mania's", "say --game mania")
+    capsys.readouterr()
+    assert main(["--game", "mania", "replay", "--run", str(tmp_path / "run" / "m"), "--race", "1"]) == 0
