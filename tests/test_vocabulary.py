@@ -148,3 +148,8 @@ def test_a_dry_run_counts_the_races_it_will_play_after_rounding(capsys, tmp_path
     assert code == 0, out.err
     assert ": 1 cell(s), 48 races in all" in out.out
     assert "note: cell 'k': 1 races rounded up to 48, whole balanced blocks of 48" in out.out
+    study.write_text(study.read_text() + '[[cell]]\nname = "s"\ntrail = "Short"\nracers = 2\nraces = 96\n')
+    code, out = err_of(capsys, ["study", str(study), "--dry-run", "--cells", "s"])
+    assert code == 0, out.err
+    assert ": 1 cell(s), 96 races in all" in out.out and "  s: " in out.out
+    assert "  k: " not in out.out and "'k'" not in out.out       # --cells: only the cells it would play

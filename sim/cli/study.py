@@ -72,10 +72,13 @@ def cmd_study(args: argparse.Namespace) -> int:
         except DataError as exc:
             return print_problems(args.file, exc)
         notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
-        print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
+        shown = [c for c in study.cells if not only or c.name in only]      # --cells: those it would play
+        print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "
+              f"all, seed {study.seed}")
         for note in notes:
-            print(f"note: {note}")
-        for c in study.cells:
+            if any(note.startswith(f"cell {c.name!r}:") for c in shown):
+                print(f"note: {note}")
+        for c in shown:
             print(f"  {c.name}: {mod.describe(c.design)}, "
                   f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
         print("dry run passed: the data and every cell check out")
