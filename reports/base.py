@@ -129,6 +129,10 @@ class Context:
         #: plain sentences on the game's own design questions (a section's answer), for the top of
         #: the verdict, after the one per dimension
         self.questions: list[str] = []
+        #: where a game is played per group of a dimension's values (Ski Tour's nations: a basic or
+        #: an advanced side), dimension -> value -> its group ("basic side"): the verdict names
+        #: each result's group and ranks what to change first within each group
+        self.groups: dict[str, dict[str, str]] = {}
 
     @property
     def fixed(self) -> dict[str, str]:

@@ -98,7 +98,8 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
 
 def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     """What each main cell achieved: the widest half-width of its entrants' win rates (clustered by
-    balanced block, as the tables' intervals), and whether the study sized it to a target."""
+    balanced block, as the tables' intervals), against the precision target the study sized it to
+    (--precision-pp, precision_pp), or that it was not sized and played a fixed count."""
     if "cell" not in rows.columns or not len(rows):
         return
     t = M.win_rates(rows, ["cell", ctx.en], ctx.o.confidence)
@@ -108,15 +109,38 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r) for c, r in zip(table.cell, table.races)]
     table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
     table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
-    table["sized_to_a_target"] = ["yes" if c in set(ctx.source.targeted) else "no" for c in table.cell]
+    targets = ctx.source.targets
+    table["target_pp"] = [f"±{100 * targets[c][0]:.2f}" if c in targets else "not sized" for c in table.cell]
+    table["target_met"] = [_met(ctx, rows, c, targets[c], h) if c in targets else "not sized: a fixed count"
+                           for c, h in zip(table.cell, table.widest_half_width_pp)]
     table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
     s.table("precision_by_cell", table, f"Achieved precision per cell: the widest {ctx.o.confidence:.0%} half-width "
-            f"of its {ctx.entrant}s' win rates, in percentage points", percent=False)
+            f"of its {ctx.entrant}s' win rates, in percentage points, against the precision target the study "
+            f"sized the cell to (precision_pp, --precision-pp); 'not sized': the cell played a fixed count",
+            percent=False)
     widest = table.loc[table.widest_half_width_pp.idxmax()]
+    sized = table[table.target_pp != "not sized"]
+    missed = sized[~sized.target_met.str.startswith("yes")]
+    unsized = table[table.target_pp == "not sized"]
     s.findings.append(f"Precision achieved: every {ctx.entrant}'s win rate in every cell is known to within "
                       f"±{widest.widest_half_width_pp:.1f} pp or better (the widest: {widest.cell}); "
-                      f"{int((table.sized_to_a_target == 'yes').sum())} of {len(table)} cells were sized to a "
-                      "precision target, the rest played a fixed count.")
+                      f"{len(sized)} of {len(table)} cells were sized to a precision target"
+                      + (f", {len(sized) - len(missed)} of them met it"
+                         + (f" ({', '.join(missed.cell.astype(str))} did not)" if len(missed) else "") if len(sized) else "")
+                      + (f"; not sized (a fixed count): {', '.join(unsized.cell.astype(str))}" if len(unsized) and len(sized)
+                         else "; the rest played a fixed count" if len(sized) else "")
+                      + ".")
+
+
+def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple[float, float], half_pp: float) -> str:
+    """Whether a sized cell's widest half-width meets its target, at the target's confidence."""
+    width, confidence = target
+    if abs(confidence - ctx.o.confidence) > 1e-9:
+        t = M.win_rates(rows[rows.cell.astype(str) == cell], [ctx.en], confidence)
+        half_pp = 100 * float(((t.high - t.low) / 2).max())
+    at = "" if abs(confidence - ctx.o.confidence) <= 1e-9 else f" (±{half_pp:.2f} at the target's {confidence:.0%})"
+    return (f"yes{at}" if half_pp <= 100 * width + 1e-9
+            else f"no: ±{half_pp:.2f} against ±{100 * width:.2f}{at}")
 
 
 def _teams(rows: pd.DataFrame) -> pd.DataFrame:
@@ -790,6 +814,42 @@ def design_questions(ctx: Context, v: pd.DataFrame) -> list[str]:
     return [t for null, _, t in ordered if not null] + list(ctx.questions) + [t for null, _, t in ordered if null]
 
 
+def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> str:
+    """One item of "What to change first" (HTML): a finding's largest result, the other results
+    it repeats, the study's variants that move it toward fair, and why the box fixes it where it
+    does; `told`: the dimensions whose reason was given already."""
+    e = __import__("html").escape
+    T, fixed = ctx.scenario, ctx.fixed
+    r = g.iloc[0]
+    group = ctx.groups.get(r.dimension, {}).get(str(r.who))
+    text = (f"<b>{e(r.who)}</b> ({e(r.dimension)}{', ' + e(group) if group else ''}) {e(where_text(r['where'], T))}: "
+            f"{r.ratio:.2f} x a fair share [{r.ratio_low:.2f}, {r.ratio_high:.2f}], "
+            f"{'over' if r['size'] > 0 else 'under'} by {abs(r['size']):.0%} ({int(r.races):,} races)")
+    if len(g) > 1:
+        rest = g.iloc[1:]
+        more = f" and {len(rest) - 6} more" if len(rest) > 6 else ""
+        text += ("; also " + ("over" if r["size"] > 0 else "under") + " "
+                 + ", ".join(f"{e(where_text(x['where'], T))} ({x.ratio:.2f})" for _, x in rest.head(6).iterrows())
+                 + more)
+    if len(levers):
+        mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r["where"])]
+        good = mine[mine.moves == "toward fair"].sort_values("change", key=np.abs, ascending=False)
+        if len(good):
+            on = good.measured_on.iloc[0]
+            text += ("<br>levers (one step each" + ("" if on == r["where"] else f"; measured on {e(on)}") + "): "
+                     ) + "; ".join(
+                f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
+                f"→ {x.ratio_after:.2f} x" for x in good.head(3).itertuples())
+        elif len(mine):
+            text += "<br>no variant of this study moves it toward fair measurably"
+    if r.dimension in fixed:
+        # the reason once, at the first of its dimension; after that, a pointer to it
+        text += (f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}" if r.dimension not in told
+                 else f"<br><i>fixed by the box</i> (why: at the first {e(r.dimension)} above)")
+        told.add(r.dimension)
+    return text
+
+
 def verdict_section(ctx: Context) -> Section:
     """The one-screen summary that opens the report: one plain sentence per design question, what
     to change first (every out-of-band finding of every dimension, biggest first, with the study's
@@ -819,44 +879,31 @@ def verdict_section(ctx: Context) -> Section:
         counts.append(f"{dim}: " + ", ".join(f"{int(c.get(k, 0))} {k}" for k in
                                              ("in band", "over", "under", "not enough races") if c.get(k, 0)))
     findings = _findings(v[v.verdict.isin(["over", "under"])])
-    shown = findings[:ACTIONS]
+    # a game played per group (Ski Tour's basic and advanced sides) ranks each group apart
+    groups = {g: [] for d in ctx.groups.values() for g in d.values()}
+    groups[""] = []
+    for g in findings:
+        groups[ctx.groups.get(g.dimension.iloc[0], {}).get(str(g.who.iloc[0]), "")].append(g)
+    groups = {k: g for k, g in groups.items() if g}
+    shown = [g for gs in groups.values() for g in gs[:ACTIONS]]
     levers = _levers(ctx, pd.concat([g.head(1) for g in shown], ignore_index=True)) if shown else pd.DataFrame()
-    fixed = ctx.fixed
-    items, told = [], set()
-    for g in shown:
-        r = g.iloc[0]
-        text = (f"<b>{e(r.who)}</b> ({e(r.dimension)}) {e(where_text(r['where'], T))}: {r.ratio:.2f} x a fair "
-                f"share [{r.ratio_low:.2f}, {r.ratio_high:.2f}], {'over' if r['size'] > 0 else 'under'} by "
-                f"{abs(r['size']):.0%} ({int(r.races):,} races)")
-        if len(g) > 1:
-            rest = g.iloc[1:]
-            more = f" and {len(rest) - 6} more" if len(rest) > 6 else ""
-            text += ("; also " + ("over" if r["size"] > 0 else "under") + " "
-                     + ", ".join(f"{e(where_text(x['where'], T))} ({x.ratio:.2f})" for _, x in rest.head(6).iterrows())
-                     + more)
-        if len(levers):
-            mine = levers[(levers.dimension == r.dimension) & (levers.who == r.who) & (levers["where"] == r["where"])]
-            good = mine[mine.moves == "toward fair"].sort_values("change", key=np.abs, ascending=False)
-            if len(good):
-                on = good.measured_on.iloc[0]
-                text += ("<br>levers (one step each" + ("" if on == r["where"] else f"; measured on {e(on)}") + "): "
-                         ) + "; ".join(
-                    f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
-                    f"→ {x.ratio_after:.2f} x" for x in good.head(3).itertuples())
-            elif len(mine):
-                text += "<br>no variant of this study moves it toward fair measurably"
-        if r.dimension in fixed:
-            # the reason once, at the first of its dimension; after that, a pointer to it
-            text += (f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}" if r.dimension not in told
-                     else f"<br><i>fixed by the box</i> (why: at the first {e(r.dimension)} above)")
-            told.add(r.dimension)
-        items.append(f"<li>{text}</li>")
-    if items:
-        s.blocks.append("<h3>What to change first</h3><ol class='actions'>" + "".join(items) + "</ol>")
-        rest = findings[ACTIONS:]
+    told: set = set()
+    lists = []
+    for label, gs in groups.items():
+        items = [f"<li>{_action(ctx, g, levers, told)}</li>" for g in gs[:ACTIONS]]
+        if ctx.groups:
+            members = sorted({w for d in ctx.groups.values() for w, x in d.items() if x == label})
+            kinds = " or ".join(sorted({x.split()[-1] for d in ctx.groups.values() for x in d.values()}))
+            head = f"{label[:1].upper()}{label[1:]}: {', '.join(members)}" if label else f"Whatever the {kinds}"
+            lists.append(f"<h4>{e(head)}</h4>")
+        lists.append("<ol class='actions'>" + "".join(items) + "</ol>")
+        rest = gs[ACTIONS:]
         if rest:
-            s.blocks.append(f"<p>{len(rest)} more out-of-band finding(s) ({sum(len(g) for g in rest)} results), "
-                            "smaller than these: the verdict grids below, and tables/verdicts.csv, hold them all.</p>")
+            lists.append(f"<p>{len(rest)} more out-of-band finding(s) ({sum(len(g) for g in rest)} results)"
+                         + (f" on the {e(label)}" if label else "") + ", smaller than these: the verdict grids below, and "
+                         "tables/verdicts.csv, hold them all.</p>")
+    if groups:
+        s.blocks.append("<h3>What to change first</h3>" + "".join(lists))
         paired = [c for c in ctx.source.cells if ctx.source.base in c.variants and len(c.variants) > 1]
         if not len(levers) and not paired:
             s.blocks.append("<p class='meta'>The study holds no paired variants that change these, so no lever is "

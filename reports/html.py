@@ -105,7 +105,8 @@ HEADERS = {
     "token_gain": "token's gain (pp)", "currency_gain": "currency's gain (pp)", "line_ups": "line-ups",
     "spearman_p": "p (no relation)", "rerun_low": "a rerun: from", "rerun_high": "a rerun: to",
     "races_to_decide": "races to decide", "used_share": "share who used it",
-    "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target",
+    "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target", "target_pp": "target half-width (pp)",
+    "target_met": "target met",
     "changed": "races changed", "token_id": "token (data id)",
 }
 #: value columns that carry an interval, and the names of its ends

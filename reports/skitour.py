@@ -125,6 +125,7 @@ def sides_section(ctx: Context, rows: pd.DataFrame) -> Section:
         s.skipped = "No nation of the data played in the main cells."
         return s
     s.intro = "Each nation races on one side of its board; the verdict below reads each side as a game of its own."
+    ctx.groups[ctx.entrant] = {str(r.nation): f"{r.side} side" for r in table.itertuples()}
     v = pd.concat(ctx.verdicts, ignore_index=True) if ctx.verdicts else pd.DataFrame(columns=["dimension"])
     v = v[v.dimension == ctx.entrant]
     for name, g in table.groupby("side", sort=False):

@@ -208,7 +208,7 @@ register(GameInfo(
                   "  biathlon-sim replay --run runs/kurz4 --race 1234     # a race of a bulk run, exactly\n"
                   "  biathlon-sim replay --run runs/smoke --cell duel --race 5",
         "bench": "  biathlon-sim bench --trail Kurz --racers 4\n"
-                 "  biathlon-sim bench --races 5000 --racers 2,4,6 --player random\n"
+                 "  biathlon-sim bench --races 5000 --racers 2,4,6 --players random\n"
                  "  biathlon-sim bench --trail Kurz --racers 4 --scaling 1,2 --scaling-races 1000000",
         "ladder": "  biathlon-sim ladder --trail Kurz --races 40000 --jobs 2\n"
                   "  biathlon-sim ladder --players random,balanced,sprinter,conservative,sharpshooter \\\n"

@@ -132,6 +132,7 @@ def _study_source(path: Path) -> ResultsSource:
                          read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),
                          played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study),
                          targeted=tuple(c for c in names if manifests[c].get("target")),
+                         targets={c: _target(manifests[c]) for c in names if manifests[c].get("target")},
                          precision_notes={c: manifests[c]["precision_note"] for c in names
                                           if manifests[c].get("precision_note")})
 
@@ -176,7 +177,16 @@ def _run_source(path: Path) -> ResultsSource:
     title = f"Run of {manifest['races']:,} races on {d[manifest.get('scenario', 'trail')]}, {d['racers']} racers"
     return ResultsSource(title, "", str(path), (cell,), reader("seats"), {BASE: VariantInfo(BASE, "the data as it is")},
                          BASE, manifest.get("command", ""), **_game_fields(manifest), read_visits=reader("visits"),
-                         planned=cell.races if manifest.get("target") else int(manifest["races"]))
+                         planned=cell.races if manifest.get("target") else int(manifest["races"]),
+                         targeted=(name,) if manifest.get("target") else (),
+                         targets={name: _target(manifest)} if manifest.get("target") else {},
+                         precision_notes={name: manifest["precision_note"]} if manifest.get("precision_note") else {})
+
+
+def _target(manifest: dict) -> tuple[float, float]:
+    """A sized cell's precision target: (half-width as a share, confidence)."""
+    t = manifest["target"]
+    return float(t["half_width"]), float(t.get("confidence", 0.95))
 
 
 def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:

@@ -167,3 +167,20 @@ def test_a_skitour_persona_with_a_syntax_error_is_named(tmp_path, capsys):
     persona.write_text('name = "x"\nkind = = 1\n')
     refused(capsys, ["--game", "skitour", "run", "--course", "Starter", "--races", "5", "--players", persona],
             "bad.toml", "not valid TOML")
+
+
+def test_a_game_that_disagrees_with_the_study_file_or_the_results_folder_is_refused(tmp_path, capsys):
+    """A study file and a results folder name their game: a --game naming another is refused, not
+    silently overruled; naming the same game is accepted."""
+    refused(capsys, ["--game", "mania", "study", ROOT / "experiments" / "skitour.toml", "--dry-run"],
+            "--game mania", "Ski Tour: Biathlon's", "say --game skitour")
+    (tmp_path / "run").mkdir()
+    assert main(["--game", "mania", "run", "--track", "red", "--racers", "3", "--races", "6", "--quiet",
+                 "--out", str(tmp_path / "run" / "m")]) == 0
+    refused(capsys, ["--game", "blast", "report", tmp_path / "run" / "m", "--out", tmp_path / "r"],
+            "--game blast", "Biathlon Mania's", "say --game mania")
+    assert not (tmp_path / "r").exists()
+    refused(capsys, ["--game", "skitour", "replay", "--run", tmp_path / "run" / "m", "--race", "1"],
+            "--game skitour", "Biathlon Mania's", "say --game mania")
+    capsys.readouterr()
+    assert main(["--game", "mania", "replay", "--run", str(tmp_path / "run" / "m"), "--race", "1"]) == 0

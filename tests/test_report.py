@@ -401,3 +401,56 @@ def test_rows_that_repeat_one_finding_make_one_item_biggest_first():
                                                                      ("Wei", "Kurz")]
     assert list(items[1]["where"]) == ["6 racers", "Kurz", "all"]       # one item, its largest first
     assert where_text("6 racers", "trail") == "at 6 racers" and where_text("all", "trail") == "over all trails"
+
+
+def test_each_cell_shows_its_half_width_against_its_target_or_that_it_was_not_sized(tmp_path, study_dir):
+    """Issue 30: the page shows each cell's achieved half-width against the precision target the
+    cell was sized to (--precision-pp), and says when a cell played a fixed count."""
+    from reports.base import Section
+    from reports.core import precision_table
+
+    run = tmp_path / "run"
+    assert main(["run", "--trail", "Short", "--racers", "3", "--races", "4800", "--precision-pp", "9",
+                 "--out", str(run), "--quiet"]) == 0
+    for folder, sized in ((run, True), (study_dir, False)):
+        ctx = Context(open_results(folder), ReportOptions())
+        s = Section("x", "x")
+        precision_table(ctx, s, ctx.main([]))
+        name, table, *_ = s.tables[0]
+        assert name == "precision_by_cell"
+        if sized:
+            r = table.iloc[0]
+            assert r.target_pp == "±9.00"
+            met = r.widest_half_width_pp <= 9
+            assert r.target_met.startswith("yes" if met else f"no: ±{r.widest_half_width_pp:.2f} against ±9.00")
+            assert "1 of 1 cells were sized to a precision target, " + ("1" if met else "0") + " of them met it" \
+                in s.findings[0]
+        else:
+            assert set(table.target_pp) == {"not sized"} and set(table.target_met) == {"not sized: a fixed count"}
+            assert "0 of 2 cells were sized" in s.findings[0]
+
+
+def test_a_game_played_per_side_ranks_what_to_change_within_each_side_and_names_the_sides():
+    """Issue 30: Ski Tour's nations come as basic and advanced sides; the verdict says which
+    nations are which and ranks each side's findings apart, the seats (every side) after."""
+    import re
+    from types import SimpleNamespace
+
+    from reports.core import verdict_section
+
+    who = ["Finland", "Italy", "France", "Norway", "seat 0"]
+    ratio = [1.7, 0.6, 0.38, 1.0, 1.21]
+    v = pd.DataFrame({"dimension": ["nation"] * 4 + ["seat"], "who": who, "where": "all", "races": 400,
+                      "ratio": ratio, "ratio_low": [r - 0.05 for r in ratio], "ratio_high": [r + 0.05 for r in ratio],
+                      "verdict": ["over", "under", "under", "in band", "over"]})
+    sides = {"Finland": "advanced side", "Italy": "advanced side", "France": "basic side", "Norway": "basic side"}
+    ctx = SimpleNamespace(verdicts=[v], scenario="course", o=ReportOptions(), band_text="1 ± 0.1", fixed={},
+                          groups={"nation": sides}, entrant="nation", questions=[], trails=["Starter"],
+                          source=SimpleNamespace(cells=(), base="base"))
+    html = " ".join(verdict_section(ctx).blocks)
+    text = re.sub(r"<[^>]+>", "|", html.split("What to change first", 1)[1])
+    heads = re.findall(r"\|(Advanced side: [^|]*|Basic side: [^|]*|Whatever the side)\|", text)
+    assert heads == ["Advanced side: Finland, Italy", "Basic side: France, Norway", "Whatever the side"]
+    order = [w for w in re.findall(r"\|(Finland|Italy|France|seat 0)\|", text)]
+    assert order == ["Finland", "Italy", "France", "seat 0"]        # Italy (0.60) before France (0.38): per side
+    assert "(nation, advanced side) over all courses: 1.70 x" in text and "(seat) over all courses: 1.21" in text

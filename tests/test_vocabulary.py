@@ -91,39 +91,18 @@ def test_mania_and_skitour_replays_name_what_the_box_names(capsys):
     assert "wax row [" in text and "tokens " not in text and "(id " not in text and "final ranking\n  1. " in text
 
 
-def _examples(text: str) -> list[str]:
-    """The command lines of a help epilog or a README block: `biathlon-sim ...`, continued lines
-    joined, comments dropped."""
-    lines, joined = [], ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if joined:
-            line = joined + " " + line
-            joined = ""
-        if line.endswith("\\"):
-            joined = line[:-1].strip()
-            continue
-        if line.startswith((".venv/bin/biathlon-sim ", "biathlon-sim ")):
-            lines.append(line.split("  #")[0].split(" # ")[0].strip())
-    return lines
-
-
 def test_every_help_and_readme_example_parses_and_names_files_that_exist():
-    """Every example of every command's help, under every game, and of the README, is read by the
-    parser of the game it names without a complaint, and every study or balance file it names is
-    there (playing them all would take hours)."""
+    """Every example of every command's help, under every game, of the README and of docs/, is
+    read by the parser of the game it names without a complaint, and every study or balance file it
+    names is there (test_examples runs them; this also covers those it leaves to
+    BIATHLON_ALL_EXAMPLES=1)."""
     import shlex
     from pathlib import Path
 
-    from sim import games
+    from test_examples import EXAMPLES
 
     root = Path(__file__).resolve().parent.parent
-    examples = []
-    for game in games.names():
-        sub = next(a for a in build_parser(game)._actions if a.dest == "command")
-        for name, parser in sub.choices.items():
-            examples += [(line, f"{game} {name} help") for line in _examples(parser.epilog or "")]
-    examples += [(line, "README") for line in _examples((root / "README.md").read_text())]
+    examples = [(line, "; ".join(where)) for line, where in EXAMPLES.items()]
     assert len(examples) > 40
     for line, where in examples:
         argv = shlex.split(line)[1:]
@@ -160,3 +139,17 @@ def test_compare_announces_its_rounding(capsys):
     assert code == 0, out.err
     assert out.out.startswith("note: 50 races rounded up to 96, per trail: whole blocks of 48")
 
+
+
+def test_a_dry_run_counts_the_races_it_will_play_after_rounding(capsys, tmp_path):
+    study = tmp_path / "s.toml"
+    study.write_text('seed = 3\n[[cell]]\nname = "k"\ntrail = "Kurz"\nracers = 2\nraces = 1\n')
+    code, out = err_of(capsys, ["study", str(study), "--dry-run"])
+    assert code == 0, out.err
+    assert ": 1 cell(s), 48 races in all" in out.out
+    assert "note: cell 'k': 1 races rounded up to 48, whole balanced blocks of 48" in out.out
+    study.write_text(study.read_text() + '[[cell]]\nname = "s"\ntrail = "Short"\nracers = 2\nraces = 96\n')
+    code, out = err_of(capsys, ["study", str(study), "--dry-run", "--cells", "s"])
+    assert code == 0, out.err
+    assert ": 1 cell(s), 96 races in all" in out.out and "  s: " in out.out
+    assert "  k: " not in out.out and "'k'" not in out.out       # --cells: only the cells it would play

@@ -12,7 +12,7 @@ from .common import fail, print_problems, reason
 COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
             balance)
 #: commands whose options depend on the game (they take the GameInfo)
-GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay)
+GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay, study, report)
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:
@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(_game_of(argv)).parse_args(argv)
     except SystemExit as exc:            # a usage error (one line printed, status 2) or --help (0)
         return exc.code if isinstance(exc.code, int) else 2
+    args.game_given = _game_of(argv if argv is not None else sys.argv[1:]) is not None
     for dest, flag in getattr(args, "required_options", ()):
         if getattr(args, dest, None) is None:
             return fail(args.command, f"{flag} is required (see biathlon-sim {args.command} --help)")

@@ -12,7 +12,7 @@ from .common import (
 
 def add_parser(sub, info) -> None:
     b = sub.add_parser(
-        "bench", help="races per second by trail and number of racers, and scaling over workers",
+        "bench", help=f"races per second by {info.scenario} and number of racers, and scaling over workers",
         description="Play races on one core and report races per second, mean race length in rounds "
                     f"and the share of stalled races, per {info.scenario} and number of racers. Compilation (or "
                     "loading compiled kernels from the cache) is timed separately. With --scaling, also "

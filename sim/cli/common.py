@@ -330,6 +330,17 @@ def design_arguments(p: argparse.ArgumentParser, info) -> None:
                             f"random, or persona files (.toml); default: {info.default_player}")
 
 
+def game_mismatch(args: argparse.Namespace, game: str, what: str) -> str | None:
+    """The one-line refusal when --game was given and names another game than `what` (a study
+    file, a results folder) is of; None when it agrees or was not given."""
+    from .. import games
+
+    if not getattr(args, "game_given", False) or args.game == game:
+        return None
+    return (f"--game {args.game} names {games.game(args.game).title}, but {what} is "
+            f"{games.game(game).title}'s: leave --game out (it is read from there) or say --game {game}")
+
+
 def examples(info, command: str) -> str:
     """The help's epilog: the game's examples of `command` (its registration's), or none."""
     lines = info.examples.get(command, "")

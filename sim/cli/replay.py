@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (
-    EXIT_BAD_DATA, data_option, design_arguments, design_of, examples, fail, load_or_report, reason,
+    EXIT_BAD_DATA, data_option, design_arguments, design_of, examples, fail, game_mismatch, load_or_report, reason,
     scenario_option, seed_value,
 )
 
@@ -105,6 +105,9 @@ def replay_from_run(args: argparse.Namespace, bad) -> int:
     patches = [Patch(**p) for p in manifest.get("patches", [])]     # a study's data variant
     game = manifest.get("game", games.DEFAULT)
     game = game if game in games.names() else games.DEFAULT        # runs from before the registry
+    mismatch = game_mismatch(args, game, f"the run in {args.run}")
+    if mismatch:
+        return bad(mismatch)
     bundle = load_or_report(args.data or manifest.get("data_source") or None, patches, game=game)
     if bundle is None:
         return EXIT_BAD_DATA

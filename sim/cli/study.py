@@ -5,23 +5,29 @@ import argparse
 import sys
 
 from ..validation import DataError
-from .common import fail, jobs_value, out_dir, print_problems, reason, repair_option, split_list
+from .common import fail, game_mismatch, jobs_value, out_dir, print_problems, reason, repair_option, split_list
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, info) -> None:
+    seats = " and ".join(info.axes)
     st = sub.add_parser(
         "study", help="run a study file: many cells, data variants on common seeds",
-        description="Run every cell of a study file (docs/studies.md) on each of its data variants. "
+        description="Run every cell of a study file (docs/studies.md) on each of its data variants; the file "
+                    "names its game (game = ..., default blast), and --game, if given, must agree. "
                     "A cell's variants replay the same seed and race indices, so their differences are "
                     "measured on common random numbers. Results go to OUT/results/cell=NAME/variant=NAME/ "
                     "as Parquet chunk files (read them all with pandas.read_parquet(OUT + '/results') or "
-                    "sim.study.read_study), counts per cell, variant, seat, the game's seat axes (Blast: biathlete and ski colour) and "
-                    "player to OUT/summary.csv. Memory stays flat however many races. Interrupted (Ctrl-C), "
-                    "the same command resumes where it stopped.",
+                    "sim.study.read_study), counts per cell, variant, seat, the game's seat axes "
+                    f"({info.title}: {seats}) and player to OUT/summary.csv. Memory stays flat however many "
+                    "races. Interrupted (Ctrl-C), the same command resumes where it stopped.",
         epilog="examples:\n  biathlon-sim study experiments/wax_value.toml --out runs/wax --jobs 2\n"
                "  biathlon-sim study experiments/balance.toml --dry-run      # list the cells\n"
                "  biathlon-sim study experiments/smoke.toml --out runs/smoke --cells balanced-Kurz\n"
-               "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786",
+               "  biathlon-sim study experiments/balance.toml --out runs/b --scheduler tcp://10.0.0.5:8786\n"
+               "  biathlon-sim --game mania study experiments/mania.toml --out runs/mania --jobs 2\n"
+               "  biathlon-sim --game mania study experiments/mania.toml --dry-run\n"
+               "  biathlon-sim --game skitour study experiments/skitour.toml --out runs/skitour --jobs 2\n"
+               "  biathlon-sim --game skitour study experiments/skitour.toml --out runs/skitour --cells basic-Starter-4",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     st.add_argument("file", metavar="FILE", help="the study file (TOML)")
     st.add_argument("--out", metavar="DIR", type=out_dir, help="where results go (required unless --dry-run)")
@@ -48,6 +54,9 @@ def cmd_study(args: argparse.Namespace) -> int:
         study = load_study(args.file)
     except DataError as exc:
         return print_problems(args.file, exc)
+    mismatch = game_mismatch(args, study.game, f"the study {args.file}")
+    if mismatch:
+        return bad(mismatch)
     only = split_list(args.cells)
     if args.cells is not None and not only:
         return bad(f"--cells names no cell; give cell names, comma-separated: {', '.join(c.name for c in study.cells)}")
@@ -57,21 +66,27 @@ def cmd_study(args: argparse.Namespace) -> int:
             return bad(f"no cell named {unknown[0]!r}; cells: {', '.join(c.name for c in study.cells)}")
     info = games.game(study.game)
     mod = info.load()
-    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races in all, seed {study.seed}")
     if args.dry_run:
         try:
             bundles = check_study(study)      # the data of every variant and every cell's design, as a real run
         except DataError as exc:
             return print_problems(args.file, exc)
-        for note in whole_blocks(study, bundles):
-            print(f"note: {note}")
-        for c in study.cells:
+        notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
+        shown = [c for c in study.cells if not only or c.name in only]      # --cells: those it would play
+        print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "
+              f"all, seed {study.seed}")
+        for note in notes:
+            if any(note.startswith(f"cell {c.name!r}:") for c in shown):
+                print(f"note: {note}")
+        for c in shown:
             print(f"  {c.name}: {mod.describe(c.design)}, "
                   f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
         print("dry run passed: the data and every cell check out")
         return 0
     if not args.out:
         return bad("give --out DIR (where the results go), or --dry-run")
+    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races asked in all (before any rounding "
+          f"to whole blocks, noted below), seed {study.seed}")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     from .common import compile_notice
 

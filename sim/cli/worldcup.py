@@ -10,10 +10,24 @@ from .common import (
 )
 
 
+def _titles(command: str) -> str:
+    """The games `command` serves, by title (the registry's)."""
+    from .. import games
+
+    return " and ".join(g.title for g in games.serving(command))
+
+
+def _entrants(command: str) -> str:
+    from .. import games
+
+    return " or ".join(sorted({g.entrant for g in games.serving(command)}))
+
+
 def add_parser(sub, info) -> None:
     wc = sub.add_parser(
-        "worldcup", help="play World Cups: title odds per biathlete and by draft position",
-        description="Play World Cups of four races (Lang, Kurz, Short, Long by default) by the rules in "
+        "worldcup", help=f"{_titles('worldcup')} only: play World Cups, title odds per "
+                         f"{_entrants('worldcup')} and by draft position",
+        description=f"{info.title}: play World Cups of four races (Lang, Kurz, Short, Long by default) by the rules in "
                     "docs/rules.md, World Cup: race 1 ski colours at random; from race 2 each player, in "
                     "the previous race's finishing order, takes the earliest free ski colour; biathletes "
                     "drafted in ski colour order before every race, as the book's set-up is repeated (or "
