@@ -46,6 +46,7 @@ version of one with a CPython wrapper.
 from __future__ import annotations
 
 import functools
+import types
 
 from numba import njit
 
@@ -73,11 +74,17 @@ outline = _decorator(**_HELPER, forceinline=False)
 @functools.cache
 def python_callable(kernel):
     """`kernel` (an `inline` or `splice` helper) compiled with a CPython wrapper, for calling from
-    Python (tests). Not cached on disk: the cache would hand back the wrapperless version, which
-    shares its name and signature."""
+    Python (tests). Cached on disk under a name of its own (`<name>__from_python`): under the
+    helper's own name the cache would hand back the wrapperless version, which shares its name and
+    signature. (Uncached, the Blast rulebook tests compiled the whole turn again on every run.)"""
     opts = {k: v for k, v in kernel.targetoptions.items()
-            if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "inline", "nopython")}
-    return njit(cache=False, **opts)(kernel.py_func)
+            if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "inline", "nopython", "cache")}
+    f = kernel.py_func
+    twin = types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+    twin.__qualname__ = f"{f.__qualname__}__from_python"
+    twin.__module__ = f.__module__
+    twin.__doc__ = f.__doc__
+    return njit(cache=True, **opts)(twin)
 
 
 __all__ = ["entry", "inline", "splice", "outline", "python_callable"]

@@ -111,8 +111,9 @@ def _clustered(t: pd.DataFrame, rows: pd.DataFrame, by: list[str], confidence: f
     var_iid = t.win_rate * (1 - t.win_rate) / t.races
     deff = (var_cluster.reindex(t.index) / var_iid).where(var_iid > 0, 1.0).clip(lower=1.0).fillna(1.0)
     root = np.sqrt(deff)
-    t["low"] = t.win_rate - (t.win_rate - t.low) * root
-    t["high"] = t.win_rate + (t.high - t.win_rate) * root
+    # widened, but still a rate: never below 0 or above 1
+    t["low"] = (t.win_rate - (t.win_rate - t.low) * root).clip(lower=0.0)
+    t["high"] = (t.win_rate + (t.high - t.win_rate) * root).clip(upper=1.0)
     t["ratio_low"], t["ratio_high"] = t.low / t.fair_share, t.high / t.fair_share
     t["z"] = t.z / root
     t["p"] = two_sided_p(t.z.to_numpy())
@@ -163,7 +164,11 @@ def equal_pool(cells: pd.DataFrame, by: list[str], confidence: float = 0.95) -> 
     # one definition for the whole row: the ratio is the mean of the cells' ratios, and the rate,
     # its interval and the gap follow from it at the mean fair share, so they never disagree in sign
     t["win_rate"] = t.ratio * t.fair_share
-    t["low"], t["high"] = t.ratio_low * t.fair_share, t.ratio_high * t.fair_share
+    # the normal interval of a mean of few cells can reach past what a rate can be (a cell with few
+    # races and no win): it stops at a rate of 0 and of 1
+    t["low"] = (t.ratio_low * t.fair_share).clip(lower=0.0)
+    t["high"] = (t.ratio_high * t.fair_share).clip(upper=1.0)
+    t["ratio_low"], t["ratio_high"] = t.low / t.fair_share, t.high / t.fair_share
     t["gap"] = t.win_rate - t.fair_share
     t["z"] = (t.ratio - 1) / se_ratio
     t["p"] = two_sided_p(t.z.to_numpy())

@@ -49,3 +49,23 @@ def test_pooled_rows_weigh_every_cell_alike():
     raced = with_overall(rows, "sc", ["who"], weights="races").set_index("sc")
     assert raced.loc["all", "ratio"] == (600 + 25) / (500 + 25)
     assert t.loc["X", "low"] == raced.loc["X", "low"]                   # one cell: its Wilson interval
+
+
+def test_pooled_intervals_stay_within_what_a_rate_can_be():
+    """A mean of a few small cells, one without a win: its normal interval would reach below a rate of
+    0 (-0.086 here unclipped; a ratio of -0.04 was shown for a nation of a small Ski Tour study); it
+    stops at 0, and the ratio's bound with it. The clustered widening stops there too."""
+    import pandas as pd
+
+    from reports.metrics import with_overall
+
+    rows = pd.concat([
+        pd.DataFrame({"sc": "X", "n_racers": 4, "who": "A", "won": [0] * 6}),
+        pd.DataFrame({"sc": "Y", "n_racers": 4, "who": "A", "won": [1] + [0] * 5}),
+        pd.DataFrame({"sc": "Z", "n_racers": 2, "who": "A", "won": [0] * 3}),
+    ], ignore_index=True)
+    t = with_overall(rows, "sc", ["who"]).set_index("sc")
+    assert t.loc["all", "low"] == 0.0 and t.loc["all", "ratio_low"] == 0.0
+    assert (t.high <= 1.0).all() and (t.low >= 0.0).all()
+    clustered = with_overall(rows.assign(cluster=[0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]), "sc", ["who"])
+    assert (clustered.low >= 0.0).all() and (clustered.high <= 1.0).all()
