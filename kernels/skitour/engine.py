@@ -36,7 +36,8 @@ from .consts import (
     EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
     N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
     PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_LOOKAHEAD, PLAYER_RANDOM,
-    R_DIAGONAL_IS_SIDEWAYS,
+    R_DIAGONAL_IS_SIDEWAYS, R_FIRST_PLAYER, R_RESHOT_SCOPE, R_SPRINT_ICON_COLUMN, R_TWO_PLAYER_SEATS,
+    FIRST_DRAWN, RESHOT_VISIT, SEATS_TOGETHER, STREAM_FIRST,
     R_DOWNHILL_MOVES, R_DOWNHILL_PASSES, R_DRAFT_FOLLOWS_BONUS, R_DRAFTER_BONUS, R_LANES,
     R_RACE_DICE, R_RANGE_PAYMENT, R_REROLL_BLUE_REMOVAL, R_ROUND_CAP, R_TARGETS, R_UPHILL_PENALTY,
     R_WAX_ROW, R_WAX_TOKENS, RACING, RANGE_PAY_CHOICE, ROLL_ALL, ROLL_ONE, ROLL_PREP, SIX_SPRINT,
@@ -1297,6 +1298,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
         roll_place_nb(T, W, seat, m, ROLL_ALL, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
     elif bit == WAX_REROLL_SHOT:
         first = tv[TV_FIRST_SHOT]
+        if T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT and shooting:
+            first = 0             # any shot of this range visit (§10, switch reroll_shot_scope)
         if first >= 0 and st[seat, S_SHOTS] > first:
             n = 0
             for t in range(first, st[seat, S_SHOTS]):
@@ -1350,6 +1353,10 @@ def wax_moment_nb(T, W, seat, moment):
     if moment == MOMENT_C:
         s = st[seat, S_SHOTS]
         miss_now = s > 0 and st[seat, S_TG + s - 1] == TARGET_MISS
+    if shooting and T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT:
+        for t in range(st[seat, S_SHOTS]):
+            if st[seat, S_TG + t] == TARGET_MISS:
+                miss_now = True
     W.opt[0, 0] = -2
     W.opt[0, 1] = 0
     W.sc[0] = 0.0
@@ -1487,6 +1494,8 @@ def column_step_nb(T, W, seat):
             held = b[B_SPRINT] if c == PICK_SPRINT else b[B_COL + c]
             if held == 0:
                 continue
+            if c == PICK_SPRINT and tv[TV_SPRINT] != 0 and T.rl[R_SPRINT_ICON_COLUMN] == 0:
+                continue          # a sprint icon counted these dice this turn (§10)
             if paying > 0 and not can_pay_nb(T, W, seat, paying, shooting):
                 continue
             W.opt[n, 0] = c
@@ -1846,8 +1855,13 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
     nrows = crs.shape[0]
     two = su[SU_VARIANT] == VARIANT_TWO_PLAYER
     cap_rounds = rl[R_ROUND_CAP]
+    together = rl[R_TWO_PLAYER_SEATS] == SEATS_TOGETHER
     for slot in range(races.shape[0]):
         race = races[slot]
+        start = 0
+        if rl[R_FIRST_PLAYER] == FIRST_DRAWN:
+            seed_stream_nb(W.rng, seed, race, STREAM_FIRST)    # its own stream: the dice stay paired
+            start = below_nb(W.rng, su[SU_N])
         seed_stream_nb(W.rng, seed, race, STREAM_CHANCE)
         seed_stream_nb(W.prng, seed, race, STREAM_PLAYER)
         st[:, :] = 0
@@ -1862,7 +1876,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
         for s in range(n):
             nat = nations[slot, s]
             st[s, S_NAT] = nat
-            st[s, S_SIDE] = s % 2 if two else s
+            st[s, S_SIDE] = (s // 2 if together else s % 2) if two else s
             st[s, S_PLAYER] = players[slot, s]
             st[s, S_STATUS] = RACING
             st[s, S_ROW] = -1
@@ -1905,7 +1919,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
                 break
             rnd += 1
             tv[TV_ROUND] = rnd
-            first = (rnd - 1) % n
+            first = (start + rnd - 1) % n
             ev4_nb(T, W, -1, EV_ROUND, rnd, first, 0, 0)
             for s in range(n):
                 if st[s, S_STATUS] == RACING:
@@ -1968,7 +1982,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             r.n_racers = n
             r.seat = s
             r.team = st[s, S_SIDE]
-            r.leg = s // 2 if two else 0
+            r.leg = (s % 2 if together else s // 2) if two else 0
             r.player = st[s, S_PLAYER]
             r.place = st[s, S_PLACE]
             r.won = 1 if (st[s, S_PLACE] == 1 and (stalled == 0 or two)) else 0
@@ -2024,7 +2038,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             vr = visits_out[v]
             vr.race = race
             vr.team = st[vr.seat, S_SIDE]
-            vr.leg = vr.seat // 2 if two else 0
+            vr.leg = (vr.seat % 2 if together else vr.seat // 2) if two else 0
 
 
 @inline

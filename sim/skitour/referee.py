@@ -67,7 +67,9 @@ RULE_DEFAULTS = dict(race_dice=10, targets=5, wax_tokens=8, wax_row=6,
                      round_cap=80)
 SWITCH_DEFAULTS = dict(short_race_on_top=False, range_payment="highest_unshot",
                        draft_follows_bonus=True, drafter_bonus=True, reroll_blue_removal=True,
-                       diagonal_is_sideways=False)
+                       diagonal_is_sideways=False, sprint_icon_column=False,
+                       reroll_shot_scope="turn", first_player="first_seat",
+                       two_player_seats="alternate")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -254,6 +256,7 @@ class Racer:
         self.slot = [start_slot] * rules["targets"]
         self.bottom = [len(c) - 1 for c in nation.columns]
         self.targets = []          # hits/misses at this visit (1 hit, 0 miss)
+        self.shot_die = {}         # target -> the die it was shot with, at this visit
         self.row, self.lane = -1, 0
         self.in_lane = False
         self.laps = 0
@@ -622,13 +625,20 @@ class Referee:
                     self.fail("a stamina token used although the payment cannot be made")
                 self.check_pay(x, R_WAX, 0, t["shooting"])
             elif b == W_SHOT:
-                if moment == 2 and t["shots_this_turn"]:
+                # rules.md §10, switch reroll_shot_scope: a shot of this turn, or ("visit") any
+                # shot of this range visit on a shooting turn, at any moment of it
+                visit = self.sw["reroll_shot_scope"] == "visit"
+                shots = (list(range(len(x.targets))) if visit and t["shooting"]
+                         else t["shots_this_turn"] if moment == 2 else [])
+                if shots:
                     a = self.take(RESHOT, x.seat, what="reroll_shot")
                     tgt = a[0]
+                    if tgt not in shots:
+                        self.fail(f"re-rolled target {tgt} is not a shot of this "
+                                  f"{'range visit' if visit else 'turn'} ({shots})")
                     if tgt not in t["shots_this_turn"]:
-                        self.fail(f"re-rolled target {tgt} was not shot this turn "
-                                  f"({t['shots_this_turn']})")
-                    die = t["shot_die"][tgt]
+                        self.cov["reshot_earlier_turn"] += 1
+                    die = x.shot_die[tgt]
                     self.check_face(die, a, what="re-rolled shot")
                     x.targets[tgt] = a[3]
                     self.cov["reshot"] += 1
@@ -703,6 +713,13 @@ class Referee:
             n = x.sprint if c == 4 else x.cols[c]
             if n == 0:
                 self.fail(f"additional column {c} holds no die")
+        if 4 in extra and t["sprint_icon"] and not self.sw["sprint_icon_column"]:
+            # rules.md §10, switch sprint_icon_column: a sprint icon used before the column step
+            # counted the sprint column's dice; they are not taken again this turn
+            self.fail("the sprint column taken after a sprint icon this turn "
+                      "(sprint_icon_column is off: its dice would count twice)")
+        if 4 in extra and t["sprint_icon"]:
+            self.cov["sprint_icon_then_column"] += 1
         exp_free = 1 if (t["free"] > 0 and extra) else 0
         if free_used != exp_free:
             self.fail(f"free_column use: expected {exp_free}, logged {free_used}")
@@ -782,7 +799,7 @@ class Referee:
                   int(x.in_lane), x.laps, x.lap_moves, len(x.targets), what="turn state")
         t = dict(shooting=shooting, row_used=False, printed_used=False, free=0, plus=0,
                  minus=0, sprint_icon=False, sprint_icon_any=False, sprint_moves=0, took_sprint=False,
-                 shots_this_turn=[], shot_die={})
+                 shots_this_turn=[])
         self.wax_moment(x, 0, t)
         taken = self.column_step(x, t)
         self.wax_moment(x, 1, t)
@@ -829,7 +846,7 @@ class Referee:
             self.check_face(die, a, what=f"shot at target {k} (marker slot {x.slot[k]})")
             x.targets.append(a[3])
             t["shots_this_turn"].append(k)
-            t["shot_die"][k] = die
+            x.shot_die[k] = die
             self.cov["shots"] += 1
             x.visits[-1]["shots"] += 1
             self.cov[f"shot_die:{self.g.dice[die][0]}"] += 1
@@ -969,10 +986,18 @@ class Referee:
         self.take(ARRIVE, x.seat, k, x.row, x.lane, what="arrival at the range")
         x.range_idx = k
         x.targets = []
+        x.shot_die = {}
         self.cov["arrive"] += 1
         x.visits.append(Counter(visit=k + 1, arrive_round=self.round, leave_round=-1))
         x.visit_targets.append(x.targets)
         x.laps_at.append(0)
+
+    def side(self, seat):
+        """A seat's team: the seat itself, or at two players its player (rules.md §8, switch
+        two_player_seats: seats A, B, A, B or A, A, B, B)."""
+        if not self.two:
+            return seat
+        return seat // 2 if self.together else seat % 2
 
     def finish(self, x):
         self.n_finished += 1
@@ -1136,6 +1161,7 @@ class Referee:
                    for v in s["nations"]]
         var = s.get("variant", "standard")
         self.two = var in ("two_player", "two_players", "two", 2, True)
+        self.together = self.sw["two_player_seats"] == "together"
         n = len(nat_ids)
         course_id = [c[0] for c in g.courses].index(self.course.name)
         self.course_id = course_id
@@ -1149,8 +1175,7 @@ class Referee:
         self.racers = []
         for seat in range(n):
             nat = g.nations[nat_ids[seat]]
-            self.take(SEAT, seat, nat_ids[seat], seat % 2 if self.two else seat,
-                      what="seat set-up")
+            self.take(SEAT, seat, nat_ids[seat], self.side(seat), what="seat set-up")
             self.racers.append(Racer(seat, nat, start_slot, self.rules))
             self.cov["nation:" + nat.name] += 1
             self.cov["side:" + nat.side] += 1
@@ -1174,10 +1199,17 @@ class Referee:
         self.finish_order = []
         try:
             r = 0
+            start = 0
             while True:
                 r += 1
                 self.round = r
-                first = (r - 1) % n
+                if r == 1 and self.sw["first_player"] == "drawn":
+                    # rules.md §2.3 item 7, switch first_player: the marker starts with a seat
+                    # drawn for the race (outside the log's chance rows): any seat
+                    nxt = self.peek()
+                    start = nxt[4] if nxt is not None and nxt[2] == ROUND and 0 <= nxt[4] < n else 0
+                    self.cov["first_player_drawn"] += 1
+                first = (start + r - 1) % n
                 self.take(ROUND, -1, r, first, what="round")
                 for x in self.racers:
                     if x.racing:
@@ -1224,8 +1256,8 @@ def expected_records(ref: Referee):
         e["scenario"] = ref.course_id
         e["n_racers"] = n
         e["seat"] = x.seat
-        e["team"] = x.seat % 2 if ref.two else x.seat
-        e["leg"] = x.seat // 2 if ref.two else 0
+        e["team"] = ref.side(x.seat)
+        e["leg"] = (x.seat - 2 * ref.side(x.seat) if ref.together else x.seat // 2) if ref.two else 0
         e["finished"] = int(x.finished)
         e["eliminated"] = int(x.collapsed)
         e["elim_cause"] = 1 if x.collapsed else 0
@@ -1259,10 +1291,10 @@ def expected_records(ref: Referee):
     # places
     if ref.two:
         if ref.finish_order:
-            side = ref.finish_order[0] % 2
+            side = ref.side(ref.finish_order[0])
             for s_, e in seats.items():
-                e["place"] = 1 if s_ % 2 == side else 2
-                e["won"] = int(s_ % 2 == side)
+                e["place"] = 1 if ref.side(s_) == side else 2
+                e["won"] = int(ref.side(s_) == side)
     else:
         order = list(ref.finish_order)
         rest = sorted((s_ for s_ in seats if s_ not in order),
