@@ -401,3 +401,17 @@ def test_rows_that_repeat_one_finding_make_one_item_biggest_first():
                                                                      ("Wei", "Kurz")]
     assert list(items[1]["where"]) == ["6 racers", "Kurz", "all"]       # one item, its largest first
     assert where_text("6 racers", "trail") == "at 6 racers" and where_text("all", "trail") == "over all trails"
+
+
+def test_teams_are_counted_apart_from_racers_racing_alone():
+    """Ski Tour's two-player game (two sides of two racers) and a 1-against-1 race both have two
+    units; the per-count rows keep them apart ("2 teams", "2 racers") instead of pooling them."""
+    from reports.core import _teams, racer_keys
+
+    rows = pd.DataFrame({"cell": ["two"] * 4 + ["duel"] * 2, "variant": "base", "race": 0,
+                         "seat": [0, 1, 2, 3, 0, 1], "team": [0, 1, 0, 1, 0, 1], "leg": [0, 0, 1, 1, 0, 0],
+                         "n_racers": [4, 4, 4, 4, 2, 2], "won": [1, 0, 1, 0, 0, 1]})
+    out = _teams(rows)
+    assert list(out.n_racers) == [2, 2, 2, 2] and list(out.unit) == ["teams", "teams", "racers", "racers"]
+    assert racer_keys(out) == ["n_racers", "unit"] and racer_keys(rows) == ["n_racers"]
+    assert "unit" not in _teams(rows[rows.cell == "duel"]).columns      # no teams anywhere: as before
