@@ -358,7 +358,7 @@ def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
                      reading_races,
                      note="A reading that changes nothing measurable here may still matter elsewhere "
                           "(short_race_on_top only on a course with fewer than three ranges; two_player_seats only "
-                          "in the two-player game; the random player is not played here).")
+                          "in the two-player game; collapse_on only for the random player, which no headline cell plays).")
 
 
 #: Ski Tour's own sections, after the core ones; each (ctx, main rows) -> Section

@@ -118,7 +118,8 @@ R_SPRINT_ICON_COLUMN = 17    # 1: after a sprint icon the sprint column may stil
 R_RESHOT_SCOPE = 18          # RESHOT_TURN or RESHOT_VISIT: which shots reroll_shot may roll again
 R_FIRST_PLAYER = 19          # FIRST_SEAT or FIRST_DRAWN: who holds the first player marker first
 R_TWO_PLAYER_SEATS = 20      # SEATS_ALTERNATE or SEATS_TOGETHER: a two-player table's seating
-N_RULES = 21
+R_COLLAPSE_ANY = 21          # 1: a chosen payment with every marker on blue collapses (else refused)
+N_RULES = 22
 
 RANGE_PAY_HIGHEST_UNSHOT = 0   # pay from the highest-valued not-yet-shot column, ties leftmost
 RANGE_PAY_CHOICE = 1           # the player picks any not-yet-shot column not on blue
@@ -132,6 +133,7 @@ STREAM_FIRST = 7               # the draw of FIRST_DRAWN: a stream of its own, s
 SEATS_ALTERNATE = 0            # two players: seats A, B, A, B (side = seat % 2)
 SEATS_TOGETHER = 1             # two players: seats A, A, B, B (side = seat // 2)
 TWO_PLAYER_SEATS = ("alternate", "together")
+COLLAPSE_ON = ("forced", "any")  # collapse only on forced payments, or on any payment (§4.3)
 
 MIN_RACERS = 2
 MAX_RACERS = 5       # five boards; at 2 players each player steers two nations (4 racers)

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 
 from kernels.skitour.consts import (
-    BOX_NAMES, FIRST_PLAYERS, N_COLUMNS, NATION_SIDES, RESHOT_SCOPES, SIDE_KINDS, SPACE_LETTERS,
+    BOX_NAMES, COLLAPSE_ON, FIRST_PLAYERS, N_COLUMNS, NATION_SIDES, RESHOT_SCOPES, SIDE_KINDS, SPACE_LETTERS,
     TWO_PLAYER_SEATS, WAX_ICON_NAMES,
 )
 
@@ -167,6 +167,7 @@ class _Reader:
             reroll_shot_scope=s.choice("reroll_shot_scope", RESHOT_SCOPES, ds.reroll_shot_scope),
             first_player=s.choice("first_player", FIRST_PLAYERS, ds.first_player),
             two_player_seats=s.choice("two_player_seats", TWO_PLAYER_SEATS, ds.two_player_seats),
+            collapse_on=s.choice("collapse_on", COLLAPSE_ON, ds.collapse_on),
         )
         s.done()
         dice = self.read_dice(top, rules)

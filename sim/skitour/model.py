@@ -52,6 +52,7 @@ class Switches:
     reroll_shot_scope: str = "turn"           # or "visit": which shots reroll_shot may roll again
     first_player: str = "first_seat"          # or "drawn": who holds the first player marker first
     two_player_seats: str = "alternate"       # or "together": A, B, A, B or A, A, B, B
+    collapse_on: str = "forced"               # or "any": a chosen payment on all blue collapses
 
 
 @dataclass(frozen=True)

@@ -69,7 +69,7 @@ SWITCH_DEFAULTS = dict(short_race_on_top=False, range_payment="highest_unshot",
                        draft_follows_bonus=True, drafter_bonus=True, reroll_blue_removal=True,
                        diagonal_is_sideways=False, sprint_icon_column=False,
                        reroll_shot_scope="turn", first_player="first_seat",
-                       two_player_seats="alternate")
+                       two_player_seats="alternate", collapse_on="forced")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -492,6 +492,21 @@ class Referee:
     def can_pay(self, x, shooting=False):
         return self.pay_column(x, shooting) is not None
 
+    def chosen_collapse(self, x, reason, shooting=False):
+        """rules.md §4.3, switch collapse_on = "any": a payment the racer chose (a column, a token,
+        an avoidable or drafted or bonus entry) that no marker can make, with every marker on blue,
+        collapses it: a PAY row with column -1 (not forced), then COLLAPSE. True if it did."""
+        if (self.sw["collapse_on"] != "any" or self.can_pay(x, shooting)
+                or x.blue_count() != self.targets):
+            return False
+        self.take(PAY, x.seat, -1, None, reason, 0, what="a chosen payment that collapses")
+        self.take(COLLAPSE, x.seat, reason, what="collapse")
+        x.collapsed = True
+        self.cov["collapse"] += 1
+        self.cov["collapse_chosen"] += 1
+        x.rec["collapse_round"] = self.round
+        return True
+
     # -- preparation / placement ---------------------------------------------------------------
     def place_dice(self, x, faces, purpose):
         """Blue removal, placement of 1-4, 5s, then the sixes (SIX rows), then BOARD."""
@@ -613,6 +628,8 @@ class Referee:
                     self.fail(f"'+' token: expected chosen action 0, logged {choice}")
                 eff = tbits
             self.apply_wax(x, eff, moment, t)
+            if x.collapsed:
+                return
 
     def apply_wax(self, x, eff, moment, t):
         for b in (W_STAMINA, W_SHOT, W_SPRINT, W_FREE, W_ONE, W_ALL, W_PLUS, W_MINUS):
@@ -621,6 +638,8 @@ class Referee:
             self.cov["wax:" + ICON_OF_BIT[b]] += 1
             x.rec["wax_" + ICON_OF_BIT[b]] += 1
             if b == W_STAMINA:
+                if self.chosen_collapse(x, R_WAX, t["shooting"]):
+                    return
                 if not self.can_pay(x, t["shooting"]):
                     self.fail("a stamina token used although the payment cannot be made")
                 self.check_pay(x, R_WAX, 0, t["shooting"])
@@ -727,6 +746,8 @@ class Referee:
         if pays_logged != npay:
             self.fail(f"stamina payments: expected {npay}, logged {pays_logged}")
         for _ in range(npay):
+            if self.chosen_collapse(x, R_COLUMN, t["shooting"]):
+                return 0
             self.check_pay(x, R_COLUMN, 0, t["shooting"])
         if extra:
             self.cov["extra_columns"] += 1
@@ -797,12 +818,20 @@ class Referee:
                     and len(x.targets) < self.targets and x.laps == 0)
         self.take(TURN, x.seat, 1 if shooting else 0, x.row, x.lane if x.row >= 0 else None,
                   int(x.in_lane), x.laps, x.lap_moves, len(x.targets), what="turn state")
+        if shooting:      # a shooting turn counts from its start (records.md), even one that
+            x.visits[-1]["shoot_turns"] += 1      # collapses before its shots (collapse_on = any)
         t = dict(shooting=shooting, row_used=False, printed_used=False, free=0, plus=0,
                  minus=0, sprint_icon=False, sprint_icon_any=False, sprint_moves=0, took_sprint=False,
                  shots_this_turn=[])
         self.wax_moment(x, 0, t)
+        if x.collapsed:
+            return
         taken = self.column_step(x, t)
+        if x.collapsed:
+            return
         self.wax_moment(x, 1, t)
+        if x.collapsed:
+            return
         base = max(0, taken + t["plus"] - t["minus"])
         sprints = t["sprint_icon"] or t["took_sprint"]
         red = 0
@@ -837,7 +866,6 @@ class Referee:
 
     def shoot(self, x, count, t):
         self.cov["shooting_turns"] += 1
-        x.visits[-1]["shoot_turns"] += 1
         n = min(count, self.targets - len(x.targets))
         for _ in range(n):
             k = len(x.targets)
@@ -851,6 +879,8 @@ class Referee:
             x.visits[-1]["shots"] += 1
             self.cov[f"shot_die:{self.g.dice[die][0]}"] += 1
             self.wax_moment(x, 2, t)
+            if x.collapsed:
+                return
             if len(x.targets) == self.targets:
                 misses = x.targets.count(0)
                 laps = self.rules["penalty_laps"][misses]
@@ -903,6 +933,8 @@ class Referee:
             return
         if trail and not stopped:
             btrail = self.bonus(x, blocked=self._blocked, passes0=0, phase_pay=R_BONUS)
+            if x.collapsed:
+                return
             if self.sw["draft_follows_bonus"]:
                 trail = trail + btrail
         if leader_draftable and trail:
@@ -960,6 +992,8 @@ class Referee:
             trail.append((r, l))
             if pay:
                 forced = 0 if free_exists else 1
+                if not forced and self.chosen_collapse(x, R_MOVE):
+                    return trail, True
                 if not forced and not self.can_pay(x):
                     self.fail("a voluntary entry into an occupied space although no marker "
                               "can pay")
@@ -1051,6 +1085,11 @@ class Referee:
             if a[4] != occ or a[5] != int(pay) or a[6] != p:
                 self.fail(f"bonus step into ({s[1]}, {s[2]}): expected occupants {occ}, paid "
                           f"{int(pay)}, passes {p}; logged {a[4]}, {a[5]}, {a[6]}")
+            if pay and self.chosen_collapse(x, phase_pay):
+                x.row, x.lane = s[1], s[2]
+                trail.append((s[1], s[2]))
+                x.rec["bonus_steps"] += 1
+                break
             if pay:
                 if not self.can_pay(x):
                     self.fail("a bonus step into an occupied space although no marker can pay")
@@ -1094,6 +1133,8 @@ class Referee:
                 ytrail = ([lstart] + ltrail[:-1]) if ltrail else []
                 need = sum(1 for (rr, ll) in ytrail if self.pays(y, rr, ll))
                 offered = int(y.stamina_left() >= need)
+                if not offered and self.sw["collapse_on"] == "any" and a[4] == 1:
+                    offered = 1    # collapse_on = any: following is open, it collapses the drafter
                 if a[2] != len(ytrail) or a[3] != need or a[4] != offered:
                     self.fail(f"draft of seat {y.seat} on {a[0]}: expected trail steps "
                               f"{len(ytrail)}, paid entries {need}, offered {offered}; "
@@ -1117,7 +1158,7 @@ class Referee:
                         self.cov["drafter_bonus"] += 1
                     if self.sw["draft_follows_bonus"]:
                         entered = entered + bt
-                if entered:
+                if entered and not y.collapsed:
                     queue.append((y, ystart, entered))
 
     def follow(self, y, trail):
@@ -1140,6 +1181,11 @@ class Referee:
             if a[4] != occ or a[5] != int(pay) or a[6] != passes:
                 self.fail(f"drafting step into ({rr}, {ll}): expected occupants {occ}, paid "
                           f"{int(pay)}, passes {passes}; logged {a[4]}, {a[5]}, {a[6]}")
+            if pay and self.chosen_collapse(y, R_DRAFT):
+                y.row, y.lane = rr, ll
+                entered.append((rr, ll))
+                y.rec["draft_steps"] += 1
+                return entered
             if pay:
                 self.check_pay(y, R_DRAFT, 0)
             y.row, y.lane = rr, ll

@@ -369,6 +369,7 @@ def test_stamina_value_has_a_ceiling(datadir):
     ("reroll_shot_scope", '"range"', "must be one of turn, visit"),
     ("first_player", '"oldest"', "must be one of first_seat, drawn"),
     ("two_player_seats", '"mixed"', "must be one of alternate, together"),
+    ("collapse_on", '"never"', "must be one of forced, any"),
     ("sprint_icon_column", '"yes"', "sprint_icon_column")])
 def test_bad_reading_switch(datadir, key, value, expected):
     """The issue-28 reading switches: a wrong value is one line naming the file, table and key."""

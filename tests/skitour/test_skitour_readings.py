@@ -97,3 +97,30 @@ def test_two_players_sit_together_or_alternate(bundles):
         assert list(seats["team"]) == sides and list(seats["player"]) == sides
         winners = {int(s["team"]) for s in seats if s["won"]}
         assert len(winners) == 1 and all(bool(s["won"]) == (int(s["team"]) in winners) for s in seats)
+
+
+def test_a_chosen_payment_on_blue_collapses_only_with_collapse_on_any():
+    """§4.3 collapse_on: every marker on blue, columns 2 and 4 hold dice. "forced" (default): the
+    paid additional column is not offered (after column 2 the only option is to stop); "any": it
+    is offered, and taking it (option 2 of [stop, c1, c4]) collapses the racer at once: a PAY row
+    with no column, not forced, then COLLAPSE, and its turn ends. A persona is never offered it."""
+    blue = load_bundle(patches=[Patch("game.toml", "switches.collapse_on", "any")])
+    b = load_bundle()
+    nat = b.nation_id("Norway")
+    bottom = [int(x) - 1 for x in b.tables.n_slots[nat]]
+    state = {"S_BOARD": [1, 3, 0, 2, 0, 0, 0, 0, 0, 0], "S_ROW": 2, "S_LANE": 1, "S_MK": bottom,
+             "S_WLO": 1, "S_WHI": 0}
+
+    def run(bundle, decisions, player="random"):
+        init = [dict(state), {"S_STATUS": C.COLLAPSED}]
+        return play_one(bundle, "Starter", [nat, b.nation_id("Sweden")], seed=1, race=0, init=init,
+                        players=(player,), decisions=[decisions, []])
+
+    seats, _, log = run(blue, [1, 2])
+    assert events(log, C.EV_TAKE, 0, 1)[0][1] == 1 << 3
+    assert events(log, C.EV_PAY, 0, 1)[0][:4] == [-1, 0, C.PAY_EXTRA, 0]
+    assert events(log, C.EV_COLLAPSE, 0, 1)[0][0] == C.PAY_EXTRA and events(log, C.EV_COUNT, 0) == []
+    assert seats["eliminated"][0] == 1
+    for bundle, player in ((b, "random"), (blue, "balanced")):
+        seats, _, log = run(bundle, [1], player)
+        assert events(log, C.EV_TAKE, 0, 1)[0][1] == 0 and events(log, C.EV_COLLAPSE, 0, 1) == []

@@ -38,6 +38,7 @@ SWITCH_VARIANTS = {
     "reroll_shot_visit": [("game.toml", "switches.reroll_shot_scope", "visit")],
     "first_player_drawn": [("game.toml", "switches.first_player", "drawn")],
     "two_player_seats_together": [("game.toml", "switches.two_player_seats", "together")],
+    "collapse_on_any": [("game.toml", "switches.collapse_on", "any")],
 }
 
 
@@ -138,6 +139,8 @@ def test_referee_accepts_kernel_races_with_a_switch_flipped(variant):
         assert cov["first_player_drawn"] == 60
     if variant == "two_player_seats_together":
         assert cov["two_player_end"] > 0
+    if variant == "collapse_on_any":
+        assert cov["collapse_chosen"] > 0
 
 
 def test_laps_r_of_a_visit_reached_without_its_fifth_shot(shipped):
