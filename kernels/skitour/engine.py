@@ -386,6 +386,22 @@ def pay_nb(T, W, seat, reason, forced, at_range):
 
 
 @inline
+def pay_entry_nb(T, W, seat, reason, r, l):
+    """The payment of a chosen entry into an occupied space (bonus, drafting step): True once paid;
+    False if it collapsed the racer (collapse_on = any), which is then out where it stepped."""
+    c = pay_nb(T, W, seat, reason, False, False)
+    if c == PAY_COLLAPSE:
+        W.st[seat, S_ROW] = r
+        W.st[seat, S_LANE] = l
+        collapse_nb(T, W, seat, reason)
+        return False
+    if c < 0:
+        raise ValueError("a voluntary payment was refused after being offered")
+    W.st[seat, C_OCC] += 1
+    return True
+
+
+@inline
 def collapse_nb(T, W, seat, reason):
     st = W.st
     st[seat, S_STATUS] = COLLAPSED
@@ -994,16 +1010,8 @@ def bonus_nb(T, W, seat, so, record):
         st[seat, C_BONUS_STEPS] += 1
         if record:
             trail_add_nb(W, seat, r2, l2)
-        if pay:
-            c = pay_nb(T, W, seat, PAY_BONUS, False, False)
-            if c == PAY_COLLAPSE:
-                st[seat, S_ROW] = r2
-                st[seat, S_LANE] = l2
-                collapse_nb(T, W, seat, PAY_BONUS)
-                break
-            if c < 0:
-                raise ValueError("bonus: a voluntary payment was refused after being offered")
-            st[seat, C_OCC] += 1
+        if pay and not pay_entry_nb(T, W, seat, PAY_BONUS, r2, l2):
+            break
         last = T.su[SU_LAST_RANGE_ROW]
         if r == last and r2 > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
             W.tv[TV_LAST_RANGE_SEAT] = seat
@@ -1111,16 +1119,8 @@ def drafting_nb(T, W, leader, first_seat):
                       on_row_nb(st, c, r0) if pr > r0 else 0, 0, 0, 0, 0, 0, 0)
                 st[c, C_DRAFT_STEPS] += 1
                 trail_add_nb(W, c, pr, pl)
-                if pay:
-                    dc = pay_nb(T, W, c, PAY_DRAFT, False, False)
-                    if dc == PAY_COLLAPSE:
-                        st[c, S_ROW] = pr
-                        st[c, S_LANE] = pl
-                        collapse_nb(T, W, c, PAY_DRAFT)
-                        break
-                    if dc < 0:
-                        raise ValueError("drafting: a payment was refused after being checked")
-                    st[c, C_OCC] += 1
+                if pay and not pay_entry_nb(T, W, c, PAY_DRAFT, pr, pl):
+                    break
                 last = T.su[SU_LAST_RANGE_ROW]
                 if r0 == last and pr > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
                     W.tv[TV_LAST_RANGE_SEAT] = c
