@@ -133,6 +133,9 @@ class Context:
         #: an advanced side), dimension -> value -> its group ("basic side"): the verdict names
         #: each result's group and ranks what to change first within each group
         self.groups: dict[str, dict[str, str]] = {}
+        #: rule readings (switch variants) that move a verdict across the band, one sentence per
+        #: rules doc (reports.readings.section), named at the very top of the verdict
+        self.readings: list[str] = []
 
     @property
     def fixed(self) -> dict[str, str]:
@@ -162,8 +165,10 @@ class Context:
     def judge_by_racers(self, table: pd.DataFrame, dimension: str, who: str) -> pd.DataFrame:
         """The table (one row per racer count and `who`) with band verdicts, its rows sent to the
         report's verdict as measured "at N racers", so that a pooled "in band" never hides an
-        out-of-band racer count."""
-        t = table.assign(racers_where=table.n_racers.map(lambda n: f"{int(n)} racers"))
+        out-of-band racer count. Where the table has a `unit` (reports.core._teams), N teams read
+        "N teams", apart from N racers."""
+        unit = table.unit if "unit" in table.columns else pd.Series("racers", index=table.index)
+        t = table.assign(racers_where=[f"{int(n)} {u}" for n, u in zip(table.n_racers, unit)])
         return self.judge(t, dimension, who, "racers_where").drop(columns="racers_where")
 
     @property

@@ -73,9 +73,10 @@ def win_rate_section(ctx: Context, rows: pd.DataFrame) -> Section:
              f"Wins per fair share of each {E} on each {T}, all racer counts pooled (✓ in band, ▲ over, ▼ under, "
              "? not enough races)")
     by_racers = s.table("win_rates_by_racers", ctx.judge_by_racers(M.flag(M.win_rates(
-        rows, ["n_racers", en], o.confidence), o.alpha), E, en),
-        f"Win rate per {E} and number of racers ({T}s pooled)")
-    s.figure("win_rate_by_racers", F.lines(by_racers, "n_racers", "ratio", en,
+        rows, [*racer_keys(rows), en], o.confidence), o.alpha), E, en),
+        f"Win rate per {E} and number of racers ({T}s pooled; teams apart from racers racing alone)")
+    alone = by_racers[by_racers.unit == "racers"] if "unit" in by_racers.columns else by_racers
+    s.figure("win_rate_by_racers", F.lines(alone, "n_racers", "ratio", en,
                                            "Wins per fair share by number of racers", "racers",
                                            "wins / fair share", 1.0, "ratio_low", "ratio_high", band=ctx.band),
              "Wins per fair share by number of racers, with intervals and the tolerance band shaded (click a name "
@@ -146,15 +147,23 @@ def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple[float, float
 def _teams(rows: pd.DataFrame) -> pd.DataFrame:
     """The rows a balance question is asked of: one row per team where races have teams (a relay's
     first leg stands for its team, and the racer count becomes the team count), so fair shares are
-    1/teams; races of a lone racer (a time trial, always won) left out."""
+    1/teams; races of a lone racer (a time trial, always won) left out. Where some races have teams,
+    `unit` says "teams" or "racers", so that N teams (a relay, Ski Tour's two-player game) never pool
+    with N racers racing alone in the per-count rows (`racer_keys`)."""
     if "leg" in rows.columns and (rows.leg > 0).any():
         legs = rows.groupby(["cell", "variant", "race"], observed=True).leg.transform("max") + 1
         out = rows[rows.leg == 0].copy()
         out["n_racers"] = (out.n_racers // legs[rows.leg == 0]).astype(out.n_racers.dtype)
+        out["unit"] = np.where(legs[rows.leg == 0] > 1, "teams", "racers")
         if "team" in out.columns:
             out["seat"] = out["team"]          # a team's turn order is its team number
         rows = out
     return rows[rows.n_racers > 1]
+
+
+def racer_keys(rows: pd.DataFrame) -> list[str]:
+    """The keys of per-count rows: the racer count, and where teams race (`_teams`) its unit."""
+    return ["n_racers", "unit"] if "unit" in rows.columns else ["n_racers"]
 
 
 def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
@@ -166,7 +175,7 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     s.intro = ("Win rate of each seat (0 = the first to move" + ("; in a relay, the team's first leg" if relays else "")
                + ") against its fair share, per number of racers and pooled; a first-player advantage shows as "
                "seat 0 above 1.")
-    per = M.flag(M.win_rates(rows, ["n_racers", "seat"], o.confidence), o.alpha)
+    per = M.flag(M.win_rates(rows, [*racer_keys(rows), "seat"], o.confidence), o.alpha)
     per = s.table("seats", ctx.judge_by_racers(per.assign(who=per.seat.map(lambda k: f"seat {int(k)}")), "seat",
                                                "who").drop(columns="who"),
                   "Win rate per seat (0 = first) and number of racers")
@@ -174,7 +183,9 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
                                                  o.alpha)))
     ctx.judge(by_trail.assign(who=by_trail.seat.map(lambda k: f"seat {int(k)}")), "seat", "who", sc)
     s.table("seats_by_scenario", by_trail, f"Win rate per seat and {ctx.scenario}, racer counts pooled")
-    s.figure("seats", F.lines(per, "seat", "ratio", "n_racers", "Wins per fair share by seat", "seat (0 = first)",
+    line = per.assign(count=per.n_racers.astype(int).astype(str) + " " + per.unit) if "unit" in per.columns else per
+    s.figure("seats", F.lines(line, "seat", "ratio", "count" if "unit" in per.columns else "n_racers",
+                              "Wins per fair share by seat", "seat (0 = first)",
                               "wins / fair share", 1.0, "ratio_low", "ratio_high", band=ctx.band),
              "Wins per fair share of each seat, one line per number of racers, with intervals and the tolerance band")
     first = by_trail[(by_trail[sc] == "all") & (by_trail.seat == 0)]
@@ -184,7 +195,7 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
                           f"{pct(r.fair_share)}; {_sig(r)}; racer counts and {ctx.scenario}s pooled).")
     off = per[per.verdict.isin(["over", "under"])]
     s.findings.append("Seats outside the band: " + (", ".join(
-        f"seat {int(r.seat)} of {int(r.n_racers)} {r.verdict} ({r.ratio:.2f} x fair share)"
+        f"seat {int(r.seat)} of {int(r.n_racers)} {getattr(r, 'unit', 'racers')} {r.verdict} ({r.ratio:.2f} x fair share)"
         for r in off.itertuples()) if len(off) else "none") + ".")
     return s
 
@@ -869,6 +880,11 @@ def verdict_section(ctx: Context) -> Section:
                "outside it; ? not enough races to tell, with the races that would decide it. Each result is "
                f"measured per {T}, per racer count and pooled ('all': every {T} and racer count weighs the same).")
     e = __import__("html").escape
+    if ctx.readings:
+        # the answer depends on how the rules are read: said before anything else
+        s.blocks.append("<p class='readings'><b>The answer depends on the rules' reading.</b> "
+                        + " ".join(e(t) for t in ctx.readings)
+                        + " (Section ‘Which rule readings change the answer’.)</p>")
     s.blocks.append("<ul class='questions'>" + "".join(f"<li>{e(q)}</li>" for q in design_questions(ctx, v))
                     + "</ul>")
     from .html import legend_html

@@ -196,7 +196,7 @@ def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list]:
     teams = tuple(won.columns)
     fair = 1 / len(teams)
     measures = [
-        R.Measure("first team's win rate", (teams[0],), share=True, scale=fair),
+        R.Measure("first team's win rate", (teams[0],), share=True, scale=fair, judged=True),
         R.Measure("best minus worst team's win rate", teams, lambda m: float(np.max(m) - np.min(m)), share=True,
                   scale=fair),
         R.Measure("rounds per race", ("rounds",)),
@@ -208,68 +208,19 @@ def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list]:
 
 
 def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
-    """Which rule readings change the answer (docs/mania/rules.md: every switch), paired on the same races."""
-    o, src = ctx.o, ctx.source
-    s = Section("readings", "Which rule readings change the answer")
-    readings = R.reading_variants(src)
-    cells = [c for c in src.cells if src.base in c.variants and set(c.variants) & set(readings)]
-    if not cells:
-        s.skipped = ("No cell of this study plays a rule switch as a paired variant: add variants that set "
-                     "switches.* in game.toml (experiments/mania.toml has one per reading of docs/mania/rules.md).")
-        return s
-    effects = []
-    for c in cells:
-        wanted = [src.base, *[v for v in c.variants if v in readings]]
-        cell_rows = src.read(["race", "seat", "team", "leg", "won", "rounds", "turns", "penalty_laps", "n_racers"],
-                             [c.name], wanted)
+    """Which rule readings change the answer (docs/mania/rules.md: every switch), paired on the same
+    races (reports.readings.section)."""
+    def races_of(cell_rows):
         races, measures = reading_races(cell_rows)
-        e = R.paired_effects(races, src.base, measures, o.confidence, seed=len(effects))
         teams = len(measures[1].columns)
         legs = int(races.n_racers.iloc[0]) // teams if len(races) else 1
-        who = f"{teams} teams of {legs}" if legs > 1 else f"{teams} racers"
-        effects.append(e.assign(cell=f"{c.name} ({c.trail}, {who})", teams=teams))
-    e = pd.concat(effects, ignore_index=True)
-    ranked = R.rank(e, ["cell"])
-    desc = {v: src.variants[v].description for v in readings if v in src.variants}
-    ranked.insert(1, "reading", ranked.variant.map(lambda v: desc.get(v, "")))
-    s.intro = ("Every reading of the rules that docs/mania/rules.md offers as a switch, played as a paired variant "
-               "(the same races, dice and seats as the base data) on the headline cells: its effect on each headline "
-               f"figure with a {o.confidence:.0%} paired bootstrap interval over races (400 replicates), and the "
-               "readings ranked by their largest relative change (a win rate against its fair share, as the "
-               "tolerance band measures it; a length against its base value), clear changes (interval excluding 0) "
-               "first. Under finish_ties = \"shared\" a race can have several winners, so win rates need not sum to 1. A reading that changes nothing measurable here may still matter elsewhere "
-               "(calibre_uses_spare only acts in relays; two_dice only with two dice of each kind).")
-    s.table("readings_ranked", ranked, "Rule readings ranked by their largest change on a headline figure",
-            percent=False)
-    s.table("readings_effects", e[["cell", "variant", "measure", "base", "value", "change", "low", "high",
-                                   "relative", "clear", "races"]],
-            "Each reading's paired change of each headline figure", percent=False)
-    # readings that move the first seat across the tolerance band (point values against the band)
-    first = e[e.measure == "first team's win rate"]
-    moves = []
-    for r in first.itertuples():
-        before, after = r.base * r.teams, r.value * r.teams
-        inside = [abs(x - 1) <= ctx.band for x in (before, after)]
-        if inside[0] != inside[1]:
-            moves.append(f"{r.variant} on {r.cell} moves the first seat {'out of' if inside[0] else 'into'} the "
-                         f"band ({before:.2f} to {after:.2f} x a fair share)")
-    if moves:
-        s.findings.append("Readings that move a verdict across the band: " + "; ".join(moves) + ".")
-    else:
-        s.findings.append(f"No rule reading moves the first seat's verdict across the band {ctx.band_text} on "
-                          "the headline cells.")
-    top = ranked[ranked.clear].head(3)
-    if len(top):
-        s.findings.append("The readings that matter most: " + "; ".join(
-            f"{r.variant} ({r.cell}): {r.largest_change} {_signed(r)}" for r in top.itertuples()) + ".")
-    quiet = sorted(set(ranked.variant) - set(ranked[ranked.clear].variant))
-    if quiet:
-        s.findings.append("Readings with no clear change on any headline figure here: " + ", ".join(quiet) + ".")
-    return s
+        return races, measures, (f"{teams} teams of {legs}" if legs > 1 else f"{teams} racers")
 
-
-def _signed(r) -> str:
-    return f"{100 * r.relative:+.1f}% [{r.low:+.3g}, {r.high:+.3g}]"
+    return R.section(ctx, "docs/mania/rules.md",
+                     ["race", "seat", "team", "leg", "won", "rounds", "turns", "penalty_laps", "n_racers"], races_of,
+                     note="Under finish_ties = \"shared\" a race can have several winners, so win rates need not sum "
+                          "to 1. A reading that changes nothing measurable here may still matter elsewhere "
+                          "(calibre_uses_spare only acts in relays; two_dice only with two dice of each kind).")
 
 
 #: Mania's own sections, after the core ones; each (ctx, main rows) -> Section

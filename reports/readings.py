@@ -4,8 +4,10 @@ paired interval, and the readings ranked by their largest change.
 
 Game-neutral: a game's report section turns its rows into one row per race (`races`: columns
 `variant`, `race` and whatever its measures read) and names its headline figures as `Measure`s;
-this module pairs the races, bootstraps them and ranks. Mania uses it (reports.mania); a game with
-switch variants in its study can call the same three functions.
+this module pairs the races, bootstraps them and ranks, and `section` builds the report section
+from them (Mania: reports.mania, Ski Tour: reports.skitour). A reading whose point value moves a
+judged figure (a win rate against its fair share) across the tolerance band is named in
+`ctx.readings`, which the verdict shows at its top.
 
 The interval of a change is a paired bootstrap over races: each replicate draws the races with
 replacement and recomputes every figure on the base and on the variant from the same draw, so the
@@ -25,13 +27,16 @@ import pandas as pd
 class Measure:
     """A headline figure computed from the means over races of `columns`: `value(means)` (default:
     the mean of the one column). `share`: a rate. `scale`: what a change is measured against when
-    readings are ranked (a win rate: its fair share, as the tolerance band is); None: the base value."""
+    readings are ranked (a win rate: its fair share, as the tolerance band is); None: the base value.
+    `judged`: a win rate the verdict holds against the band (value / scale is its wins per fair share),
+    so a reading that moves it across the band changes the answer."""
 
     name: str
     columns: tuple[str, ...]
     value: Callable[[np.ndarray], float] | None = None
     share: bool = False
     scale: float | None = None
+    judged: bool = False
 
     def of(self, means: np.ndarray) -> np.ndarray:
         """The figure from means over races; `means` [..., len(columns)] (bootstrap replicates first)."""
@@ -57,7 +62,8 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
     variant): per measure its value on each, the change and its paired bootstrap interval.
 
     Columns: variant, measure, share, races, base, value, change, low, high, relative (change / the
-    measure's scale, or / base; NaN where that is 0), clear (the interval excludes 0)."""
+    measure's scale, or / base; NaN where that is 0), clear (the interval excludes 0), fair (a judged
+    measure's fair share, else NaN), changed (races whose figures' columns differ from the base)."""
     cols = list(dict.fromkeys(c for m in measures for c in m.columns))
     b = races[races.variant == base].set_index("race")[cols].sort_index()
     rng = np.random.default_rng(seed)
@@ -71,6 +77,7 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
             continue
         xb = b.loc[common].to_numpy(np.float64)
         xv = vv.loc[common].to_numpy(np.float64)
+        changed = int((~np.isclose(xb, xv, equal_nan=True)).any(axis=1).sum())
         draws = rng.integers(0, n, size=(boots, n))
         counts = np.stack([np.bincount(d, minlength=n) for d in draws]).astype(np.float64) / n
         mb, mv = counts @ xb, counts @ xv                       # [boots, columns]
@@ -85,7 +92,8 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
             out.append({"variant": v, "measure": m.name, "share": m.share, "races": n, "base": base_value,
                         "value": value, "change": change, "low": float(low), "high": float(high),
                         "relative": change / scale if scale else np.nan,
-                        "clear": bool(low > 0 or high < 0)})
+                        "clear": bool(low > 0 or high < 0),
+                        "fair": float(m.scale) if m.judged and m.scale else np.nan, "changed": changed})
     return pd.DataFrame(out)
 
 
@@ -102,7 +110,8 @@ def rank(effects: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
         top = (clear.loc[size[clear.index].idxmax()] if len(clear) else g.loc[size.idxmax()])
         rows.append({**dict(zip(["variant", *by], key)), "largest_change": top.measure,
                      "relative": top.relative, "change": top.change, "low": top.low, "high": top.high,
-                     "clear": bool(top.clear), "clear_measures": int(g.clear.sum()), "measures": len(g)})
+                     "clear": bool(top.clear), "clear_measures": int(g.clear.sum()), "measures": len(g),
+                     **({"changed": int(g.changed.max())} if "changed" in g.columns else {})})
     t = pd.DataFrame(rows)
     if not len(t):
         return t
@@ -110,4 +119,89 @@ def rank(effects: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     return t.drop(columns="_size").reset_index(drop=True).assign(rank=lambda x: np.arange(1, len(x) + 1))
 
 
-__all__ = ["Measure", "reading_variants", "paired_effects", "rank"]
+def crossings(effects: pd.DataFrame, band: float) -> pd.DataFrame:
+    """The judged figures a reading moves across the tolerance band: rows of `effects` whose change
+    is clear (its paired interval excludes 0: a hair's move across the edge by chance is not an
+    answer) and whose base and variant point values (wins per fair share) lie on different sides of
+    1 ± band, with `before`, `after` (wins per fair share) and `into` (True: into the band)."""
+    j = effects[effects.fair.notna() & effects.clear] if "fair" in effects.columns else effects.iloc[0:0]
+    before, after = j.base / j.fair, j.value / j.fair
+    inside_b, inside_a = (before - 1).abs() <= band, (after - 1).abs() <= band
+    return j.assign(before=before, after=after, into=inside_a)[inside_b != inside_a]
+
+
+def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = ""):
+    """The report section "Which rule readings change the answer": every study variant that only sets
+    rule switches (`reading_variants`), on each cell that plays it with the base data, paired race by
+    race. `races_of(cell rows)` -> (one row per race, [Measure], who: the cell's line-up in words);
+    `columns`: what it reads; `doc`: the rules doc naming the switches. Readings that move a judged
+    figure across the band go to ctx.readings (the verdict's top) and to the section's first finding."""
+    from .base import Section
+
+    o, src = ctx.o, ctx.source
+    s = Section("readings", "Which rule readings change the answer")
+    readings = reading_variants(src)
+    cells = [c for c in src.cells if src.base in c.variants and set(c.variants) & set(readings)]
+    if not cells:
+        s.skipped = ("No cell of this study plays a rule switch as a paired variant: add variants that set "
+                     f"switches.* in game.toml (one per reading of {doc}).")
+        return s
+    effects = []
+    for c in cells:
+        wanted = [src.base, *[v for v in c.variants if v in readings]]
+        races, measures, who = races_of(src.read(columns, [c.name], wanted))
+        e = paired_effects(races, src.base, measures, o.confidence, seed=len(effects))
+        effects.append(e.assign(cell=f"{c.name} ({c.trail}, {who})"))
+    e = pd.concat(effects, ignore_index=True)
+    ranked = rank(e, ["cell"])
+    desc = {v: src.variants[v].description for v in readings if v in src.variants}
+    ranked.insert(1, "reading", ranked.variant.map(lambda v: desc.get(v, "")))
+    # a reading that changed no race is not measurable here: no change of 0 that reads as "no effect"
+    idle = ranked.changed == 0
+    ranked.loc[idle, "largest_change"] = f"not measurable with these players (no race changed)"
+    ranked.loc[idle, ["relative", "change", "low", "high"]] = np.nan
+    moved = crossings(e, ctx.band)
+    e.loc[e.changed == 0, ["change", "low", "high", "relative"]] = np.nan
+    s.intro = (f"Every reading of the rules that {doc} offers as a switch, played as a paired variant (the same "
+               "races, dice and seats as the base data) on the headline cells: its effect on each headline figure "
+               f"with a {o.confidence:.0%} paired bootstrap interval over races (400 replicates), and the readings "
+               "ranked by their largest relative change (a win rate against its fair share, as the tolerance band "
+               "measures it; a length against its base value), clear changes (interval excluding 0) first. "
+               "A reading that moves a win rate across the band (point values) is named at the top of the verdict. "
+               + note)
+    s.table("readings_ranked", ranked, "Rule readings ranked by their largest change on a headline figure",
+            percent=False)
+    s.table("readings_effects", e[["cell", "variant", "measure", "base", "value", "change", "low", "high",
+                                   "relative", "clear", "races"]],
+            "Each reading's paired change of each headline figure (empty where the reading changed no race)",
+            percent=False)
+    texts = {}
+    for r in moved.itertuples():
+        texts.setdefault(r.variant, []).append(
+            f"{r.measure} on {r.cell} {'into' if r.into else 'out of'} the band ({r.before:.2f} to {r.after:.2f} "
+            "x a fair share)")
+    if texts:
+        s.findings.append("Readings that move a verdict across the band: " + "; ".join(
+            f"{v} moves " + ", ".join(t) for v, t in texts.items()) + ".")
+        ctx.readings.append(f"Rule readings that change the answer ({doc}): " + "; ".join(
+            f"{v} ({desc.get(v, '').rstrip('.')}) moves " + ", ".join(t) for v, t in texts.items()) + ".")
+    else:
+        s.findings.append(f"No rule reading moves a win rate's verdict across the band {ctx.band_text} on the "
+                          "headline cells.")
+    top = ranked[ranked.clear].head(3)
+    if len(top):
+        s.findings.append("The readings that matter most: " + "; ".join(
+            f"{r.variant} ({r.cell}): {r.largest_change} {100 * r.relative:+.1f}% [{r.low:+.3g}, {r.high:+.3g}]"
+            for r in top.itertuples()) + ".")
+    idle_names = sorted(set(ranked[idle].variant) - set(ranked[~idle].variant))
+    if idle_names:
+        s.findings.append("Readings that changed no race of these players here (not measurable with them): "
+                          + ", ".join(idle_names) + ".")
+    quiet = sorted(set(ranked.variant) - set(ranked[ranked.clear].variant) - set(idle_names))
+    if quiet:
+        s.findings.append("Readings with no clear change on any headline figure here: " + ", ".join(quiet) + ".")
+    return s
+
+
+__all__ = ["Measure", "reading_variants", "paired_effects", "rank", "crossings", "section"]
+

@@ -14,6 +14,7 @@ import pandas as pd
 
 from . import figures as F
 from . import metrics as M
+from . import readings as R
 from .base import Context, Section, pct
 from .core import where_text
 
@@ -81,6 +82,11 @@ def by_variant(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
         two = {c["name"] for c in study.get("cells", []) if (c.get("design") or {}).get("variant") == "two_player"}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return rows
+    if (rows.n_racers == 2).any():
+        ctx.questions.append("The 2-racer rows are one nation against one: an extension the book does not offer "
+                             "(its smallest game is two players steering two nations each, reported as the "
+                             "course's \"2-player game\"); read them as a head-to-head measure, not as the "
+                             "printed game (docs/skitour/rules.md, section 8).")
     mine = rows.cell.astype(str).isin(two)
     if not mine.any():
         return rows
@@ -296,7 +302,67 @@ def laps_section(ctx: Context, rows: pd.DataFrame) -> Section:
     return s
 
 
+def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list, str]:
+    """One row per race (variant, race) of one cell, the headline figures (reports.readings.Measure)
+    and the cell's line-up in words. Standard races: the largest nation gap (best minus worst nation's
+    win rate, each over the races it rode), seat 0's win rate (the first player's), each nation's win
+    rate, rounds, turns per racer and the share of racers who collapse. The two-player game: side A's
+    win rate (seat 0's player, who holds the marker first) and the gap between the sides instead."""
+    keys = ["variant", "race"]
+    g = rows.groupby(keys, observed=True)
+    table = pd.DataFrame({"rounds": g.rounds.first(), "turns": g.turns.mean(),
+                          "collapsed": g.collapse_round.agg(lambda x: float((x >= 0).mean()))})
+    n = int(rows.n_racers.iloc[0]) if len(rows) else 0
+    sides = rows.team.nunique() if len(rows) else 0
+    length = [R.Measure("rounds per race", ("rounds",)), R.Measure("turns per racer", ("turns",)),
+              R.Measure("share of racers who collapse", ("collapsed",), share=True)]
+    if sides < n:          # the two-player game: a side's racers share its result
+        won = rows.pivot_table(index=keys, columns="team", values="won", aggfunc="max", observed=True)
+        won.columns = [f"side_{int(t)}" for t in won.columns]
+        table = table.join(won)
+        cols = tuple(won.columns)
+        measures = [R.Measure("side A's win rate", (cols[0],), share=True, scale=0.5, judged=True),
+                    R.Measure("gap between the sides' win rates", cols, lambda m: float(np.max(m) - np.min(m)),
+                              share=True, scale=0.5), *length]
+        return table.reset_index(), measures, "two players with two nations each"
+    nation = (rows.nation_name if "nation_name" in rows.columns else rows.nation).astype(str)
+    won = rows.assign(nation=nation).pivot_table(index=keys, columns="nation", values="won", aggfunc="sum",
+                                                 fill_value=0, observed=True)
+    rode = rows.assign(nation=nation, one=1).pivot_table(index=keys, columns="nation", values="one",
+                                                         aggfunc="sum", fill_value=0, observed=True)
+    names = list(won.columns)
+    table = table.join(won.add_prefix("won_")).join(rode.add_prefix("in_"))
+    table["seat0"] = rows[rows.seat == 0].set_index(keys).won.astype(float)
+    fair = 1 / n
+    per = [f"won_{x}" for x in names] + [f"in_{x}" for x in names]
+    k = len(names)
+
+    def gap(m):
+        rate = m[:k] / np.where(m[k:] > 0, m[k:], np.nan)
+        return float(np.nanmax(rate) - np.nanmin(rate))
+
+    measures = [R.Measure("largest nation gap (best minus worst nation's win rate)", tuple(per), gap, share=True,
+                          scale=fair),
+                R.Measure("seat 0's win rate (the first player)", ("seat0",), share=True, scale=fair, judged=True),
+                *[R.Measure(f"{x}'s win rate", (f"won_{x}", f"in_{x}"),
+                            lambda m: float(m[0] / m[1]) if m[1] else float("nan"), share=True, scale=fair,
+                            judged=True) for x in names],
+                *length]
+    return table.reset_index(), measures, f"{n} racers"
+
+
+def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Which rule readings change the answer (docs/skitour/rules.md: every switch), paired on the same
+    races (reports.readings.section)."""
+    return R.section(ctx, "docs/skitour/rules.md",
+                     ["race", "seat", "team", "won", "rounds", "turns", "nation", "collapse_round", "n_racers"],
+                     reading_races,
+                     note="A reading that changes nothing measurable here may still matter elsewhere "
+                          "(short_race_on_top only on a course with fewer than three ranges; two_player_seats only "
+                          "in the two-player game; collapse_on only for the random player, which no headline cell plays).")
+
+
 #: Ski Tour's own sections, after the core ones; each (ctx, main rows) -> Section
-SECTIONS = (sides_section, wax_section, stamina_section, laps_section)
+SECTIONS = (sides_section, readings_section, wax_section, stamina_section, laps_section)
 
 __all__ = ["SECTIONS", "MAIN_COLUMNS", "by_variant"]

@@ -445,7 +445,7 @@ def test_a_game_played_per_side_ranks_what_to_change_within_each_side_and_names_
                       "verdict": ["over", "under", "under", "in band", "over"]})
     sides = {"Finland": "advanced side", "Italy": "advanced side", "France": "basic side", "Norway": "basic side"}
     ctx = SimpleNamespace(verdicts=[v], scenario="course", o=ReportOptions(), band_text="1 ± 0.1", fixed={},
-                          groups={"nation": sides}, entrant="nation", questions=[], trails=["Starter"],
+                          groups={"nation": sides}, entrant="nation", questions=[], readings=[], trails=["Starter"],
                           source=SimpleNamespace(cells=(), base="base"))
     html = " ".join(verdict_section(ctx).blocks)
     text = re.sub(r"<[^>]+>", "|", html.split("What to change first", 1)[1])
@@ -454,3 +454,17 @@ def test_a_game_played_per_side_ranks_what_to_change_within_each_side_and_names_
     order = [w for w in re.findall(r"\|(Finland|Italy|France|seat 0)\|", text)]
     assert order == ["Finland", "Italy", "France", "seat 0"]        # Italy (0.60) before France (0.38): per side
     assert "(nation, advanced side) over all courses: 1.70 x" in text and "(seat) over all courses: 1.21" in text
+
+
+def test_teams_are_counted_apart_from_racers_racing_alone():
+    """Ski Tour's two-player game (two sides of two racers) and a 1-against-1 race both have two
+    units; the per-count rows keep them apart ("2 teams", "2 racers") instead of pooling them."""
+    from reports.core import _teams, racer_keys
+
+    rows = pd.DataFrame({"cell": ["two"] * 4 + ["duel"] * 2, "variant": "base", "race": 0,
+                         "seat": [0, 1, 2, 3, 0, 1], "team": [0, 1, 0, 1, 0, 1], "leg": [0, 0, 1, 1, 0, 0],
+                         "n_racers": [4, 4, 4, 4, 2, 2], "won": [1, 0, 1, 0, 0, 1]})
+    out = _teams(rows)
+    assert list(out.n_racers) == [2, 2, 2, 2] and list(out.unit) == ["teams", "teams", "racers", "racers"]
+    assert racer_keys(out) == ["n_racers", "unit"] and racer_keys(rows) == ["n_racers"]
+    assert "unit" not in _teams(rows[rows.cell == "duel"]).columns      # no teams anywhere: as before

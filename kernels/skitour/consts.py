@@ -114,10 +114,26 @@ R_DRAFT_FOLLOWS_BONUS = 13   # 1: drafters also follow the leader's downhill bon
 R_DRAFTER_BONUS = 14         # 1: a drafter ending on green behind a racer takes its own bonus
 R_REROLL_BLUE_REMOVAL = 15   # 1: a rerolled die is placed with the blue 5/6 removal too
 R_DIAGONAL_IS_SIDEWAYS = 16  # 1: a diagonal step into a white area counts as a sideways step
-N_RULES = 17
+R_SPRINT_ICON_COLUMN = 17    # 1: after a sprint icon the sprint column may still be taken (dice twice)
+R_RESHOT_SCOPE = 18          # RESHOT_TURN or RESHOT_VISIT: which shots reroll_shot may roll again
+R_FIRST_PLAYER = 19          # FIRST_SEAT or FIRST_DRAWN: who holds the first player marker first
+R_TWO_PLAYER_SEATS = 20      # SEATS_ALTERNATE or SEATS_TOGETHER: a two-player table's seating
+R_COLLAPSE_ANY = 21          # 1: a chosen payment with every marker on blue collapses (else refused)
+N_RULES = 22
 
 RANGE_PAY_HIGHEST_UNSHOT = 0   # pay from the highest-valued not-yet-shot column, ties leftmost
 RANGE_PAY_CHOICE = 1           # the player picks any not-yet-shot column not on blue
+RESHOT_TURN = 0                # reroll_shot: a shot made this turn
+RESHOT_VISIT = 1               # reroll_shot: any shot of this range visit, on a shooting turn
+RESHOT_SCOPES = ("turn", "visit")
+FIRST_SEAT = 0                 # the first player marker starts with seat 0
+FIRST_DRAWN = 1                # it starts with a seat drawn per race (its own stream, STREAM_FIRST)
+FIRST_PLAYERS = ("first_seat", "drawn")
+STREAM_FIRST = 7               # the draw of FIRST_DRAWN: a stream of its own, so the dice stay paired
+SEATS_ALTERNATE = 0            # two players: seats A, B, A, B (side = seat % 2)
+SEATS_TOGETHER = 1             # two players: seats A, A, B, B (side = seat // 2)
+TWO_PLAYER_SEATS = ("alternate", "together")
+COLLAPSE_ON = ("forced", "any")  # collapse only on forced payments, or on any payment (§4.3)
 
 MIN_RACERS = 2
 MAX_RACERS = 5       # five boards; at 2 players each player steers two nations (4 racers)

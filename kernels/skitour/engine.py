@@ -36,7 +36,8 @@ from .consts import (
     EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
     N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
     PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_LOOKAHEAD, PLAYER_RANDOM,
-    R_DIAGONAL_IS_SIDEWAYS,
+    R_COLLAPSE_ANY, R_DIAGONAL_IS_SIDEWAYS, R_FIRST_PLAYER, R_RESHOT_SCOPE, R_SPRINT_ICON_COLUMN, R_TWO_PLAYER_SEATS,
+    FIRST_DRAWN, RESHOT_VISIT, SEATS_TOGETHER, STREAM_FIRST,
     R_DOWNHILL_MOVES, R_DOWNHILL_PASSES, R_DRAFT_FOLLOWS_BONUS, R_DRAFTER_BONUS, R_LANES,
     R_RACE_DICE, R_RANGE_PAYMENT, R_REROLL_BLUE_REMOVAL, R_ROUND_CAP, R_TARGETS, R_UPHILL_PENALTY,
     R_WAX_ROW, R_WAX_TOKENS, RACING, RANGE_PAY_CHOICE, ROLL_ALL, ROLL_ONE, ROLL_PREP, SIX_SPRINT,
@@ -336,7 +337,10 @@ def can_pay_nb(T, W, seat, k, at_range):
     for _ in range(k):
         c = payment_column_nb(tmp, T.sv[nat], T.ns[nat], at_range, st[seat, S_SHOTS], 0, -1)
         if c < 0:
-            return False
+            # collapse_on = any: the action stays open and the payment collapses the racer (§4.3);
+            # only the random player takes it (a player at the table never chooses to leave)
+            return (T.rl[R_COLLAPSE_ANY] != 0 and is_random_nb(T, W, seat)
+                    and markers_on_blue_nb(tmp, T.ns[nat]) == nt)
         tmp[c] += 1
     return True
 
@@ -369,15 +373,32 @@ def pay_nb(T, W, seat, reason, forced, at_range):
                     top = v
                     choice = c
     c = pay_stamina_nb(mk, T.sv[nat], T.ns[nat], at_range, st[seat, S_SHOTS], T.rl[R_RANGE_PAYMENT],
-                       choice, forced)
+                       choice, forced or T.rl[R_COLLAPSE_ANY] != 0)
     if c >= 0:
         st[seat, C_STAMINA] += 1
         if at_range:
             st[seat, V_PAID] += 1
+            W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]   # also if the turn collapses
         ev4_nb(T, W, seat, EV_PAY, c, mk[c], reason, 1 if forced else 0)
     elif c == PAY_COLLAPSE:
-        ev4_nb(T, W, seat, EV_PAY, -1, 0, reason, 1)
+        ev4_nb(T, W, seat, EV_PAY, -1, 0, reason, 1 if forced else 0)
     return c
+
+
+@inline
+def pay_entry_nb(T, W, seat, reason, r, l):
+    """The payment of a chosen entry into an occupied space (bonus, drafting step): True once paid;
+    False if it collapsed the racer (collapse_on = any), which is then out where it stepped."""
+    c = pay_nb(T, W, seat, reason, False, False)
+    if c == PAY_COLLAPSE:
+        W.st[seat, S_ROW] = r
+        W.st[seat, S_LANE] = l
+        collapse_nb(T, W, seat, reason)
+        return False
+    if c < 0:
+        raise ValueError("a voluntary payment was refused after being offered")
+    W.st[seat, C_OCC] += 1
+    return True
 
 
 @inline
@@ -989,11 +1010,8 @@ def bonus_nb(T, W, seat, so, record):
         st[seat, C_BONUS_STEPS] += 1
         if record:
             trail_add_nb(W, seat, r2, l2)
-        if pay:
-            c = pay_nb(T, W, seat, PAY_BONUS, False, False)
-            if c < 0:
-                raise ValueError("bonus: a voluntary payment was refused after being offered")
-            st[seat, C_OCC] += 1
+        if pay and not pay_entry_nb(T, W, seat, PAY_BONUS, r2, l2):
+            break
         last = T.su[SU_LAST_RANGE_ROW]
         if r == last and r2 > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
             W.tv[TV_LAST_RANGE_SEAT] = seat
@@ -1101,17 +1119,19 @@ def drafting_nb(T, W, leader, first_seat):
                       on_row_nb(st, c, r0) if pr > r0 else 0, 0, 0, 0, 0, 0, 0)
                 st[c, C_DRAFT_STEPS] += 1
                 trail_add_nb(W, c, pr, pl)
-                if pay:
-                    if pay_nb(T, W, c, PAY_DRAFT, False, False) < 0:
-                        raise ValueError("drafting: a payment was refused after being checked")
-                    st[c, C_OCC] += 1
+                if pay and not pay_entry_nb(T, W, c, PAY_DRAFT, pr, pl):
+                    break
                 last = T.su[SU_LAST_RANGE_ROW]
                 if r0 == last and pr > last and W.tv[TV_LAST_RANGE_SEAT] < 0:
                     W.tv[TV_LAST_RANGE_SEAT] = c
                 st[c, S_ROW] = pr
                 st[c, S_LANE] = pl
+            if st[c, S_STATUS] != RACING:
+                continue              # collapsed while following (collapse_on = any)
             if T.rl[R_DRAFTER_BONUS] != 0:
                 bonus_nb(T, W, c, 1, follows_bonus)
+            if st[c, S_STATUS] == COLLAPSED:
+                continue
             if qn < q.shape[0]:
                 q[qn] = c
                 qn += 1
@@ -1297,6 +1317,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
         roll_place_nb(T, W, seat, m, ROLL_ALL, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
     elif bit == WAX_REROLL_SHOT:
         first = tv[TV_FIRST_SHOT]
+        if T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT and shooting:
+            first = 0             # any shot of this range visit (§10, switch reroll_shot_scope)
         if first >= 0 and st[seat, S_SHOTS] > first:
             n = 0
             for t in range(first, st[seat, S_SHOTS]):
@@ -1350,6 +1372,10 @@ def wax_moment_nb(T, W, seat, moment):
     if moment == MOMENT_C:
         s = st[seat, S_SHOTS]
         miss_now = s > 0 and st[seat, S_TG + s - 1] == TARGET_MISS
+    if shooting and T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT:
+        for t in range(st[seat, S_SHOTS]):
+            if st[seat, S_TG + t] == TARGET_MISS:
+                miss_now = True
     W.opt[0, 0] = -2
     W.opt[0, 1] = 0
     W.sc[0] = 0.0
@@ -1400,7 +1426,11 @@ def wax_moment_nb(T, W, seat, moment):
     ev_nb(T, W, seat, EV_WAX, moment, pos, tid, icons, action, 0, 0, 0, 0, 0, 0, 0, 0)
     if (icons & WAX_STAMINA) != 0:
         st[seat, C_WAX + 7] += 1
-        if pay_nb(T, W, seat, PAY_TOKEN, False, shooting) < 0:
+        tc = pay_nb(T, W, seat, PAY_TOKEN, False, shooting)
+        if tc == PAY_COLLAPSE:
+            collapse_nb(T, W, seat, PAY_TOKEN)
+            return
+        if tc < 0:
             raise ValueError("wax: a stamina icon could not be paid after being checked")
     if mode == WAX_ONE_OF:
         do_icon_nb(T, W, seat, action, shooting)
@@ -1487,6 +1517,8 @@ def column_step_nb(T, W, seat):
             held = b[B_SPRINT] if c == PICK_SPRINT else b[B_COL + c]
             if held == 0:
                 continue
+            if c == PICK_SPRINT and tv[TV_SPRINT] != 0 and T.rl[R_SPRINT_ICON_COLUMN] == 0:
+                continue          # a sprint icon counted these dice this turn (§10)
             if paying > 0 and not can_pay_nb(T, W, seat, paying, shooting):
                 continue
             W.opt[n, 0] = c
@@ -1561,7 +1593,11 @@ def column_step_nb(T, W, seat):
     ev_nb(T, W, seat, EV_TAKE, first, mask, flipmask, used_free, expect, paying, 0, 0, 0, 0, 0, 0,
           0)
     for i in range(paying):
-        if pay_nb(T, W, seat, PAY_EXTRA, False, shooting) < 0:
+        xc = pay_nb(T, W, seat, PAY_EXTRA, False, shooting)
+        if xc == PAY_COLLAPSE:
+            collapse_nb(T, W, seat, PAY_EXTRA)
+            return 0
+        if xc < 0:
             raise ValueError("column step: a payment was refused after being checked")
     pc = W.fb[16:16 + ne]
     pc[:] = -1
@@ -1647,6 +1683,8 @@ def shoot_nb(T, W, seat, shots):
         v.hits = visit_hits_nb(T, W, seat)
         v.misses = v.shots - v.hits
         wax_moment_nb(T, W, seat, MOMENT_C)
+        if st[seat, S_STATUS] != RACING:
+            return
     if st[seat, S_SHOTS] >= nt and st[seat, S_DONE] == 0:
         hits = visit_hits_nb(T, W, seat)
         misses = nt - hits
@@ -1690,9 +1728,15 @@ def turn_nb(T, W, seat):
     ev_nb(T, W, seat, EV_TURN, 1 if shooting else 0, r, l, st[seat, S_INLANE], st[seat, S_LAPS],
           st[seat, S_LAPMV], st[seat, S_SHOTS], 0, 0, 0, 0, 0, 0)
     wax_moment_nb(T, W, seat, MOMENT_A)
+    if st[seat, S_STATUS] != RACING:
+        return                # collapsed paying a token (collapse_on = any)
     dice = column_step_nb(T, W, seat)
+    if st[seat, S_STATUS] != RACING:
+        return
     tv[TV_DICE] = dice
     wax_moment_nb(T, W, seat, MOMENT_B)
+    if st[seat, S_STATUS] != RACING:
+        return
     if shooting:
         shots = max(dice + tv[TV_PLUS] - tv[TV_MINUS], 0)
         ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 0, shots,
@@ -1735,7 +1779,7 @@ def turn_nb(T, W, seat):
         return
     if res == 0 and steps > 0:
         bonus_nb(T, W, seat, so, T.rl[R_DRAFT_FOLLOWS_BONUS] != 0)
-    if steps > 0:
+    if steps > 0 and st[seat, S_STATUS] != COLLAPSED:
         drafting_nb(T, W, seat, seat)
 
 
@@ -1846,8 +1890,13 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
     nrows = crs.shape[0]
     two = su[SU_VARIANT] == VARIANT_TWO_PLAYER
     cap_rounds = rl[R_ROUND_CAP]
+    together = rl[R_TWO_PLAYER_SEATS] == SEATS_TOGETHER
     for slot in range(races.shape[0]):
         race = races[slot]
+        start = 0
+        if rl[R_FIRST_PLAYER] == FIRST_DRAWN:
+            seed_stream_nb(W.rng, seed, race, STREAM_FIRST)    # its own stream: the dice stay paired
+            start = below_nb(W.rng, su[SU_N])
         seed_stream_nb(W.rng, seed, race, STREAM_CHANCE)
         seed_stream_nb(W.prng, seed, race, STREAM_PLAYER)
         st[:, :] = 0
@@ -1862,7 +1911,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
         for s in range(n):
             nat = nations[slot, s]
             st[s, S_NAT] = nat
-            st[s, S_SIDE] = s % 2 if two else s
+            st[s, S_SIDE] = (s // 2 if together else s % 2) if two else s
             st[s, S_PLAYER] = players[slot, s]
             st[s, S_STATUS] = RACING
             st[s, S_ROW] = -1
@@ -1905,7 +1954,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
                 break
             rnd += 1
             tv[TV_ROUND] = rnd
-            first = (rnd - 1) % n
+            first = (start + rnd - 1) % n
             ev4_nb(T, W, -1, EV_ROUND, rnd, first, 0, 0)
             for s in range(n):
                 if st[s, S_STATUS] == RACING:
@@ -1968,11 +2017,11 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             r.n_racers = n
             r.seat = s
             r.team = st[s, S_SIDE]
-            r.leg = s // 2 if two else 0
+            r.leg = (s % 2 if together else s // 2) if two else 0
             r.player = st[s, S_PLAYER]
             r.place = st[s, S_PLACE]
             r.won = 1 if (st[s, S_PLACE] == 1 and (stalled == 0 or two)) else 0
-            if stalled and not two:
+            if not two:        # only a finisher wins (every racer may collapse: collapse_on = any)
                 r.won = 1 if (st[s, S_PLACE] == 1 and st[s, S_STATUS] == FINISHED) else 0
             if two and stalled:
                 r.won = 0
@@ -2024,7 +2073,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             vr = visits_out[v]
             vr.race = race
             vr.team = st[vr.seat, S_SIDE]
-            vr.leg = vr.seat // 2 if two else 0
+            vr.leg = (vr.seat % 2 if together else vr.seat // 2) if two else 0
 
 
 @inline

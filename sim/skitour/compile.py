@@ -79,6 +79,11 @@ def compile_data(data: SkiTourData) -> SkiTourBundle:
     r[C.R_DRAFTER_BONUS] = sw.drafter_bonus
     r[C.R_REROLL_BLUE_REMOVAL] = sw.reroll_blue_removal
     r[C.R_DIAGONAL_IS_SIDEWAYS] = sw.diagonal_is_sideways
+    r[C.R_SPRINT_ICON_COLUMN] = sw.sprint_icon_column
+    r[C.R_RESHOT_SCOPE] = C.RESHOT_SCOPES.index(sw.reroll_shot_scope)
+    r[C.R_FIRST_PLAYER] = C.FIRST_PLAYERS.index(sw.first_player)
+    r[C.R_TWO_PLAYER_SEATS] = C.TWO_PLAYER_SEATS.index(sw.two_player_seats)
+    r[C.R_COLLAPSE_ANY] = C.COLLAPSE_ON.index(sw.collapse_on)
 
     # --- dice
     nd = len(data.dice)

@@ -95,13 +95,14 @@ class Design:
             first.setdefault(_name(p), p)
         return list(first.values())
 
-    def seat_players(self) -> list[int]:
-        """Index into player_names() of each seat's player."""
+    def seat_players(self, together: bool = False) -> list[int]:
+        """Index into player_names() of each seat's player. Two players: side A's player sits in
+        seats 0 and 2 (A, B, A, B), or in seats 0 and 1 with `together` (switch two_player_seats)."""
         names = self.player_names()
         if len(self.players) == 1:
             return [0] * self.racers
         if self.two_player:
-            return [names.index(_name(self.players[s % 2])) for s in range(self.racers)]
+            return [names.index(_name(self.players[P.player_side(s, together)])) for s in range(self.racers)]
         return [names.index(_name(p)) for p in self.players]
 
 
@@ -244,22 +245,23 @@ def nations(bundle: SkiTourBundle, design: Design, seed: int, races) -> np.ndarr
     return pool[rotation(seed, races, (len(pool),), np.arange(n), 0x5C1)[0]]
 
 
-def _kw(design: Design) -> dict:
-    return dict(players=design.player_specs(), seat_players=design.seat_players(),
+def _kw(bundle: SkiTourBundle, design: Design) -> dict:
+    together = int(bundle.tables.rules[C.R_TWO_PLAYER_SEATS]) == C.SEATS_TOGETHER
+    return dict(players=design.player_specs(), seat_players=design.seat_players(together),
                 variant=design.variant)
 
 
 def play_chunk(bundle: SkiTourBundle, design: Design, seed: int, start: int, stop: int):
     races = np.arange(start, stop, dtype=np.int64)
     seats, visits = P.play_block(bundle, design.course, nations(bundle, design, seed, races), seed,
-                                 races, **_kw(design))
+                                 races, **_kw(bundle, design))
     return seats.view(SEAT_DTYPE), visits
 
 
 def play_logged(bundle: SkiTourBundle, design: Design, seed: int, race: int):
     """(seats, visits, event log) of one race of a design."""
     nat = nations(bundle, design, seed, np.array([race]))[0]
-    seats, visits, log = P.play_one(bundle, design.course, nat, seed, race, **_kw(design))
+    seats, visits, log = P.play_one(bundle, design.course, nat, seed, race, **_kw(bundle, design))
     return seats.view(SEAT_DTYPE), visits, log
 
 
@@ -267,7 +269,7 @@ def log_with_rows(bundle: SkiTourBundle, design: Design, seed: int, race: int, r
     """The race's event log in `rows` rows at most; EventLogOverflow (a RuntimeError naming the
     capacity) when the race needs more. Nothing is written past the end."""
     nat = nations(bundle, design, seed, np.array([race]))[0]
-    _, _, log = P.play_one(bundle, design.course, nat, seed, race, log_rows=rows, **_kw(design))
+    _, _, log = P.play_one(bundle, design.course, nat, seed, race, log_rows=rows, **_kw(bundle, design))
     return log
 
 

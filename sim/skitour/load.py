@@ -10,7 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from kernels.skitour.consts import (
-    BOX_NAMES, N_COLUMNS, NATION_SIDES, SIDE_KINDS, SPACE_LETTERS, WAX_ICON_NAMES,
+    BOX_NAMES, COLLAPSE_ON, FIRST_PLAYERS, N_COLUMNS, NATION_SIDES, RESHOT_SCOPES, SIDE_KINDS, SPACE_LETTERS,
+    TWO_PLAYER_SEATS, WAX_ICON_NAMES,
 )
 
 from ..validation import Patch, Problems, Table
@@ -162,6 +163,11 @@ class _Reader:
             drafter_bonus=s.bool("drafter_bonus", ds.drafter_bonus),
             reroll_blue_removal=s.bool("reroll_blue_removal", ds.reroll_blue_removal),
             diagonal_is_sideways=s.bool("diagonal_is_sideways", ds.diagonal_is_sideways),
+            sprint_icon_column=s.bool("sprint_icon_column", ds.sprint_icon_column),
+            reroll_shot_scope=s.choice("reroll_shot_scope", RESHOT_SCOPES, ds.reroll_shot_scope),
+            first_player=s.choice("first_player", FIRST_PLAYERS, ds.first_player),
+            two_player_seats=s.choice("two_player_seats", TWO_PLAYER_SEATS, ds.two_player_seats),
+            collapse_on=s.choice("collapse_on", COLLAPSE_ON, ds.collapse_on),
         )
         s.done()
         dice = self.read_dice(top, rules)

@@ -48,6 +48,11 @@ class Switches:
     drafter_bonus: bool = True
     reroll_blue_removal: bool = True
     diagonal_is_sideways: bool = False
+    sprint_icon_column: bool = False          # after a sprint icon, the sprint column may still be taken
+    reroll_shot_scope: str = "turn"           # or "visit": which shots reroll_shot may roll again
+    first_player: str = "first_seat"          # or "drawn": who holds the first player marker first
+    two_player_seats: str = "alternate"       # or "together": A, B, A, B or A, A, B, B
+    collapse_on: str = "forced"               # or "any": a chosen payment on all blue collapses
 
 
 @dataclass(frozen=True)

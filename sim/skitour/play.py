@@ -88,7 +88,8 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
         raise ValueError("the kernel handles at most 10 race dice, 10 targets and 16 wax tokens")
     pk, pw = _players(players)
     if seat_players is None:
-        seat_players = [(s % 2 if two else s) % len(pk) for s in range(n)]
+        together = int(t.rules[C.R_TWO_PLAYER_SEATS]) == C.SEATS_TOGETHER
+        seat_players = [(player_side(s, together) if two else s) % len(pk) for s in range(n)]
     seat_players = _as_races(seat_players, nr, n, "seat_players")
     waxfix = np.full((nr, n, E.MAX_ROW), -1, np.int16)
     if wax is not None:
@@ -149,14 +150,20 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
     return seats, visits[:ct[E.CT_VISITS]], log[:ct[E.CT_LOG_N]], int(ct[E.CT_SCRIPT])
 
 
+def player_side(seat: int, together: bool) -> int:
+    """The player (side 0 or 1) of a seat in the two-player game: seats A, B, A, B, or A, A, B, B
+    with `together` (switch two_player_seats, docs/skitour/rules.md §8)."""
+    return seat // 2 if together else seat % 2
+
+
 def play_block(bundle: SkiTourBundle, course, nations, seed: int, races, *, players=("balanced",),
                seat_players=None, variant: str = "standard", wax=None):
     """Play the races with indices `races` of one set-up.
 
     nations: ids or names per seat ([n]) or per race and seat ([len(races), n]); players: the
     player names (or PlayerSpec) of the run; seat_players: the index into `players` of each seat
-    (default: seat i plays players[i % len(players)]; two players: side s % 2). variant:
-    "standard" or "two_player" (4 nations, seats A, B, A, B). wax: per seat a fixed wax row of
+    (default: seat i plays players[i % len(players)]; two players: its side, player_side). variant:
+    "standard" or "two_player" (4 nations, seats A, B, A, B or A, A, B, B). wax: per seat a fixed wax row of
     token ids (None = the player chooses). Returns (seats, visits); a race's records depend only on
     (data, set-up, seed, race index)."""
     seats, visits, _, _ = _run(bundle, course, nations, seed, races, players=players,

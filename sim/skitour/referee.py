@@ -67,7 +67,9 @@ RULE_DEFAULTS = dict(race_dice=10, targets=5, wax_tokens=8, wax_row=6,
                      round_cap=80)
 SWITCH_DEFAULTS = dict(short_race_on_top=False, range_payment="highest_unshot",
                        draft_follows_bonus=True, drafter_bonus=True, reroll_blue_removal=True,
-                       diagonal_is_sideways=False)
+                       diagonal_is_sideways=False, sprint_icon_column=False,
+                       reroll_shot_scope="turn", first_player="first_seat",
+                       two_player_seats="alternate", collapse_on="forced")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -254,6 +256,7 @@ class Racer:
         self.slot = [start_slot] * rules["targets"]
         self.bottom = [len(c) - 1 for c in nation.columns]
         self.targets = []          # hits/misses at this visit (1 hit, 0 miss)
+        self.shot_die = {}         # target -> the die it was shot with, at this visit
         self.row, self.lane = -1, 0
         self.in_lane = False
         self.laps = 0
@@ -489,6 +492,21 @@ class Referee:
     def can_pay(self, x, shooting=False):
         return self.pay_column(x, shooting) is not None
 
+    def chosen_collapse(self, x, reason, shooting=False):
+        """rules.md §4.3, switch collapse_on = "any": a payment the racer chose (a column, a token,
+        an avoidable or drafted or bonus entry) that no marker can make, with every marker on blue,
+        collapses it: a PAY row with column -1 (not forced), then COLLAPSE. True if it did."""
+        if (self.sw["collapse_on"] != "any" or self.can_pay(x, shooting)
+                or x.blue_count() != self.targets):
+            return False
+        self.take(PAY, x.seat, -1, None, reason, 0, what="a chosen payment that collapses")
+        self.take(COLLAPSE, x.seat, reason, what="collapse")
+        x.collapsed = True
+        self.cov["collapse"] += 1
+        self.cov["collapse_chosen"] += 1
+        x.rec["collapse_round"] = self.round
+        return True
+
     # -- preparation / placement ---------------------------------------------------------------
     def place_dice(self, x, faces, purpose):
         """Blue removal, placement of 1-4, 5s, then the sixes (SIX rows), then BOARD."""
@@ -610,6 +628,8 @@ class Referee:
                     self.fail(f"'+' token: expected chosen action 0, logged {choice}")
                 eff = tbits
             self.apply_wax(x, eff, moment, t)
+            if x.collapsed:
+                return
 
     def apply_wax(self, x, eff, moment, t):
         for b in (W_STAMINA, W_SHOT, W_SPRINT, W_FREE, W_ONE, W_ALL, W_PLUS, W_MINUS):
@@ -618,17 +638,26 @@ class Referee:
             self.cov["wax:" + ICON_OF_BIT[b]] += 1
             x.rec["wax_" + ICON_OF_BIT[b]] += 1
             if b == W_STAMINA:
+                if self.chosen_collapse(x, R_WAX, t["shooting"]):
+                    return
                 if not self.can_pay(x, t["shooting"]):
                     self.fail("a stamina token used although the payment cannot be made")
                 self.check_pay(x, R_WAX, 0, t["shooting"])
             elif b == W_SHOT:
-                if moment == 2 and t["shots_this_turn"]:
+                # rules.md §10, switch reroll_shot_scope: a shot of this turn, or ("visit") any
+                # shot of this range visit on a shooting turn, at any moment of it
+                visit = self.sw["reroll_shot_scope"] == "visit"
+                shots = (list(range(len(x.targets))) if visit and t["shooting"]
+                         else t["shots_this_turn"] if moment == 2 else [])
+                if shots:
                     a = self.take(RESHOT, x.seat, what="reroll_shot")
                     tgt = a[0]
+                    if tgt not in shots:
+                        self.fail(f"re-rolled target {tgt} is not a shot of this "
+                                  f"{'range visit' if visit else 'turn'} ({shots})")
                     if tgt not in t["shots_this_turn"]:
-                        self.fail(f"re-rolled target {tgt} was not shot this turn "
-                                  f"({t['shots_this_turn']})")
-                    die = t["shot_die"][tgt]
+                        self.cov["reshot_earlier_turn"] += 1
+                    die = x.shot_die[tgt]
                     self.check_face(die, a, what="re-rolled shot")
                     x.targets[tgt] = a[3]
                     self.cov["reshot"] += 1
@@ -703,6 +732,13 @@ class Referee:
             n = x.sprint if c == 4 else x.cols[c]
             if n == 0:
                 self.fail(f"additional column {c} holds no die")
+        if 4 in extra and t["sprint_icon"] and not self.sw["sprint_icon_column"]:
+            # rules.md §10, switch sprint_icon_column: a sprint icon used before the column step
+            # counted the sprint column's dice; they are not taken again this turn
+            self.fail("the sprint column taken after a sprint icon this turn "
+                      "(sprint_icon_column is off: its dice would count twice)")
+        if 4 in extra and t["sprint_icon"]:
+            self.cov["sprint_icon_then_column"] += 1
         exp_free = 1 if (t["free"] > 0 and extra) else 0
         if free_used != exp_free:
             self.fail(f"free_column use: expected {exp_free}, logged {free_used}")
@@ -710,6 +746,8 @@ class Referee:
         if pays_logged != npay:
             self.fail(f"stamina payments: expected {npay}, logged {pays_logged}")
         for _ in range(npay):
+            if self.chosen_collapse(x, R_COLUMN, t["shooting"]):
+                return 0
             self.check_pay(x, R_COLUMN, 0, t["shooting"])
         if extra:
             self.cov["extra_columns"] += 1
@@ -780,12 +818,20 @@ class Referee:
                     and len(x.targets) < self.targets and x.laps == 0)
         self.take(TURN, x.seat, 1 if shooting else 0, x.row, x.lane if x.row >= 0 else None,
                   int(x.in_lane), x.laps, x.lap_moves, len(x.targets), what="turn state")
+        if shooting:      # a shooting turn counts from its start (records.md), even one that
+            x.visits[-1]["shoot_turns"] += 1      # collapses before its shots (collapse_on = any)
         t = dict(shooting=shooting, row_used=False, printed_used=False, free=0, plus=0,
                  minus=0, sprint_icon=False, sprint_icon_any=False, sprint_moves=0, took_sprint=False,
-                 shots_this_turn=[], shot_die={})
+                 shots_this_turn=[])
         self.wax_moment(x, 0, t)
+        if x.collapsed:
+            return
         taken = self.column_step(x, t)
+        if x.collapsed:
+            return
         self.wax_moment(x, 1, t)
+        if x.collapsed:
+            return
         base = max(0, taken + t["plus"] - t["minus"])
         sprints = t["sprint_icon"] or t["took_sprint"]
         red = 0
@@ -820,7 +866,6 @@ class Referee:
 
     def shoot(self, x, count, t):
         self.cov["shooting_turns"] += 1
-        x.visits[-1]["shoot_turns"] += 1
         n = min(count, self.targets - len(x.targets))
         for _ in range(n):
             k = len(x.targets)
@@ -829,11 +874,13 @@ class Referee:
             self.check_face(die, a, what=f"shot at target {k} (marker slot {x.slot[k]})")
             x.targets.append(a[3])
             t["shots_this_turn"].append(k)
-            t["shot_die"][k] = die
+            x.shot_die[k] = die
             self.cov["shots"] += 1
             x.visits[-1]["shots"] += 1
             self.cov[f"shot_die:{self.g.dice[die][0]}"] += 1
             self.wax_moment(x, 2, t)
+            if x.collapsed:
+                return
             if len(x.targets) == self.targets:
                 misses = x.targets.count(0)
                 laps = self.rules["penalty_laps"][misses]
@@ -886,6 +933,8 @@ class Referee:
             return
         if trail and not stopped:
             btrail = self.bonus(x, blocked=self._blocked, passes0=0, phase_pay=R_BONUS)
+            if x.collapsed:
+                return
             if self.sw["draft_follows_bonus"]:
                 trail = trail + btrail
         if leader_draftable and trail:
@@ -943,6 +992,8 @@ class Referee:
             trail.append((r, l))
             if pay:
                 forced = 0 if free_exists else 1
+                if not forced and self.chosen_collapse(x, R_MOVE):
+                    return trail, True
                 if not forced and not self.can_pay(x):
                     self.fail("a voluntary entry into an occupied space although no marker "
                               "can pay")
@@ -969,10 +1020,18 @@ class Referee:
         self.take(ARRIVE, x.seat, k, x.row, x.lane, what="arrival at the range")
         x.range_idx = k
         x.targets = []
+        x.shot_die = {}
         self.cov["arrive"] += 1
         x.visits.append(Counter(visit=k + 1, arrive_round=self.round, leave_round=-1))
         x.visit_targets.append(x.targets)
         x.laps_at.append(0)
+
+    def side(self, seat):
+        """A seat's team: the seat itself, or at two players its player (rules.md §8, switch
+        two_player_seats: seats A, B, A, B or A, A, B, B)."""
+        if not self.two:
+            return seat
+        return seat // 2 if self.together else seat % 2
 
     def finish(self, x):
         self.n_finished += 1
@@ -1026,6 +1085,11 @@ class Referee:
             if a[4] != occ or a[5] != int(pay) or a[6] != p:
                 self.fail(f"bonus step into ({s[1]}, {s[2]}): expected occupants {occ}, paid "
                           f"{int(pay)}, passes {p}; logged {a[4]}, {a[5]}, {a[6]}")
+            if pay and self.chosen_collapse(x, phase_pay):
+                x.row, x.lane = s[1], s[2]
+                trail.append((s[1], s[2]))
+                x.rec["bonus_steps"] += 1
+                break
             if pay:
                 if not self.can_pay(x):
                     self.fail("a bonus step into an occupied space although no marker can pay")
@@ -1069,6 +1133,8 @@ class Referee:
                 ytrail = ([lstart] + ltrail[:-1]) if ltrail else []
                 need = sum(1 for (rr, ll) in ytrail if self.pays(y, rr, ll))
                 offered = int(y.stamina_left() >= need)
+                if not offered and self.sw["collapse_on"] == "any" and a[4] == 1:
+                    offered = 1    # collapse_on = any: following is open, it collapses the drafter
                 if a[2] != len(ytrail) or a[3] != need or a[4] != offered:
                     self.fail(f"draft of seat {y.seat} on {a[0]}: expected trail steps "
                               f"{len(ytrail)}, paid entries {need}, offered {offered}; "
@@ -1092,7 +1158,7 @@ class Referee:
                         self.cov["drafter_bonus"] += 1
                     if self.sw["draft_follows_bonus"]:
                         entered = entered + bt
-                if entered:
+                if entered and not y.collapsed:
                     queue.append((y, ystart, entered))
 
     def follow(self, y, trail):
@@ -1115,6 +1181,11 @@ class Referee:
             if a[4] != occ or a[5] != int(pay) or a[6] != passes:
                 self.fail(f"drafting step into ({rr}, {ll}): expected occupants {occ}, paid "
                           f"{int(pay)}, passes {passes}; logged {a[4]}, {a[5]}, {a[6]}")
+            if pay and self.chosen_collapse(y, R_DRAFT):
+                y.row, y.lane = rr, ll
+                entered.append((rr, ll))
+                y.rec["draft_steps"] += 1
+                return entered
             if pay:
                 self.check_pay(y, R_DRAFT, 0)
             y.row, y.lane = rr, ll
@@ -1136,6 +1207,7 @@ class Referee:
                    for v in s["nations"]]
         var = s.get("variant", "standard")
         self.two = var in ("two_player", "two_players", "two", 2, True)
+        self.together = self.sw["two_player_seats"] == "together"
         n = len(nat_ids)
         course_id = [c[0] for c in g.courses].index(self.course.name)
         self.course_id = course_id
@@ -1149,8 +1221,7 @@ class Referee:
         self.racers = []
         for seat in range(n):
             nat = g.nations[nat_ids[seat]]
-            self.take(SEAT, seat, nat_ids[seat], seat % 2 if self.two else seat,
-                      what="seat set-up")
+            self.take(SEAT, seat, nat_ids[seat], self.side(seat), what="seat set-up")
             self.racers.append(Racer(seat, nat, start_slot, self.rules))
             self.cov["nation:" + nat.name] += 1
             self.cov["side:" + nat.side] += 1
@@ -1174,10 +1245,17 @@ class Referee:
         self.finish_order = []
         try:
             r = 0
+            start = 0
             while True:
                 r += 1
                 self.round = r
-                first = (r - 1) % n
+                if r == 1 and self.sw["first_player"] == "drawn":
+                    # rules.md §2.3 item 7, switch first_player: the marker starts with a seat
+                    # drawn for the race (outside the log's chance rows): any seat
+                    nxt = self.peek()
+                    start = nxt[4] if nxt is not None and nxt[2] == ROUND and 0 <= nxt[4] < n else 0
+                    self.cov["first_player_drawn"] += 1
+                first = (start + r - 1) % n
                 self.take(ROUND, -1, r, first, what="round")
                 for x in self.racers:
                     if x.racing:
@@ -1224,8 +1302,8 @@ def expected_records(ref: Referee):
         e["scenario"] = ref.course_id
         e["n_racers"] = n
         e["seat"] = x.seat
-        e["team"] = x.seat % 2 if ref.two else x.seat
-        e["leg"] = x.seat // 2 if ref.two else 0
+        e["team"] = ref.side(x.seat)
+        e["leg"] = (x.seat - 2 * ref.side(x.seat) if ref.together else x.seat // 2) if ref.two else 0
         e["finished"] = int(x.finished)
         e["eliminated"] = int(x.collapsed)
         e["elim_cause"] = 1 if x.collapsed else 0
@@ -1259,10 +1337,10 @@ def expected_records(ref: Referee):
     # places
     if ref.two:
         if ref.finish_order:
-            side = ref.finish_order[0] % 2
+            side = ref.side(ref.finish_order[0])
             for s_, e in seats.items():
-                e["place"] = 1 if s_ % 2 == side else 2
-                e["won"] = int(s_ % 2 == side)
+                e["place"] = 1 if ref.side(s_) == side else 2
+                e["won"] = int(ref.side(s_) == side)
     else:
         order = list(ref.finish_order)
         rest = sorted((s_ for s_ in seats if s_ not in order),

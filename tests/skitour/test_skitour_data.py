@@ -363,3 +363,17 @@ def test_stamina_value_has_a_ceiling(datadir):
     edit(datadir / "nations" / "norway.toml", '"6G  6G  6G  6G  6G"', '"600G  6G  6G  6G  6G"')
     one_problem(datadir, "nations/norway.toml: nation 'Norway': stamina.slots[0]: cell '600G' of column 1",
                 "at most 99")
+
+
+@pytest.mark.parametrize("key,value,expected", [
+    ("reroll_shot_scope", '"range"', "must be one of turn, visit"),
+    ("first_player", '"oldest"', "must be one of first_seat, drawn"),
+    ("two_player_seats", '"mixed"', "must be one of alternate, together"),
+    ("collapse_on", '"never"', "must be one of forced, any"),
+    ("sprint_icon_column", '"yes"', "sprint_icon_column")])
+def test_bad_reading_switch(datadir, key, value, expected):
+    """The issue-28 reading switches: a wrong value is one line naming the file, table and key."""
+    text = (datadir / "game.toml").read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if x.startswith(key + " "))
+    edit(datadir / "game.toml", line, f"{key} = {value}")
+    one_problem(datadir, f"game.toml: [switches]: {key}: ", expected)

@@ -34,6 +34,11 @@ SWITCH_VARIANTS = {
     "no_reroll_blue_removal": [("game.toml", "switches.reroll_blue_removal", False)],
     "diagonal_is_sideways": [("game.toml", "switches.diagonal_is_sideways", True)],
     "short_race_on_top": [("game.toml", "switches.short_race_on_top", True)],
+    "sprint_icon_column": [("game.toml", "switches.sprint_icon_column", True)],
+    "reroll_shot_visit": [("game.toml", "switches.reroll_shot_scope", "visit")],
+    "first_player_drawn": [("game.toml", "switches.first_player", "drawn")],
+    "two_player_seats_together": [("game.toml", "switches.two_player_seats", "together")],
+    "collapse_on_any": [("game.toml", "switches.collapse_on", "any")],
 }
 
 
@@ -126,6 +131,16 @@ def test_referee_accepts_kernel_races_with_a_switch_flipped(variant):
         assert cov["drafter_bonus"] == 0 and cov["draft"] > 0
     if variant == "diagonal_is_sideways":
         assert cov["step_kind:2"] > 0
+    if variant == "sprint_icon_column":
+        assert cov["sprint_icon_then_column"] > 0
+    if variant == "reroll_shot_visit":
+        assert cov["reshot_earlier_turn"] > 0
+    if variant == "first_player_drawn":
+        assert cov["first_player_drawn"] == 60
+    if variant == "two_player_seats_together":
+        assert cov["two_player_end"] > 0
+    if variant == "collapse_on_any":
+        assert cov["collapse_chosen"] > 0
 
 
 def test_laps_r_of_a_visit_reached_without_its_fifth_shot(shipped):
@@ -200,10 +215,12 @@ def test_a_two_player_race_ends_at_its_first_finish_whatever_move_crosses():
 
 def test_two_player_finish_in_the_movers_own_bonus_ends_the_race_at_once():
     """The case the sample above may miss: the mover's own downhill bonus carries it over the line
-    (found by scanning races; seed 5, race 7 under balanced). FINISH, in the bonus phase of the
+    (found by scanning races; seed 5, race 7 under balanced, with the sprint icon's dice counted twice,
+    the default before issue 28, so that reading is pinned here). FINISH, in the bonus phase of the
     finisher's own turn, is followed by END alone, and the referee accepts the log."""
-    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in DATA_MIX])
-    game = load_game(patches=DATA_MIX)
+    mix = DATA_MIX + [("game.toml", "switches.sprint_icon_column", True)]
+    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in mix])
+    game = load_game(patches=mix)
     names = ["Germany", "United Kingdom", "Italy", "Sweden"]
     seats, visits, log = play_one(bundle, "Long", names, seed=5, race=7, players=("balanced",),
                                   variant="two_player")

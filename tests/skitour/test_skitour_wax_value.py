@@ -37,6 +37,10 @@ set = [{{ file = "nations/norway.toml", path = "wax.tokens", value = {blanked(NO
 name = "other-change"
 set = [{{ file = "nations/norway.toml", path = "columns.sprint", value = 3 }}]
 
+[[variant]]
+name = "first-drawn"
+set = [{{ file = "game.toml", path = "switches.first_player", value = "drawn" }}]
+
 [[cell]]
 name = "wax"
 course = "Starter"
@@ -44,7 +48,7 @@ racers = 4
 races = 600
 players = ["balanced"]
 options = {{ side = "basic" }}
-variants = ["base", "no-sprint", "no-reroll_shot", "other-change"]
+variants = ["base", "no-sprint", "no-reroll_shot", "other-change", "first-drawn"]
 """
 
 
@@ -86,3 +90,10 @@ def test_token_value_is_the_paired_win_rate_difference_with_an_interval(study_di
     assert np.isnan(shot.value) and np.isnan(shot.value_high)
     findings = (tmp_path / "r" / "findings.txt").read_text()
     assert "Value of each wax token of Norway" in findings and "sprint +" in findings
+    # which readings matter: the one switch-only variant, paired on the same races; a drawn first
+    # player leaves the nations alone (the dice are the same) but not seat 0's share
+    ranked = pd.read_csv(tmp_path / "r" / "tables" / "readings_ranked.csv")
+    assert list(ranked.variant) == ["first-drawn"]
+    effects = pd.read_csv(tmp_path / "r" / "tables" / "readings_effects.csv").set_index("measure")
+    assert effects.loc["seat 0's win rate (the first player)"].change < 0
+    assert effects.loc["rounds per race"].low <= 0 <= effects.loc["rounds per race"].high
