@@ -32,10 +32,12 @@ def tuned(bundle):
 def test_tuning_runs_end_to_end(tuned):
     start = P.get_player("balanced")
     assert tuned.tuned.name == "tuned" and tuned.tuned.kind == C.PLAYER_HEURISTIC
-    assert tuned.weights == K.PARAM_NAMES and len(tuned.generations) == 2
+    # every weight but the strength reference's search budget
+    assert tuned.weights == P.TUNED and len(tuned.generations) == 2
+    assert set(P.TUNED) | set(P.SEARCH) == set(K.PARAM_NAMES) and not set(P.TUNED) & set(P.SEARCH)
     g = tuned.generations[0]
-    assert g.candidates.shape == (4, K.N_PARAMS) and g.win_rates.shape == (4,)
-    assert np.array_equal(g.candidates[0], start.weights)
+    assert g.candidates.shape == (4, len(P.TUNED)) and g.win_rates.shape == (4,)
+    assert np.array_equal(g.candidates[0], start.weights[:len(P.TUNED)])   # the tuned come first
     # candidate 0 is the start itself against copies of the start: exactly the fair share
     assert g.win_rates[0] == pytest.approx(1 / 3)
     assert ((0 <= g.win_rates) & (g.win_rates <= 1)).all() and g.races_per_candidate == 60

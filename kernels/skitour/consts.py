@@ -163,7 +163,8 @@ ELIM_NAMES = ("none", "collapse")
 PLAYER_RANDOM = 0
 PLAYER_HEURISTIC = 1
 PLAYER_LOOKAHEAD = 2     # the heuristic, with each move chosen by a search over whole moves
-PLAYER_KINDS = ("random", "heuristic", "lookahead")
+PLAYER_REFERENCE = 3     # the strength reference: its own turn's decisions by rollouts (engine.py)
+PLAYER_KINDS = ("random", "heuristic", "lookahead", "reference")
 
 # variants
 VARIANT_STANDARD = 0

@@ -27,7 +27,7 @@ import numpy as np
 from kernels.borrow import borrow_nb
 from kernels.jit import entry, inline, outline, splice
 from kernels.skitour.nolit import unliteral_calls
-from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, seed_stream_nb
+from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, mix64_nb, seed_stream_nb
 
 from .consts import (
     B_AVAILABLE, B_COL, B_SPRINT, B_STAR, BOX_FLIP, COLLAPSED, EV_ARRIVE, EV_BLUE, EV_BOARD,
@@ -36,6 +36,7 @@ from .consts import (
     EV_TAKE, EV_TURN, EV_WAX, EV_WAXROW, FINISHED, MOMENT_A, MOMENT_B, MOMENT_C,
     N_COLUMNS, NO_WAX, PAY_BONUS, PAY_COLLAPSE, PAY_DRAFT, PAY_EXTRA, PAY_MOVE, PAY_REFUSED,
     PAY_TOKEN, PHASE_BONUS, PHASE_DRAFT, PHASE_MOVE, PICK_SPRINT, PLAYER_LOOKAHEAD, PLAYER_RANDOM,
+    PLAYER_REFERENCE,
     R_COLLAPSE_ANY, R_DIAGONAL_IS_SIDEWAYS, R_FIRST_PLAYER, R_RESHOT_SCOPE, R_SPRINT_ICON_COLUMN, R_TWO_PLAYER_SEATS,
     FIRST_DRAWN, RESHOT_VISIT, SEATS_TOGETHER, STREAM_FIRST,
     R_DOWNHILL_MOVES, R_DOWNHILL_PASSES, R_DRAFT_FOLLOWS_BONUS, R_DRAFTER_BONUS, R_LANES,
@@ -51,6 +52,7 @@ from .players import (
     P_ICON_FREE, P_ICON_REROLL_ALL, P_ICON_REROLL_ONE, P_ICON_SHOT, P_ICON_STAMINA, P_PLAN,
     P_TIE_RIGHT,
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
+    P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -64,6 +66,15 @@ MAX_ROW = 16
 MAX_K = 40           # most steps one move may ask for (checked)
 MAX_TRAIL = 64
 LOOK_NODES = 3000    # steps the look-ahead player's move search visits at most
+MAX_SEARCHED = 16    # decisions of one turn the strength reference searches at most
+MAX_ROLLOUTS = 256   # rollouts per option at most
+SEARCH_POINT = -2    # a rollout's scripted decision: SEARCH_POINT the heuristic's own pick,
+                     # SEARCH_POINT - 1 - k option k; then sampled dice
+KEY = np.uint64(0x9E3779B97F4A7C15)
+KEY2 = np.uint64(0x632BE59BD9B4E019)
+KEY_ROUND = np.uint64(0xD1B54A32D192ED03)
+KEY_SEAT = np.uint64(0x8CB92BA72F3D8DD7)
+KEY_DECISION = np.uint64(0xA0761D6478BD642F)
 
 # --- the state table st[seat, S_*] ----------------------------------------------------------------
 S_BOARD = 0          # 0..9: the board, packed as consts.B_*
@@ -143,7 +154,11 @@ CT_LOG_N = 0
 CT_LOG_OVERFLOW = 1
 CT_SCRIPT = 2
 CT_VISITS = 3
-CT_N = 4
+CT_SAMPLE = 4        # a rollout's own chance seed, taken up at its search point
+CT_NOPT = 5          # options of the decision a rollout searched (0: the turn had none left)
+CT_ROLLOUTS = 6      # rollouts played (the race board's count: the strength reference's budget)
+CT_HPICK = 7         # the option the heuristic picks at a rollout's searched decision
+CT_N = 8
 
 # --- set-up su[SU_*] ------------------------------------------------------------------------------
 SU_N = 0             # racers
@@ -270,7 +285,35 @@ def ev4_nb(T, W, seat, kind, a0, a1, a2, a3):
 @inline
 def pick_nb(T, W, seat, n):
     st = W.st
-    return choose_nb(T.pk[st[seat, S_PLAYER]], seat, W.sc, n, W.prng, W.dsc, W.dsi)
+    k = choose_nb(T.pk[st[seat, S_PLAYER]], seat, W.sc, n, W.prng, W.dsc, W.dsi)
+    if k < 0:
+        k = search_point_nb(W.rng, W.prng, W.ct, W.script.shape[0], k, n, W.sc)
+    return k
+
+
+@outline
+def search_point_nb(rng, prng, ct, n_script, code, n, sc):
+    """A rollout reaches the decision it searches (code: SEARCH_POINT for the option the heuristic
+    scores best, sc[:n], as choose_nb picks it; SEARCH_POINT - 1 - k for option k): the option is
+    taken, and from here on the rollout's chance (and any random player's) comes from its own seed
+    ct[CT_SAMPLE], never from the race's stream, which holds the dice to come; scripted test faces
+    are over too. Records the number of options in ct[CT_NOPT] and the heuristic's pick in
+    ct[CT_HPICK]. One compiled body, called only in rollouts."""
+    if code == SEARCH_POINT:
+        k = 0
+        for i in range(1, n):
+            if sc[i] > sc[k]:
+                k = i
+        ct[CT_HPICK] = k
+    else:
+        k = SEARCH_POINT - 1 - code
+    if k >= n:
+        raise ValueError("a rollout's option out of range of the legal options")
+    ct[CT_NOPT] = n
+    rng[0] = np.uint64(ct[CT_SAMPLE])
+    prng[0] = mix64_nb(rng[0] ^ KEY2)
+    ct[CT_SCRIPT] = n_script
+    return k
 
 
 @inline
@@ -1857,7 +1900,8 @@ def progress_nb(T, W, s):
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
-                  prng, lk, lv, dv, ds):
+                  prng, lk, lv, dv, ds, rst, rtv, rct, rrng, rprng, rdsc, rdsi, rlog, rvisits, acc,
+                  chosen, pos):
     """Play `races` (int64 indices) of one set-up; fill the records.
 
     Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
@@ -1866,7 +1910,11 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
     (-1 = the player chooses). init int32[n, S_N]: with su[SU_INIT], the state every race starts
     from (tests). script: die faces drawn before the streams; dsc int64[n, m]: scripted decisions.
     seats_out: kernel seat dtype [len(races) * n]; visits_out: visit dtype, ct[CT_VISITS] rows
-    written. log int16[rows, LOG_COLS], written when su[SU_LOG]. The rest is work space.
+    written. log int16[rows, LOG_COLS], written when su[SU_LOG]. The rest is work space: from
+    rst on, the strength reference's rollout board (state, counters, streams, decision script of
+    width >= MAX_SEARCHED and >= dsc's, a scratch log and visit records as large as visits_out),
+    the heuristic pick's rollout scores (float64[MAX_ROLLOUTS]), decisions chosen (int64[MAX_SEARCHED]) and the
+    boards' places in their rounds (int64[2, 4]).
     """
     T = Tab(borrow_nb(rl), borrow_nb(pen), borrow_nb(dief), borrow_nb(dien), borrow_nb(sv),
             borrow_nb(sd), borrow_nb(ns), borrow_nb(cap), borrow_nb(fat), borrow_nb(bx),
@@ -1877,6 +1925,12 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
              borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
              borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv),
              borrow_nb(dv), borrow_nb(ds))
+    RW = Work(borrow_nb(rst), borrow_nb(rtv), borrow_nb(rct), borrow_nb(rrng), borrow_nb(rprng),
+              W.script, borrow_nb(rdsc), borrow_nb(rdsi), borrow_nb(rlog), W.memo, W.stk, W.trail,
+              W.opt, W.sc, W.fb, W.tmp, W.q, borrow_nb(rvisits), W.lk, W.lv, W.dv, W.ds)
+    acc = borrow_nb(acc)
+    chosen = borrow_nb(chosen)
+    pos = borrow_nb(pos)
     races = borrow_nb(races)
     nations = borrow_nb(nations)
     players = borrow_nb(players)
@@ -1938,43 +1992,183 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             w = st[s]
             ev_nb(T, W, s, EV_WAXROW, w[S_WR], w[S_WR + 1], w[S_WR + 2], w[S_WR + 3], w[S_WR + 4],
                   w[S_WR + 5], 0, 0, 0, 0, 0, 0, 0)
-        rnd = 0
+        # One loop plays the race's turns and the strength reference's rollouts, on the board X:
+        # the race (W) or a rollout (RW); pos[board] = (round, seats of it called, first seat,
+        # rounds opened). Every turn is played at the single turn_nb below (compile time).
         leader = -1
         lead_changes = 0
         stalled = 0
+        pos[0, 0] = 0
+        pos[0, 1] = n
+        pos[0, 2] = 0
+        srch = -1              # the reference seat whose turn is searched, -1 none
+        final = -1             # the seat whose searched turn the race plays next
+        mode = 0               # 0: the race; 1: a rollout
+        dec = 0                # the decision searched (its index among the turn's decisions)
+        idx = 0                # the option tried: 0 the heuristic's pick, then the others
+        opt_k = 0              # its index among the decision's options
+        ro_r = 0               # the rollout of that option
+        n_opt = 0
+        h_pick = 0
+        best_o = 0
+        best_m = 0.0
+        dsum = 0.0
+        dsq = 0.0
+        confidence = 0.0
+        budget = 0
+        horizon = 0
+        dmax = 0
+        credit = 0.0
+        stamp_run = tv[TV_STAMP]
+        first_turn = False
+        saved = 0
+        X = W
         while True:
-            running = 0
-            for s in range(n):
-                if st[s, S_STATUS] == RACING:
-                    running += 1
-            if running == 0 or tv[TV_OVER] != 0:
-                break
-            if rnd >= cap_rounds:
-                stalled = 1
-                break
-            rnd += 1
-            tv[TV_ROUND] = rnd
-            first = (start + rnd - 1) % n
-            ev4_nb(T, W, -1, EV_ROUND, rnd, first, 0, 0)
-            for s in range(n):
-                if st[s, S_STATUS] == RACING:
-                    prepare_nb(T, W, s)
-            for j in range(n):
-                s = (first + j) % n
-                if st[s, S_STATUS] != RACING:
-                    continue
-                turn_nb(T, W, s)
-                # the leader
-                best = leader
-                for x in range(n):
-                    if best < 0 or progress_nb(T, W, x) > progress_nb(T, W, best):
-                        best = x
-                if best != leader:
-                    if leader >= 0:
-                        lead_changes += 1
-                    leader = best
-                if tv[TV_OVER] != 0:
+            if mode == 0:
+                X = W
+            else:
+                X = RW
+            if pos[mode, 1] >= n or X.tv[TV_OVER] != 0:
+                # a new round on board X, or the end of its race (or of the rollout)
+                running = 0
+                for s in range(n):
+                    if X.st[s, S_STATUS] == RACING:
+                        running += 1
+                over = running == 0 or X.tv[TV_OVER] != 0
+                if not over and pos[mode, 0] >= cap_rounds:
+                    over = True
+                    if mode == 0:
+                        stalled = 1
+                if mode == 1 and horizon > 0 and pos[1, 3] >= horizon - 1:
+                    over = True
+                if over and mode == 0:
                     break
+                if over:
+                    # the rollout's score, and the next rollout or the end of the search
+                    # the options are tried in the order: the heuristic's pick (idx 0), then the
+                    # others; each against the pick's score in the same rollout (paired)
+                    stamp_run = RW.tv[TV_STAMP]
+                    v = rollout_score_nb(T, RW, srch, credit)
+                    if idx == 0:
+                        acc[ro_r] = v
+                    else:
+                        dsum += v - acc[ro_r]
+                        dsq += (v - acc[ro_r]) * (v - acc[ro_r])
+                    ro_r += 1
+                    done = False
+                    if ro_r >= budget:
+                        ro_r = 0
+                        if idx > 0:
+                            # an option replaces the pick only where its mean gain over the pick
+                            # exceeds `confidence` standard errors
+                            m = dsum / budget
+                            se = np.sqrt(max(dsq / budget - m * m, 0.0) / budget)
+                            if m - confidence * se > 0.0 and m > best_m:
+                                best_m = m
+                                best_o = opt_k
+                        dsum = 0.0
+                        dsq = 0.0
+                        idx += 1
+                        if idx >= n_opt:
+                            chosen[dec] = best_o
+                            dec += 1
+                            idx = 0
+                            done = dec >= dmax
+                    if done:
+                        mode = 0
+                        final = srch
+                    else:
+                        code = SEARCH_POINT
+                        if idx > 0:
+                            opt_k = idx - 1 if idx - 1 < h_pick else idx
+                            code = SEARCH_POINT - 1 - opt_k
+                        begin_rollout_nb(W, RW, srch, dec, code, ro_r, chosen, pos, stamp_run)
+                        first_turn = True
+                    continue
+                rnd = pos[mode, 0] + 1
+                pos[mode, 0] = rnd
+                pos[mode, 1] = 0
+                pos[mode, 2] = (start + rnd - 1) % n
+                pos[mode, 3] += 1
+                X.tv[TV_ROUND] = rnd
+                ev4_nb(T, X, -1, EV_ROUND, rnd, pos[mode, 2], 0, 0)
+                for s in range(n):
+                    if X.st[s, S_STATUS] == RACING:
+                        prepare_nb(T, X, s)
+            j = pos[mode, 1]
+            s = (pos[mode, 2] + j) % n
+            pos[mode, 1] = j + 1
+            if X.st[s, S_STATUS] != RACING:
+                continue
+            if mode == 0 and s != final and not two and T.pk[st[s, S_PLAYER]] == PLAYER_REFERENCE:
+                budget = min(np.int64(T.pw[st[s, S_PLAYER], P_ROLLOUTS]), MAX_ROLLOUTS)
+                dmax = min(np.int64(T.pw[st[s, S_PLAYER], P_DECISIONS]), MAX_SEARCHED)
+                if budget > 0 and dmax > 0:
+                    # search this turn's decisions first: rollouts from the turn's start
+                    horizon = np.int64(T.pw[st[s, S_PLAYER], P_HORIZON])
+                    credit = T.pw[st[s, S_PLAYER], P_PLACE_CREDIT]
+                    confidence = T.pw[st[s, S_PLAYER], P_CONFIDENCE]
+                    pos[0, 1] = j
+                    srch = s
+                    dec = 0
+                    idx = 0
+                    ro_r = 0
+                    n_opt = 0
+                    dsum = 0.0
+                    dsq = 0.0
+                    stamp_run = tv[TV_STAMP]
+                    begin_rollout_nb(W, RW, s, 0, SEARCH_POINT, 0, chosen, pos, stamp_run)
+                    first_turn = True
+                    mode = 1
+                    continue
+            if mode == 0 and s == final:
+                # the searched turn, for real: its decisions scripted, the race's own dice
+                for i in range(W.dsc.shape[1]):
+                    W.dsc[s, i] = chosen[i] if i < dec else -1
+                saved = W.dsi[s]
+                W.dsi[s] = 0
+                tv[TV_STAMP] = stamp_run
+            turn_nb(T, X, s)
+            if mode == 1:
+                if s == srch and first_turn:
+                    # the searched racer's first rollout turn is over: did it reach the decision?
+                    first_turn = False
+                    RW.dsi[s] = RW.dsc.shape[1]          # its script is over
+                    if ro_r == 0 and idx == 0:
+                        n_opt = RW.ct[CT_NOPT]
+                        h_pick = RW.ct[CT_HPICK]
+                        best_o = h_pick
+                        best_m = 0.0
+                        if n_opt == 0:
+                            # the turn has no decision left: the search is over
+                            mode = 0
+                            final = srch
+                            stamp_run = RW.tv[TV_STAMP]
+                            continue
+                    W.ct[CT_ROLLOUTS] += 1
+                    for o in range(n):
+                        RW.st[o, S_PLAYER] = RW.st[s, S_PLAYER]
+                    if RW.st[s, S_STATUS] != RACING:
+                        RW.tv[TV_OVER] = 1
+                elif RW.st[srch, S_STATUS] != RACING:
+                    RW.tv[TV_OVER] = 1                    # its place is settled
+                continue
+            if s == final:
+                for i in range(W.dsc.shape[1]):
+                    W.dsc[s, i] = -1
+                W.dsi[s] = saved
+                final = -1
+                srch = -1
+            # the leader
+            best = leader
+            for x in range(n):
+                if best < 0 or progress_nb(T, W, x) > progress_nb(T, W, best):
+                    best = x
+            if best != leader:
+                if leader >= 0:
+                    lead_changes += 1
+                leader = best
+        rnd = pos[0, 0]
         ev4_nb(T, W, -1, EV_END, rnd, stalled, tv[TV_WINNER] if two else first_place_nb(st),
                0)
         # places
@@ -2074,6 +2268,76 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
             vr.race = race
             vr.team = st[vr.seat, S_SIDE]
             vr.leg = (vr.seat % 2 if together else vr.seat // 2) if two else 0
+
+
+# =================================================================================================
+# the strength reference (kind "reference"): docs/players.md, "Ski Tour: the strength reference"
+# =================================================================================================
+@inline
+def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
+    """Set up rollout r of seat s's decision `dec` (its turn's decisions counted from 0) on the
+    board RW: a copy of the race at the turn's start, whose seat s replays the turn with its
+    decisions so far (chosen[:dec]) and the race's own dice up to that decision (those it has
+    seen), then takes the option `code` names there (SEARCH_POINT: the heuristic's pick), where the
+    rollout's chance switches to a seed of its own (search_point_nb). The seed mixes the racer's
+    player stream (never the chance stream), the round, the seat, the decision and r, not the
+    option: every option meets the same dice (common random numbers)."""
+    # element loops, not slice assignments: numba compiles those with broadcasting and shape
+    # checks, dearer to compile than the copy is to run
+    for o in range(W.st.shape[0]):
+        for f in range(W.st.shape[1]):
+            RW.st[o, f] = W.st[o, f]
+    for i in range(W.tv.shape[0]):
+        RW.tv[i] = W.tv[i]
+    RW.tv[TV_STAMP] = stamp                 # fresh memo stamps, never one the race used
+    for i in range(W.ct.shape[0]):
+        RW.ct[i] = W.ct[i]
+    RW.ct[CT_NOPT] = 0
+    key = (W.prng[0] ^ (np.uint64(W.tv[TV_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
+           ^ (np.uint64(dec + 1) * KEY_DECISION))
+    key = mix64_nb(key + np.uint64(r + 1) * KEY)
+    RW.ct[CT_SAMPLE] = np.int64(mix64_nb(key))
+    RW.rng[0] = W.rng[0]
+    RW.prng[0] = W.prng[0]
+    w = W.dsc.shape[1]
+    for o in range(W.st.shape[0]):
+        for i in range(RW.dsc.shape[1]):
+            if o == s:
+                if i < dec:
+                    RW.dsc[o, i] = chosen[i]
+                elif i == dec:
+                    RW.dsc[o, i] = code
+                else:
+                    RW.dsc[o, i] = -1
+            else:
+                RW.dsc[o, i] = W.dsc[o, i] if i < w else -1
+        RW.dsi[o] = W.dsi[o]
+    RW.dsi[s] = 0
+    pos[1, 0] = pos[0, 0]
+    pos[1, 1] = pos[0, 1]
+    pos[1, 2] = pos[0, 2]
+    pos[1, 3] = 0
+
+
+@inline
+def rollout_score_nb(T, RW, s, credit):
+    """Seat s's score at a rollout's end: 1 if it won, plus `credit` times the share of the other
+    racers behind it (by progress_nb: finished by place, then rows reached; a tie counts half)."""
+    st = RW.st
+    n = st.shape[0]
+    me = progress_nb(T, RW, s)
+    behind = 0.0
+    for o in range(n):
+        if o != s:
+            p = progress_nb(T, RW, o)
+            if p < me:
+                behind += 1.0
+            elif p == me:
+                behind += 0.5
+    v = credit * behind / max(n - 1, 1)
+    if st[s, S_STATUS] == FINISHED and st[s, S_PLACE] == 1:
+        v += 1.0
+    return v
 
 
 @inline

@@ -43,18 +43,27 @@ P_ICON_REROLL_ALL = 25  # value (dice) of re-rolling a nearly empty board (half 
 P_ICON_STAMINA = 26   # value (dice) of a stamina icon's payment (a cost: negative)
 P_TIE_RIGHT = 27      # 1: a tie for the highest stamina value pays from the rightmost column;
                       # 0: from the leftmost (the rules leave the tie to the player)
-N_PARAMS = 28
+# the strength reference's budget (kind "reference"; kernels/skitour/engine.py, "The strength
+# reference"); every other kind ignores them
+P_ROLLOUTS = 28       # rollouts per option of a searched decision (0: no search)
+P_HORIZON = 29        # rounds a rollout plays, the rest of the current one the first (0: to the end)
+P_DECISIONS = 30      # decisions of a turn searched, first to last (the rest: the heuristic's)
+P_PLACE_CREDIT = 31   # a rollout scores won + place_credit * share of the rivals behind
+P_CONFIDENCE = 32     # standard errors an option's mean gain over the heuristic's pick must exceed
+N_PARAMS = 33
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
                "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina",
                "plan", "icon_free_column", "icon_reroll_shot", "icon_reroll_one",
-               "icon_reroll_all", "icon_stamina", "tie_right")
+               "icon_reroll_all", "icon_stamina", "tie_right",
+               "rollouts", "horizon", "decisions", "place_credit", "confidence")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
-                           1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0], np.float64)
+                           1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
+                           0.0, 0.0, 0.0, 0.5, 1.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40
@@ -65,7 +74,9 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
     """The decision interface: index of the chosen option among `n` (sc[:n] their scores).
 
     dsc[seat, i]: scripted decisions of the seat (tests), used in order while dsi[seat] < width;
-    -1 hands the decision to the player; an index out of range raises ValueError.
+    -1 hands the decision to the player; an index out of range raises ValueError; below -1, a
+    strength reference's rollout marks the decision it searches (returned as it is: the engine's
+    `pick_nb` takes the option it codes and switches the rollout's chance to sampled dice).
     """
     if n <= 0:
         raise ValueError("a decision with no legal option")
@@ -79,6 +90,8 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
             if d >= n:
                 raise ValueError("scripted decision out of range of the legal options")
             return d
+        if d < -1:
+            return d              # a rollout's search point (engine.SEARCH_POINT): pick_nb's
     if kind == PLAYER_RANDOM:
         return below_nb(prng, n)
     best = 0

@@ -69,7 +69,8 @@ def add_parser(sub, info) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     lad.add_argument("--players", default=None,
                      help=f"comma-separated players, each once (default: random and the heuristic personas, "
-                          f"{','.join(info.players) or 'none'}; add lookahead for the strength reference)")
+                          f"{','.join(info.players) or 'none'}; add reference (or lookahead) for the strength "
+                          f"reference)")
     lad.add_argument("--vs", default=None, metavar="A,B", help="head to head: A in half the seats, B in the rest")
     if info.players:
         scenario_option(lad, info, "trail", several=False, more=" (required)")

@@ -118,14 +118,19 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
                     init_arr[s, idx] = v
     crs = course_table(bundle, ci)
     script = np.asarray([] if script is None else script, dtype=np.int64)
-    if decisions is None:
-        dsc = np.zeros((n, 0), np.int64)
-    else:
-        width = max((len(d or ()) for d in decisions), default=0)
-        dsc = np.full((n, width), -1, np.int64)
-        for s, d in enumerate(decisions):
-            if d:
-                dsc[s, :len(d)] = d
+    # the strength reference's turns are played with their searched decisions scripted: a
+    # decision script at least MAX_SEARCHED wide, and a rollout board (engine.begin_rollout_nb)
+    search = bool(np.any(pk[np.unique(seat_players)] == C.PLAYER_REFERENCE))
+    width = max((len(d or ()) for d in decisions or ()), default=0)
+    if search:
+        if any(decisions[s] for s in range(n) if decisions is not None and s < len(decisions)
+               and pk[seat_players[0, s]] == C.PLAYER_REFERENCE):
+            raise ValueError("a reference seat takes no scripted decisions (it scripts its own)")
+        width = max(width, E.MAX_SEARCHED)
+    dsc = np.full((n, width), -1, np.int64)
+    for s, d in enumerate(decisions or ()):
+        if d:
+            dsc[s, :len(d)] = d
     seats = np.zeros(nr * n, SEAT_DTYPE)
     visits = np.zeros(max(nr * n * max(int(t.n_ranges[ci]), 1), 1), VISIT_DTYPE)
     log = np.zeros((max(log_rows, 1), C.LOG_COLS), np.int16)
@@ -139,7 +144,14 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
             np.zeros(1, np.uint64), np.zeros(1, np.uint64),
             np.zeros((E.MAX_K + 2, 6), np.int32), np.zeros(E.MAX_K + 2, np.float64),
             np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.float64),
-            np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.int32))
+            np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.int32),
+            # the rollout board: state, counters, streams, script, scratch log and visits
+            np.zeros((n, E.S_N), np.int32), np.zeros(E.TV_N, np.int32), np.zeros(E.CT_N, np.int64),
+            np.zeros(1, np.uint64), np.zeros(1, np.uint64),
+            np.full((n, width if search else 0), -1, np.int64), np.zeros(n, np.int64),
+            np.zeros((1, C.LOG_COLS), np.int16), np.zeros(len(visits) if search else 1, VISIT_DTYPE),
+            np.zeros(E.MAX_ROLLOUTS, np.float64), np.zeros(E.MAX_SEARCHED, np.int64),
+            np.zeros((2, 4), np.int64))
     E.play_races_nb(t.rules, t.penalty_laps, t.die_faces, t.die_n_faces, t.slot_value, t.slot_die,
                     t.n_slots, t.capacity, t.full_at, t.box, t.sprint_capacity, t.wax_icons,
                     t.wax_mode, t.printed_icons, t.printed_mode, crs, su, pk, pw, np.int64(seed),
@@ -147,7 +159,7 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
                     log, ct, *work)
     if ct[E.CT_LOG_OVERFLOW]:
         raise EventLogOverflow(f"the race wrote more than {log_rows} event rows; pass a larger log_rows")
-    return seats, visits[:ct[E.CT_VISITS]], log[:ct[E.CT_LOG_N]], int(ct[E.CT_SCRIPT])
+    return seats, visits[:ct[E.CT_VISITS]], log[:ct[E.CT_LOG_N]], ct
 
 
 def player_side(seat: int, together: bool) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels.skitour import consts as C
+from kernels.skitour import engine as E
 from kernels.skitour import players as K
 
 PERSONA_DIR = Path(__file__).resolve().parent.parent / "data" / "players" / "skitour"
@@ -90,9 +91,9 @@ def get_player(name: str) -> PlayerSpec:
     else:
         doc = _doc(name)
     kind = doc.get("kind", "heuristic")
-    if kind not in ("heuristic", "lookahead"):
-        raise ValueError(f"Ski Tour players are 'random' or personas of kind heuristic or lookahead, "
-                         f"got kind {kind!r}")
+    if kind not in ("heuristic", "lookahead", "reference"):
+        raise ValueError(f"{doc.get('_path', 'persona')}: kind: Ski Tour players are 'random' or "
+                         f"personas of kind heuristic, lookahead or reference, got {kind!r}")
     return PlayerSpec(doc.get("name", str(name)), C.PLAYER_KINDS.index(kind), tuple(_resolve(doc)))
 
 
@@ -134,12 +135,26 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "icon_stamina": (-10.0, 10.0, "value (dice) of a stamina icon's payment"),
     "tie_right": (0.0, 1.0, "1: a tie for the highest stamina value pays from the rightmost "
                             "column; 0: the leftmost"),
+    # the strength reference's budget (kind "reference"; every other kind ignores them)
+    "rollouts": (0.0, float(E.MAX_ROLLOUTS), "reference: rollouts per option of a searched decision "
+                                             "(0: none)"),
+    "horizon": (0.0, 200.0, "reference: rounds a rollout plays, the current one first (0: to the "
+                            "race's end)"),
+    "decisions": (0.0, float(E.MAX_SEARCHED), "reference: decisions of its turn searched, first "
+                                              "to last"),
+    "place_credit": (0.0, 10.0, "reference: a rollout scores won + place_credit * share of the "
+                                "rivals behind"),
+    "confidence": (0.0, 10.0, "reference: standard errors an option's mean gain over the default's "
+                              "own pick must exceed to replace it"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
-#: the weights `tune` moves: all of them (no weight is the unit of the others: the scores mix rows,
-#: dice and stamina)
-TUNED = K.PARAM_NAMES
+#: the reference's budget, not a style: `tune` leaves it as it is
+SEARCH = ("rollouts", "horizon", "decisions", "place_credit", "confidence")
+
+#: the weights `tune` moves: all of them but the search budget (no weight is the unit of the
+#: others: the scores mix rows, dice and stamina)
+TUNED = tuple(k for k in K.PARAM_NAMES if k not in SEARCH)
 
 #: the initial spread of each weight in a tuning. Measured one weight at a time (balanced with one
 #: weight moved up or down, against three balanced, 4,000 seats on Starter and Long): the weights
@@ -156,7 +171,7 @@ SPREAD = {
     "token_stamina": 0.5, "plan": 0.4, "icon_free_column": 0.5, "icon_reroll_shot": 0.5,
     "icon_reroll_one": 0.3, "icon_reroll_all": 0.5, "icon_stamina": 0.5, "tie_right": 0.4,
 }
-assert tuple(SPREAD) == K.PARAM_NAMES
+assert tuple(SPREAD) == TUNED
 
 
 def available() -> dict[str, PlayerSpec]:
