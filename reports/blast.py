@@ -8,10 +8,21 @@ import re
 import numpy as np
 import pandas as pd
 
+from . import core as C
 from . import figures as F
 from . import metrics as M
 from .base import Context, ReportOptions, Section, _front, _rate, _sig, colour_order, pct, pp
 from sim.source import ResultsSource
+
+
+#: the assumption behind minutes at the table (reports.core.Pace)
+PACE = C.Pace(30, 20, "play the card's action: move, adjust the pulse, change the wind, spend wax; or Wait or Shoot "
+                      "at the range", "A round starts with every player choosing a card at once.")
+
+
+def table_time_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Race length a designer can plan with: turns per player and minutes at the table."""
+    return C.table_time_section(ctx, rows, PACE)
 
 
 def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
@@ -350,7 +361,7 @@ def cards_section(ctx: Context) -> Section:
 
 
 #: the columns of the main rows Blast's sections read
-MAIN_COLUMNS = ["race", "place", "rounds", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
+MAIN_COLUMNS = ["race", "place", "rounds", "turns", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
                 "icy_lap_1", "icy_lap_2", "icy_lap_3",
                 *(f"{c}_{k}" for k in M.RANGE_VISITS for c in ("shots", "hits", "dice_hits", "shot_pulse",
                                                                 "shot_wind", "arrive_pulse"))]

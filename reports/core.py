@@ -6,6 +6,8 @@ and track), so a designer moving between games finds the same tables under the s
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -441,6 +443,64 @@ def length_section(ctx: Context, rows: pd.DataFrame, unit: str = "rounds") -> Se
         s.findings.append(f"Game length: {races[unit].mean():.1f} {unit} on average; the longest setting is "
                           f"{longest[sc]} with {int(longest.n_racers)} racers ({longest['mean']:.1f} on average, "
                           f"nine games in ten within {longest.p90:.0f}).")
+    return s
+
+
+@dataclass(frozen=True)
+class Pace:
+    """The assumption behind minutes at the table: a turn takes `turn_seconds`, taken one at a time,
+    and a round adds `round_seconds` (what every player does at once: Blast's card choice, Ski Tour's
+    set-up roll). `turn` says what a turn is in the game's words; `note` any caveat."""
+    turn_seconds: float
+    round_seconds: float = 0.0
+    turn: str = ""
+    note: str = ""
+
+    def says(self) -> str:
+        rounds = f" and {self.round_seconds:g} seconds a round" if self.round_seconds else ""
+        return f"{self.turn_seconds:g} seconds per turn{rounds}"
+
+
+def race_tables(rows: pd.DataFrame, keep: tuple[str, ...], pace: Pace) -> pd.DataFrame:
+    """One row per race (cell, variant, race): `keep` columns (race-wide), rounds, racers (seats),
+    turns per player (mean over seats) and minutes at the table (every seat's turns, one at a time,
+    plus the rounds, at `pace`; a skipped turn takes no time)."""
+    keys = [c for c in ("cell", "variant", "race") if c in rows.columns]
+    g = rows.groupby(keys, observed=True, sort=False)
+    first = g[[*keep, "rounds", "n_racers"]].first()
+    minutes = (g["turns"].sum() * pace.turn_seconds + first["rounds"] * pace.round_seconds) / 60
+    return first.assign(turns_per_player=g["turns"].mean(), minutes=minutes).reset_index()
+
+
+def table_time_section(ctx: Context, rows: pd.DataFrame, pace: Pace) -> Section:
+    """Race length a designer can plan with: turns per player and minutes at the table, per scenario
+    and number of players, at the game's stated pace."""
+    o, sc = ctx.o, ctx.sc
+    s = Section("table-time", "How long a game takes at the table")
+    if "turns" not in rows.columns:
+        s.skipped = "These results carry no turns per racer."
+        return s
+    per_race = race_tables(rows, (sc,), pace)
+    keys = [sc, "n_racers"]
+    turns = M.means(per_race, "turns_per_player", keys, o.confidence).rename(
+        columns={"mean": "turns_per_player", "low": "turns_low", "high": "turns_high"})
+    minutes = M.means(per_race, "minutes", keys, o.confidence).rename(
+        columns={"mean": "minutes", "low": "minutes_low", "high": "minutes_high"}).drop(columns="n")
+    p90 = per_race.groupby(keys, observed=True).minutes.quantile(0.9).rename("minutes_p90").reset_index()
+    table = turns.merge(minutes, on=keys).merge(p90, on=keys)
+    what = f" ({pace.turn})" if pace.turn else ""
+    s.intro = (f"Race length in the units a table plans with, per {ctx.scenario} and number of players: turns "
+               f"each player takes (skipped turns not counted) and the minutes the whole game takes, assuming "
+               f"{pace.says()}{what}, one turn at a time. Minutes scale with that assumption: at half as long "
+               f"again, multiply by 1.5. {pace.note + ' ' if pace.note else ''}Intervals: {o.confidence:.0%}, over "
+               f"races; p90: nine games in ten end within it.")
+    s.table("table_time", ctx.order_trails(table), "Turns per player and minutes at the table", percent=False)
+    s.figure("table_minutes", F.lines(table, "n_racers", "minutes", sc, "Minutes at the table", "players",
+                                      "minutes", low="minutes_low", high="minutes_high"),
+             f"Estimated minutes at the table by number of players ({pace.says()}), with intervals")
+    parts = [f"{r[sc]} with {int(r.n_racers)}: {r.turns_per_player:.0f} turns each, {r.minutes:.0f} min"
+             for _, r in ctx.order_trails(table).iterrows() if int(r.n_racers) in (2, 4, 6, 8, 16)]
+    s.findings.append(f"At the table ({pace.says()}, one turn at a time): " + "; ".join(parts) + ".")
     return s
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import core as C
 from . import figures as F
 from . import metrics as M
 from . import readings as R
@@ -39,52 +40,21 @@ def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
-#: the assumption behind minutes at the table: one turn (roll, count the squares and move, or roll
-#: a shot and set a chip) takes this many seconds, and turns are taken one at a time
-SECONDS_PER_TURN = 10
+#: the assumption behind minutes at the table (reports.core.Pace)
+PACE = C.Pace(10, 0, "roll, count the squares and move, or roll a shot and set a chip",
+              "A relay counts every leg as a player. With two_dice = \"two_racers\" two players roll at once, so "
+              "the minutes are an upper bound there.")
+SECONDS_PER_TURN = PACE.turn_seconds
 
 
 def race_tables(rows: pd.DataFrame, keep: tuple[str, ...] = (), seconds: float = SECONDS_PER_TURN) -> pd.DataFrame:
-    """One row per race (cell, variant, race): `keep` columns (race-wide), rounds, racers (seats),
-    turns per player (mean over seats; a relay leg is a player) and minutes at the table (every
-    seat's turns, one at a time, `seconds` each; a skipped turn takes no time)."""
-    keys = [c for c in ("cell", "variant", "race") if c in rows.columns]
-    g = rows.groupby(keys, observed=True, sort=False)
-    first = g[[*keep, "rounds", "n_racers"]].first()
-    return first.assign(turns_per_player=g["turns"].mean(),
-                        minutes=g["turns"].sum() * seconds / 60).reset_index()
+    """reports.core.race_tables at `seconds` a turn (a relay leg is a player)."""
+    return C.race_tables(rows, keep, C.Pace(seconds))
 
 
 def table_time_section(ctx: Context, rows: pd.DataFrame) -> Section:
     """Race length a designer can plan with: turns per player and minutes at the table."""
-    o, sc = ctx.o, ctx.sc
-    s = Section("table-time", "How long a game takes at the table")
-    if "turns" not in rows.columns:
-        s.skipped = "These results carry no turns per racer."
-        return s
-    per_race = race_tables(rows, (sc,))
-    keys = [sc, "n_racers"]
-    turns = M.means(per_race, "turns_per_player", keys, o.confidence).rename(
-        columns={"mean": "turns_per_player", "low": "turns_low", "high": "turns_high"})
-    minutes = M.means(per_race, "minutes", keys, o.confidence).rename(
-        columns={"mean": "minutes", "low": "minutes_low", "high": "minutes_high"}).drop(columns="n")
-    p90 = per_race.groupby(keys, observed=True).minutes.quantile(0.9).rename("minutes_p90").reset_index()
-    table = turns.merge(minutes, on=keys).merge(p90, on=keys)
-    s.intro = (f"Race length in the units a table plans with, per format and number of players (a relay "
-               f"counts every leg as a player): turns each player takes (skipped turns not counted) and the "
-               f"minutes the whole game takes, assuming {SECONDS_PER_TURN} seconds per turn (roll, count the "
-               f"squares and move, or roll a shot and set a chip), one turn at a time. Minutes scale with that "
-               f"assumption: at 15 s a turn, multiply by 1.5. With two_dice = \"two_racers\" two players roll at "
-               f"once, so the minutes are an upper bound there. Intervals: {o.confidence:.0%}, over races; p90: nine "
-               f"games in ten end within it.")
-    s.table("table_time", ctx.order_trails(table), "Turns per player and minutes at the table", percent=False)
-    s.figure("table_minutes", F.lines(table, "n_racers", "minutes", sc, "Minutes at the table", "players",
-                                      "minutes", low="minutes_low", high="minutes_high"),
-             f"Estimated minutes at the table by number of players ({SECONDS_PER_TURN} s per turn), with intervals")
-    parts = [f"{r[sc]} with {int(r.n_racers)}: {r.turns_per_player:.0f} turns each, {r.minutes:.0f} min"
-             for _, r in ctx.order_trails(table).iterrows() if int(r.n_racers) in (2, 4, 8, 16)]
-    s.findings.append(f"At the table ({SECONDS_PER_TURN} s per turn, one turn at a time): " + "; ".join(parts) + ".")
-    return s
+    return C.table_time_section(ctx, rows, PACE)
 
 
 def specials_section(ctx: Context, rows: pd.DataFrame) -> Section:

@@ -68,7 +68,8 @@ def blast_layout(ctx: Context, log) -> list[Section]:
     if ctx.reference:
         main = _main_rows(ctx, blast.MAIN_COLUMNS, log)
         steps = ((core.win_rate_section, ()), (core.strength_section, ()), (blast.colour_section, ()),
-                 (blast.shooting_section, ()), (core.dynamics_section, ((blast.icy_by_lap,),)))
+                 (blast.shooting_section, ()), (core.dynamics_section, ((blast.icy_by_lap,),)),
+                 (blast.table_time_section, ()))
         for make, extra in steps:
             log(f"section: {make.__name__.removesuffix('_section').replace('_', ' ')}")
             sections.append(make(ctx, main, *extra))

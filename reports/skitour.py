@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import core as C
 from . import figures as F
 from . import metrics as M
 from . import readings as R
@@ -27,7 +28,7 @@ MOVES = {"drafts": "moves drafted", "draft_steps": "steps drafted", "bonuses": "
 LAPS = ("laps_r1", "laps_r2", "laps_r3", "laps_r4")
 
 #: the columns of the main rows these sections read
-MAIN_COLUMNS = [*WAX, "wax_tokens", *MOVES, "stamina_used", "stamina_left", "collapse_round", *LAPS]
+MAIN_COLUMNS = [*WAX, "wax_tokens", *MOVES, "stamina_used", "stamina_left", "collapse_round", *LAPS, "turns"]
 
 
 def wax_section(ctx: Context, rows: pd.DataFrame) -> Section:
@@ -363,6 +364,17 @@ def readings_section(ctx: Context, rows: pd.DataFrame) -> Section:
 
 
 #: Ski Tour's own sections, after the core ones; each (ctx, main rows) -> Section
-SECTIONS = (sides_section, readings_section, wax_section, stamina_section, laps_section)
+#: the assumption behind minutes at the table (reports.core.Pace)
+PACE = C.Pace(45, 15, "roll, place the dice, take columns, use tokens, move, and shoot at a range",
+              "A round starts with every racer's set-up roll at once. In the two-player game a player takes both "
+              "of its nations' turns.")
+
+
+def table_time_section(ctx: Context, rows: pd.DataFrame) -> Section:
+    """Race length a designer can plan with: turns per player and minutes at the table."""
+    return C.table_time_section(ctx, rows, PACE)
+
+
+SECTIONS = (sides_section, table_time_section, readings_section, wax_section, stamina_section, laps_section)
 
 __all__ = ["SECTIONS", "MAIN_COLUMNS", "by_variant"]

@@ -468,3 +468,22 @@ def test_teams_are_counted_apart_from_racers_racing_alone():
     assert list(out.n_racers) == [2, 2, 2, 2] and list(out.unit) == ["teams", "teams", "racers", "racers"]
     assert racer_keys(out) == ["n_racers", "unit"] and racer_keys(rows) == ["n_racers"]
     assert "unit" not in _teams(rows[rows.cell == "duel"]).columns      # no teams anywhere: as before
+
+
+def test_every_game_says_how_long_a_game_takes_at_the_table(study_dir, report):
+    """Issue 28: race length in turns per player and minutes at the table, with the pace assumed, in
+    Blast's report as in Mania's and Ski Tour's (reports.core.table_time_section)."""
+    from reports import blast, skitour
+    from reports.core import race_tables
+
+    ctx = Context(open_results(study_dir), ReportOptions())
+    rows = ctx.main(["turns", "rounds"])
+    s = blast.table_time_section(ctx, rows)
+    assert not s.skipped and s.tables[0][0] == "table_time"
+    assert "30 seconds per turn and 20 seconds a round" in s.intro
+    per_race = race_tables(rows, (ctx.sc,), blast.PACE)
+    one = rows[(rows.cell == per_race.cell[0]) & (rows.race == per_race.race[0])]
+    assert per_race.minutes[0] == pytest.approx((one.turns.sum() * 30 + one.rounds.iloc[0] * 20) / 60)
+    assert per_race.turns_per_player[0] == pytest.approx(one.turns.mean())
+    assert "table-time" in {x.key for x in report.sections if not x.skipped}
+    assert skitour.table_time_section in skitour.SECTIONS and "turns" in skitour.MAIN_COLUMNS
