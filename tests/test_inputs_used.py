@@ -120,7 +120,7 @@ def test_a_full_disk_is_said_in_words(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(sim.store, "_write_parquet", full)
     err = refused(capsys, ["run", "--trail", "Kurz", "--racers", "3", "--races", "96", "--quiet",
                            "--out", tmp_path / "r2"], "the disk is full", "part.tmp", "resumes")
-    assert "28" not in err
+    assert "28" not in err.replace(str(tmp_path), "")     # no errno (the temporary path may hold a 28)
 
 
 def test_a_missing_file_is_said_in_words(tmp_path, capsys):
