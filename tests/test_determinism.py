@@ -41,3 +41,17 @@ def test_seed_and_race_index_matter():
     a = play_block(b, setups, 1, np.arange(50))
     assert not np.array_equal(a, play_block(b, setups, 2, np.arange(50)))
     assert not np.array_equal(a, play_block(b, setups, 1, np.arange(50, 100)))
+
+
+def test_a_reversed_list_of_races_needs_no_second_compile():
+    """A strided view of race indices is another type signature to numba: the kernel must get a
+    contiguous copy, or it compiles the whole race loop again (a minute of CI, once)."""
+    from kernels.blast.engine import play_races_nb
+
+    b = load_bundle()
+    setups = random_setups(b, 4, np.random.default_rng(3))
+    races = np.arange(10, 14)
+    play_block(b, setups, 5, races)
+    signatures = len(play_races_nb.overloads)
+    play_block(b, setups[::-1], 5, races[::-1])
+    assert len(play_races_nb.overloads) == signatures

@@ -142,7 +142,9 @@ def play_arrays(bundle: CompiledBundle, arrays, seed: int, races, player_ids: np
     """play_block for set-ups given as the kernel's arrays (trails, racer counts, then per race and
     seat padded to MAX_RACERS: biathletes, ski colours, player kinds, player weights), as a design
     builds them for a whole block with numpy; `player_ids` [race, seat]: the `player` column."""
-    races = np.asarray(races, np.int64)
+    # contiguous, as every caller's: a reversed or strided view is another type signature to numba,
+    # and a whole second compile of the race kernel (it cost tests/test_determinism.py 44-162 s in CI)
+    races = np.ascontiguousarray(races, np.int64)
     n_racers = arrays[1]
     k = len(n_racers)
     out = _play(bundle, arrays, seed, races, new_state(N_PARAMS, 0), 0)
