@@ -1,10 +1,14 @@
 """CPU and wall seconds of one game's first kernel compile, and the slowest functions in it.
 
-    XDG_CACHE_HOME=/tmp/empty python benchmarks/compile_time.py skitour [LABEL]
+    XDG_CACHE_HOME=/tmp/empty python benchmarks/compile_time.py skitour [LABEL] [--races=N]
 
 Point XDG_CACHE_HOME at an empty folder (each tree compiles into its own) to time a first compile;
 run two trees side by side (each with its sources first on PYTHONPATH) to compare them on the
-same load. LABEL plays only the warm design whose label contains it (e.g. "search").
+same load. LABEL plays only the warm designs whose label starts with it ("race" for Blast's race kernel), or
+else contains it ("search"). It also prints the CPU seconds spent inside LLVM (per-function passes,
+module passes, machine code) against the process's whole: the rest is numba's own Python work.
+With --races=N, each design then plays N races (seed 1): races per second, and a hash of the tables
+to compare trees by.
 """
 import resource
 import sys
@@ -17,8 +21,10 @@ from sim import games
 from sim.cli.common import load_or_report
 
 kernels.prepare()
-game = sys.argv[1]
-only = sys.argv[2] if len(sys.argv) > 2 else None
+args = [a for a in sys.argv[1:] if not a.startswith("--races=")]
+races = int(next((a.split("=")[1] for a in sys.argv[1:] if a.startswith("--races=")), 0))
+game = args[0]
+only = args[1] if len(args) > 1 else None
 mod = games.game(game).load()
 bundle = load_or_report(None, game=game)
 starts, times = {}, []
@@ -35,14 +41,55 @@ class Timer(ev.Listener):
 
 
 ev.register("numba:compile", Timer())
-for label, design in mod.warm_designs(bundle):
-    if only and only not in label:
-        continue
+
+# CPU seconds inside LLVM: per-function passes, the module passes every library runs on itself
+# with its callees linked in, and machine-code generation; the rest is numba's own work in Python
+# (bytecode, typing, lowering to LLVM IR).
+from numba.core import codegen as cg  # noqa: E402
+
+llvm = {"function passes": 0.0, "module passes": 0.0, "machine code": 0.0}
+libraries = [0]
+
+
+def _timed(cls, name, label):
+    original = getattr(cls, name)
+
+    def wrapper(self, *a, **k):
+        t0 = time.process_time()
+        try:
+            return original(self, *a, **k)
+        finally:
+            llvm[label] += time.process_time() - t0
+            if label == "module passes":
+                libraries[0] += 1
+    setattr(cls, name, wrapper)
+
+
+_timed(cg.CPUCodeLibrary, "_optimize_functions", "function passes")
+_timed(cg.CPUCodeLibrary, "_optimize_final_module", "module passes")
+_timed(cg.JITCodeLibrary, "_finalize_specific", "machine code")
+designs = mod.warm_designs(bundle)
+if only:            # labels that start with LABEL, else those that contain it
+    designs = ([(l, d) for l, d in designs if l.startswith(only)]
+               or [(l, d) for l, d in designs if only in l])
+for label, design in designs:
     cpu = resource.getrusage(resource.RUSAGE_SELF).ru_utime
     t0 = time.perf_counter()
     mod.play_chunk(bundle, design, 0, 0, 1)
     print(f"{label}: wall {time.perf_counter() - t0:.1f} s, cpu "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_utime - cpu:.1f} s", flush=True)
+    if races:
+        import hashlib
+        t0 = time.perf_counter()
+        seats, visits = mod.play_chunk(bundle, design, 1, 0, races)
+        dt = time.perf_counter() - t0
+        h = hashlib.sha256(seats.tobytes())
+        h.update(visits.tobytes())
+        print(f"{label}: {races} races in {dt:.2f} s, {races / dt:.0f} races/s, tables {h.hexdigest()[:16]}",
+              flush=True)
+total = resource.getrusage(resource.RUSAGE_SELF).ru_utime
+print("LLVM: " + ", ".join(f"{k} {v:.1f} s" for k, v in llvm.items())
+      + f" ({libraries[0]} libraries finalised); process CPU {total:.1f} s")
 print(f"functions compiled: {len(times)}; the slowest (each including the functions it compiled):")
 for seconds, name in sorted(times, reverse=True)[:12]:
     print(f"  {seconds:7.1f} s  {name}")

@@ -8,7 +8,9 @@ leaves Mania's compiled code in place, and a change in a shared file recompiles 
 
 Numba's own key leaves out the boundscheck flag (NUMBA_BOUNDSCHECK): a kernel compiled with
 checked indices would be handed to a process that wants unchecked ones, and the other way round.
-The fingerprint therefore covers the flag too, so both kinds of kernel live side by side.
+The fingerprint therefore covers the flag too, so both kinds of kernel live side by side; and
+whether helpers are left to their callers (`kernels.numba_patches`, patch 2), which caches them in
+a form numba alone cannot read.
 
 The cache lives under `$XDG_CACHE_HOME/biathlon-sim/numba/` (default `~/.cache`). Set
 NUMBA_CACHE_DIR to put numba's own cache where you like instead: this locator then steps aside.
@@ -36,9 +38,13 @@ def fingerprint(package: str) -> str:
     boundscheck flag."""
     from numba.core import config
 
+    from . import numba_patches
+
     h = hashlib.sha256()
     if config.BOUNDSCHECK:
         h.update(b"boundscheck")
+    if numba_patches.lazy_helpers_applied():   # helpers cached as bitcode, code built once (the patch's)
+        h.update(b"lazy-helpers")
     files = sorted(ROOT.glob("*.py"))
     for pkg in (package, *DEPENDS.get(package, ())) if package else ():
         files += sorted((ROOT / pkg).rglob("*.py"))

@@ -1,4 +1,6 @@
-"""A compile-time fix for numba's inliner (numba issue #8989, still open in numba 0.68).
+"""Two compile-time patches of numba: its inliner's copies, and helpers built twice over.
+
+**1. The inliner's copies** (numba issue #8989, still open in numba 0.68).
 
 `InlineWorker.inline_ir` deep-copies the callee's IR twice, one block at a time. Each block's copy
 takes along a fresh copy of the callee's whole variable scope, so one splice costs blocks times
@@ -19,6 +21,24 @@ first kernel function is defined (not `import kernels`).
 When to remove it: once the lowest numba that pyproject.toml allows has the fix for numba#8989
 (no block-by-block deep copy of a fresh callee IR in `InlineWorker.inline_ir`); until then it
 saves a sixth of Blast's first compile.
+
+**2. Helpers are finished by their callers.** Numba finishes every function it compiles as if
+Python were about to call it: the function's LLVM module, its callees' modules linked in, goes
+through the full module optimisation, and then through the code generator into machine code. A
+kernel helper (`kernels.jit.inline`, `outline`: no CPython or C wrapper) is never called from
+Python: its machine code is never run, and its module is linked into its caller's, optimised
+again there, and again at every level up to the entry point, whose module holds the only machine
+code that runs. On an empty cache, with checked indices, LLVM took 282 of the Blast search
+kernel's 321 CPU seconds and 204 of Ski Tour's 258 (benchmarks/device_compile.sh, 2026-11-27).
+
+This patch leaves a wrapperless function's library unoptimised at module level and without
+machine code: its own function passes run as before, its callees are linked in, and the caller that
+links it optimises the whole and generates the code, once, at the entry point. Such a library is
+cached as bitcode (numba caches the others as object code) and loaded as it was saved. What the
+entry point's optimiser sees differs (callees arrive unoptimised at module level), so its machine
+code may differ; the races may not: no fast-math flag is set anywhere, so LLVM may not change a
+floating-point result, and tests/test_numba_patches.py plays a kernel both ways.
+BIATHLON_NUMBA_LAZY=0 leaves this one out (BIATHLON_NUMBA_PATCH=0 leaves out both).
 """
 from __future__ import annotations
 
@@ -29,7 +49,9 @@ import re
 import threading
 from contextlib import contextmanager
 
+from numba.core import codegen as _cg
 from numba.core import inline_closurecall as _icc
+from numba.core import typed_passes as _tp
 
 _state = threading.local()
 
@@ -98,3 +120,107 @@ def apply() -> bool:
 
 def applied() -> bool:
     return bool(getattr(_icc.InlineWorker, "_biathlon_patched", False))
+
+
+# --- 2. helpers finished by their callers -------------------------------------------------------
+_LAZY_KIND = "biathlon-helper-bitcode"
+
+
+def _lowering_run_pass(original):
+    def run_pass(self, state):
+        flags = state.flags
+        if flags.no_cpython_wrapper and flags.no_cfunc_wrapper:
+            if state.library is None:           # as numba's run_pass makes it, so that it can be marked
+                state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+                state.library.enable_object_caching()
+            state.library._biathlon_helper = True
+        return original(self, state)
+    return run_pass
+
+
+def _finalize(original):
+    def finalize(self):
+        if not getattr(self, "_biathlon_helper", False):
+            return original(self)
+        _cg.require_global_compiler_lock()
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library not in seen:
+                self._reload_init.update(library._reload_init)
+                seen.add(library)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalized = True
+    return finalize
+
+
+def _set_env(original):
+    def set_env(self, env_name, env):
+        # a helper's environment variable lives in no module of the engine (its module is never
+        # added): as when its caller is loaded from the cache, the caller's copy stays unset
+        if self._engine.get_global_value_address(env_name) == 0:
+            return
+        return original(self, env_name, env)
+    return set_env
+
+
+def _serialize(original):
+    def serialize_using_object_code(self):
+        if not getattr(self, "_biathlon_helper", False):
+            return original(self)
+        self._ensure_finalized()
+        return (self.name, _LAZY_KIND, self._final_module.as_bitcode())
+    return serialize_using_object_code
+
+
+def _unserialize(original):
+    def unserialize(cls, codegen, state):
+        name, kind, data = state
+        if kind != _LAZY_KIND:
+            return original.__func__(cls, codegen, state)
+        self = codegen.create_library(name)
+        self._biathlon_helper = True
+        self._final_module = _cg.ll.parse_bitcode(data)
+        self._finalized = True
+        return self
+    return classmethod(unserialize)
+
+
+def lazy_helpers_applicable() -> bool:
+    """True where numba finishes a library the way patch 2 was written for."""
+    if lazy_helpers_applied():
+        return True
+    try:
+        src = inspect.getsource(_cg.CPUCodeLibrary.finalize)
+        lowering = inspect.getsource(_tp.NativeLowering.run_pass)
+    except (OSError, TypeError):
+        return False
+    return ("self._optimize_final_module()" in src and "self._finalize_final_module()" in src
+            and "_get_module_for_linking(), preserve=True" in src
+            and "targetctx.get_executable(library, fndesc, env)" in lowering
+            and "state.library = codegen.create_library(state.func_id.func_qualname)" in lowering
+            and hasattr(_cg.CPUCodeLibrary, "serialize_using_object_code")
+            and "get_global_value_address(env_name)" in inspect.getsource(_cg.JITCPUCodegen.set_env)
+            and hasattr(_cg.JITCodeLibrary, "_unserialize"))
+
+
+def apply_lazy_helpers() -> bool:
+    """Patch 2 (once per process); True if it is in place."""
+    if getattr(_cg.CPUCodeLibrary, "_biathlon_patched", False):
+        return True
+    if (os.environ.get("BIATHLON_NUMBA_PATCH", "1") == "0" or os.environ.get("BIATHLON_NUMBA_LAZY", "1") == "0"
+            or not lazy_helpers_applicable()):
+        return False
+    _tp.NativeLowering.run_pass = _lowering_run_pass(_tp.NativeLowering.run_pass)
+    _cg.CPUCodeLibrary.finalize = _finalize(_cg.CPUCodeLibrary.finalize)
+    _cg.JITCPUCodegen.set_env = _set_env(_cg.JITCPUCodegen.set_env)
+    _cg.CPUCodeLibrary.serialize_using_object_code = _serialize(_cg.CPUCodeLibrary.serialize_using_object_code)
+    _cg.JITCodeLibrary._unserialize = _unserialize(_cg.JITCodeLibrary.__dict__.get(
+        "_unserialize", _cg.CPUCodeLibrary.__dict__["_unserialize"]))
+    _cg.CPUCodeLibrary._biathlon_patched = True
+    return True
+
+
+def lazy_helpers_applied() -> bool:
+    return bool(getattr(_cg.CPUCodeLibrary, "_biathlon_patched", False))
