@@ -471,7 +471,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         out = st.work[W_OUT:W_OUT + 3]
         if st.scratch[9] == 1 and not on_mat:
             # the heuristic planned this end with exactly these steps when choosing the action
-            out[:] = st.scratch[6:9]
+            copy1_nb(out, st.scratch[6:9])
             st.scratch[9] = 0
         else:
             choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
@@ -647,23 +647,41 @@ def finish_race_nb(tb, trail, st, red_usable, chosen):
 
 
 @inline
+def copy1_nb(dst, src):
+    """dst[:] = src for 1-d arrays of one length, as an element loop: a slice assignment compiles
+    broadcasting, shape and memory-overlap checks, and the rollouts' state copy of 13 of them took
+    35 s of the search kernel's first compile (issue 32)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@inline
+def copy2_nb(dst, src):
+    """copy1_nb for 2-d arrays of one shape."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@splice
 def copy_state_nb(src, dst):
-    """dst := src, without the event log (dst logs nothing)."""
-    dst.g[:] = src.g
+    """dst := src, without the event log (dst logs nothing). Spliced: its one caller is itself
+    spliced into the search kernel, so it is compiled once, at that level (kernels/jit.py)."""
+    copy1_nb(dst.g, src.g)
     dst.g[G_LOG_CAP] = 0
     dst.g[G_LOG_N] = 0
-    dst.dice[:] = src.dice
-    dst.seat[:] = src.seat
-    dst.wax[:] = src.wax
-    dst.hand[:] = src.hand
-    dst.disc[:] = src.disc
-    dst.mdeck[:] = src.mdeck
-    dst.mworth[:] = src.mworth
-    dst.stats[:] = src.stats
-    dst.params[:] = src.params
-    dst.rng[:] = src.rng
-    dst.script[:] = src.script
-    dst.work[:] = src.work
+    copy1_nb(dst.dice, src.dice)
+    copy2_nb(dst.seat, src.seat)
+    copy2_nb(dst.wax, src.wax)
+    copy2_nb(dst.hand, src.hand)
+    copy2_nb(dst.disc, src.disc)
+    copy1_nb(dst.mdeck, src.mdeck)
+    copy1_nb(dst.mworth, src.mworth)
+    copy2_nb(dst.stats, src.stats)
+    copy2_nb(dst.params, src.params)
+    copy1_nb(dst.rng, src.rng)
+    copy2_nb(dst.script, src.script)
+    copy1_nb(dst.work, src.work)
 
 
 @inline

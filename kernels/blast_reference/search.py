@@ -74,7 +74,7 @@ def reveal_nb(st):
                 break
 
 
-@inline
+@splice
 def determinize_nb(tb, ro, s, pool, where):
     """Deal again, in the copy `ro`, what seat s cannot see: the other racers' secret blind cards and
     the deck below its top, shuffled together with ro's chance stream. pool, where: int64 work
@@ -135,7 +135,7 @@ def determinize_nb(tb, ro, s, pool, where):
         ro.mworth[i] = card_worth_nb(tb, ro.mdeck[i])
 
 
-@inline
+@splice
 def begin_rollout_nb(tb, st, ro, s, r, reference, pool, where):
     """Set up rollout r of seat s's decision in `ro` (a copy of st)."""
     copy_state_nb(st, ro)
@@ -149,7 +149,8 @@ def begin_rollout_nb(tb, st, ro, s, r, reference, pool, where):
         determinize_nb(tb, ro, s, pool, where)
         for o in range(n):
             ro.seat[SEAT_PLAYER, o] = HEURISTIC
-            ro.params[o, :] = st.params[s, :]
+            for j in range(st.params.shape[1]):
+                ro.params[o, j] = st.params[s, j]
     else:
         # exactly kernels.blast.engine.lookahead_card_nb's rollout
         for o in range(n):
