@@ -11,6 +11,7 @@ from blastrace import flipped_bundle, random_setups
 from kernels.blast import events as E
 from sim.blast import load_bundle
 from sim.blast.play import play_one
+from sim.blast.eventlog import render_log
 from sim.blast.referee import referee_race
 
 N_DEFAULT = 1500
@@ -109,6 +110,7 @@ def test_referee_accepts_every_race_flipped_switches(tmp_path):
     win = np.flatnonzero(ev[:, 2] == E.WIN)[0]
     report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), np.delete(ev, win, axis=0))
     assert not report.ok and "last_racer_wins" in report.message, report.message
+    assert "WINS: the last racer left in the race" in render_log(bundle, log)     # the readable log says so
 
 
 def test_referee_rejects_a_tampered_race():
