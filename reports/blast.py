@@ -152,7 +152,10 @@ def gear_section(ctx: Context) -> Section:
                "token (the results' wax used and bullets left): a value measured on races where the token "
                "was never used is not measurable with these players, whatever its interval says. Exchange "
                "rates divide one token's gain by another's, with a delta-method interval.")
-    rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, None)
+    # the rule readings of the same cells change no gear: left unread (their own section, readings_section)
+    readings = set(R.reading_variants(src))
+    wanted = sorted({v for c in src.cells if c.name in cells for v in c.variants} - readings)
+    rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, wanted)
     wide = M.paired_outcomes(rows, src.base)
     colours = colour_order(rows)
     targets = {v: t for v, t in gear_targets(src, colours).items()
