@@ -55,10 +55,9 @@ def referee_many(bundle, n, seed):
             if row[3:8].any():
                 seen["wax after the hits"] += 1
         # the readings of pulse_floor and last_racer_wins: where the value taken made a difference
-        for row in ev[kinds == E.PULSE]:
-            before, after, cost, blue, draft, wind = (int(x) for x in row[3:9])
-            if after != max(0, before + cost - blue + draft + wind):
-                seen["floored part by part"] += 1
+        p = ev[kinds == E.PULSE][:, 3:9].astype(np.int64)     # before, after, cost, blue, drafting, wind
+        seen["floored part by part"] += int((p[:, 1] != np.maximum(0, p[:, 0] + p[:, 2] - p[:, 3] + p[:, 4]
+                                                                   + p[:, 5])).sum())
         for row in ev[kinds == E.WIN]:
             if row[3] != t.finish_pos[setup.trail]:
                 seen["last racer left wins"] += 1
