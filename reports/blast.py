@@ -11,6 +11,7 @@ import pandas as pd
 from . import core as C
 from . import figures as F
 from . import metrics as M
+from . import readings as R
 from .base import Context, ReportOptions, Section, _front, _rate, _sig, colour_order, pct, pp
 from sim.source import ResultsSource
 
@@ -151,7 +152,10 @@ def gear_section(ctx: Context) -> Section:
                "token (the results' wax used and bullets left): a value measured on races where the token "
                "was never used is not measurable with these players, whatever its interval says. Exchange "
                "rates divide one token's gain by another's, with a delta-method interval.")
-    rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, None)
+    # the rule readings of the same cells change no gear: left unread (their own section, readings_section)
+    readings = set(R.reading_variants(src))
+    wanted = sorted({v for c in src.cells if c.name in cells for v in c.variants} - readings)
+    rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, wanted)
     wide = M.paired_outcomes(rows, src.base)
     colours = colour_order(rows)
     targets = {v: t for v, t in gear_targets(src, colours).items()
@@ -349,6 +353,65 @@ def icy_by_lap(ctx: Context, rows: pd.DataFrame, s: Section) -> None:
                   "Icy actions used per racer and lap", percent=False)
     s.figure("icy_by_lap", F.bars(icy, "lap", "mean", "Icy actions per racer and lap", "icy actions",
                                   hue="trail_name"), "Mean icy actions used per racer in each lap, with intervals")
+
+
+def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list, str]:
+    """One row per race (variant, race) of one cell, the headline figures (reports.readings.Measure)
+    and the cell's line-up in words: entrant balance (the largest biathlete gap: best minus worst
+    biathlete's win rate, each over the races it rode, and each biathlete's win rate), the seat effect
+    (seat 0's win rate), the components (each ski colour's win rate: the colour carries the gear),
+    and race length (rounds, turns per racer, minutes at the table at PACE), with the share of racers
+    eliminated and of races without a winner (stalled, or everyone out)."""
+    keys = ["variant", "race"]
+    length = C.race_tables(rows, ("stalled",), PACE).set_index(keys)
+    g = rows.groupby(keys, observed=True)
+    table = length[["rounds", "turns_per_player", "minutes"]].assign(
+        eliminated=g.eliminated.mean().astype(float), no_winner=(g.won.max() == 0).astype(float))
+    n = int(rows.n_racers.iloc[0]) if len(rows) else 0
+    fair = 1 / n if n else float("nan")
+    table["seat0"] = rows[rows.seat == 0].set_index(keys).won.astype(float)
+    per, measures = [], []
+    for col, what in (("biathlete", "biathlete"), ("colour", "ski colour")):
+        name = (rows[f"{col}_name"] if f"{col}_name" in rows.columns else rows[col]).astype(str)
+        won = rows.assign(who=name).pivot_table(index=keys, columns="who", values="won", aggfunc="sum",
+                                                fill_value=0, observed=True)
+        rode = rows.assign(who=name, one=1).pivot_table(index=keys, columns="who", values="one", aggfunc="sum",
+                                                        fill_value=0, observed=True)
+        names = list(won.columns)
+        table = table.join(won.add_prefix(f"won_{col}_")).join(rode.add_prefix(f"in_{col}_"))
+        if col == "biathlete":
+            per = [f"won_{col}_{x}" for x in names] + [f"in_{col}_{x}" for x in names]
+        measures += [R.Measure(f"{x}'s win rate" + (" (ski colour)" if col == "colour" else ""),
+                               (f"won_{col}_{x}", f"in_{col}_{x}"),
+                               lambda m: float(m[0] / m[1]) if m[1] else float("nan"), share=True, scale=fair,
+                               judged=True) for x in names]
+    k = len(per) // 2
+
+    def gap(m):
+        rate = m[:k] / np.where(m[k:] > 0, m[k:], np.nan)
+        return float(np.nanmax(rate) - np.nanmin(rate))
+
+    measures = [R.Measure("largest biathlete gap (best minus worst biathlete's win rate)", tuple(per), gap,
+                          share=True, scale=fair),
+                R.Measure("seat 0's win rate (the first seat)", ("seat0",), share=True, scale=fair, judged=True),
+                *measures,
+                R.Measure("rounds per race", ("rounds",)), R.Measure("turns per player", ("turns_per_player",)),
+                R.Measure(f"minutes at the table ({PACE.says()})", ("minutes",)),
+                R.Measure("share of racers eliminated", ("eliminated",), share=True),
+                R.Measure("share of races without a winner (stalled, or every racer out)", ("no_winner",),
+                          share=True)]
+    return table.reset_index(), measures, f"{n} racers"
+
+
+def readings_section(ctx: Context, rows: pd.DataFrame | None = None) -> Section:
+    """Which rule readings change the answer (docs/rules.md section 9: every switch), paired on the
+    same races (reports.readings.section)."""
+    return R.section(ctx, "docs/rules.md",
+                     ["race", "seat", "won", "rounds", "turns", "eliminated", "stalled", "biathlete", "colour",
+                      "n_racers"], reading_races,
+                     note="A reading that changes nothing measurable here may still matter elsewhere "
+                          "(range_drafting and zero_step_boost only where racers meet at the range or stop on a "
+                          "coach zone; last_racer_wins only in races where all but one racer are eliminated).")
 
 
 def cards_section(ctx: Context) -> Section:

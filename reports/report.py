@@ -76,6 +76,8 @@ def blast_layout(ctx: Context, log) -> list[Section]:
         del main
     else:
         sections.append(_no_main(ctx))
+    log("section: rule readings")
+    sections.append(blast.readings_section(ctx))
     log("section: gear")
     sections.append(blast.gear_section(ctx))
     sections.append(blast.cards_section(ctx))

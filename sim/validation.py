@@ -317,7 +317,8 @@ def index_of(names: Sequence[str], name: str, what: str) -> int:
     return low.index(name.lower())
 
 
-def data_hash(data, format_version: int, *, game: str = "", file_lists: tuple[str, ...] = ()) -> str:
+def data_hash(data, format_version: int, *, game: str = "", file_lists: tuple[str, ...] = (),
+              later: dict[str, dict[str, Any]] | None = None) -> str:
     """A hash of a game's loaded data (a dataclass): equal for equal data, whatever the files'
     comments, layout or folder. SHA-256 of the canonical JSON (keys sorted) of the format version
     and the data with its `source` folder left out, and the `file` of each entry of the lists named
@@ -327,8 +328,16 @@ def data_hash(data, format_version: int, *, game: str = "", file_lists: tuple[st
     not change, or every folder played before would be refused as played on other data. That is why
     the games call it with different arguments: Blast and Mania have always hashed without their
     name (`game` empty); Ski Tour names itself and leaves out each nation's file name (one file per
-    nation, its name no part of the data). A new game should name itself."""
+    nation, its name no part of the data). A new game should name itself.
+
+    `later`: fields added to a table of the data after folders were played ({table: {field:
+    default}}): each is left out while it holds its default, so data that does not use it keeps the
+    hash it always had (and plays the same races); set otherwise, it is hashed."""
     doc = asdict(data) | {"source": ""}
+    for table, fields in (later or {}).items():
+        for key, default in fields.items():
+            if doc[table].get(key) == default:
+                del doc[table][key]
     for key in file_lists:
         for entry in doc[key]:
             entry["file"] = ""

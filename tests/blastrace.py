@@ -14,12 +14,16 @@ range_drafting = true       # the range is a space in line with its neighbours (
 zero_step_boost = true      # ending a move of zero steps on a coach zone also gets its boost
 coach_boost = "next_turn"
 motivation_to = "hand"
+pulse_floor = "total"       # the pulse change is summed, then floored at 0 (not after each part)
+last_racer_wins = false     # the last racer left after eliminations must still cross the finish
 """
 SWITCHES_FLIPPED = """mixed_lane_drafting = false
 range_drafting = false
 zero_step_boost = false
 coach_boost = "until_usable"
 motivation_to = "discard"
+pulse_floor = "each_part"
+last_racer_wins = true
 """
 
 

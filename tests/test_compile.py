@@ -160,6 +160,19 @@ def test_hash_names_the_content_not_the_files(minidir, tmp_path):
     assert load_bundle(minidir).data_hash != a
 
 
+def test_later_switches_keep_the_hash_at_their_defaults(minidir):
+    """pulse_floor and last_racer_wins (issue 28) written out at their defaults leave the hash as it
+    was before they existed (results folders stay valid); set otherwise, each changes it."""
+    a = load_bundle(minidir).data_hash
+    M.edit(minidir / "game.toml", "mixed_lane_drafting = true",
+           'mixed_lane_drafting = true\npulse_floor = "total"\nlast_racer_wins = false')
+    assert load_bundle(minidir).data_hash == a
+    M.edit(minidir / "game.toml", 'pulse_floor = "total"', 'pulse_floor = "each_part"')
+    b = load_bundle(minidir).data_hash
+    M.edit(minidir / "game.toml", "last_racer_wins = false", "last_racer_wins = true")
+    assert len({a, b, load_bundle(minidir).data_hash}) == 3
+
+
 def test_compiling_twice_is_identical(minidir):
     data = load_data(minidir)
     a, b = compile_data(data), compile_data(data)
@@ -190,7 +203,10 @@ def test_fork_heading_per_branch(minidir):
 def test_new_switch_defaults(bundle, minidir):
     r = bundle.tables.rules
     assert r[C.R_RANGE_DRAFTING] == 1 and r[C.R_ZERO_STEP_BOOST] == 1
+    assert r[C.R_PULSE_FLOOR] == C.PULSE_FLOOR_TOTAL and r[C.R_LAST_RACER_WINS] == 0     # issue 28's two
     M.edit(minidir / "game.toml", "mixed_lane_drafting = true",
-           "mixed_lane_drafting = true\nrange_drafting = false\nzero_step_boost = false")
+           "mixed_lane_drafting = true\nrange_drafting = false\nzero_step_boost = false\n"
+           'pulse_floor = "each_part"\nlast_racer_wins = true')
     r = load_bundle(minidir).tables.rules
     assert r[C.R_RANGE_DRAFTING] == 0 and r[C.R_ZERO_STEP_BOOST] == 0
+    assert r[C.R_PULSE_FLOOR] == C.PULSE_FLOOR_EACH_PART and r[C.R_LAST_RACER_WINS] == 1

@@ -274,7 +274,8 @@ def cases() -> list[tuple[str, dict, bool]]:
                 True))
     for key, values in (("mixed_lane_drafting", (True, False)), ("range_drafting", (True, False)),
                         ("coach_boost", ("next_turn", "until_usable")), ("motivation_to", ("hand", "discard")),
-                        ("zero_step_boost", (True, False))):
+                        ("zero_step_boost", (True, False)), ("pulse_floor", ("each_part",)),
+                        ("last_racer_wins", (True,))):
         for v in values:
             out.append((f"{key}={v}", {"switches": {key: v}}, True))
     return out

@@ -11,6 +11,7 @@ from blastrace import flipped_bundle, random_setups
 from kernels.blast import events as E
 from sim.blast import load_bundle
 from sim.blast.play import play_one
+from sim.blast.eventlog import render_log
 from sim.blast.referee import referee_race
 
 N_DEFAULT = 1500
@@ -53,6 +54,14 @@ def referee_many(bundle, n, seed):
         for row in ev[kinds == E.WAX]:
             if row[3:8].any():
                 seen["wax after the hits"] += 1
+        # the readings of pulse_floor and last_racer_wins: where the value taken made a difference
+        p = ev[kinds == E.PULSE][:, 3:9].astype(np.int64)     # before, after, cost, blue, drafting, wind
+        seen["floored part by part"] += int((p[:, 1] != np.maximum(0, p[:, 0] + p[:, 2] - p[:, 3] + p[:, 4]
+                                                                   + p[:, 5])).sum())
+        for row in ev[kinds == E.WIN]:
+            if row[3] != t.finish_pos[setup.trail]:
+                seen["last racer left wins"] += 1
+                seen.setdefault("a last racer's race", (i, setup, log))
         moves = np.flatnonzero(kinds == E.MOVE)
         for i in moves:
             j = i + 1
@@ -84,6 +93,7 @@ def test_referee_accepts_every_race_default_switches():
     bundle = load_bundle()
     seen, trails, sizes = referee_many(bundle, N_DEFAULT, seed=2026)
     assert_covered(seen, trails, sizes, bundle)
+    assert seen["floored part by part"] == 0 and seen["last racer left wins"] == 0   # pulse_floor, last_racer_wins
 
 
 def test_referee_accepts_every_race_flipped_switches(tmp_path):
@@ -91,6 +101,15 @@ def test_referee_accepts_every_race_flipped_switches(tmp_path):
     seen, trails, sizes = referee_many(bundle, N_FLIPPED, seed=11)
     assert seen["ROLL"] > 0 and seen["MOTIVATION"] > 0 and seen["BOOST"] > 0
     assert seen["boost after zero steps"] == 0          # zero_step_boost = false
+    # pulse_floor = "each_part" and last_racer_wins = true made a difference in some races, and the
+    # referee accepted them; without its WIN row the last racer's race is refused
+    assert seen["floored part by part"] > 0 and seen["last racer left wins"] > 0
+    i, setup, log = seen["a last racer's race"]
+    ev = log.events
+    win = np.flatnonzero(ev[:, 2] == E.WIN)[0]
+    report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), np.delete(ev, win, axis=0))
+    assert not report.ok and "last_racer_wins" in report.message, report.message
+    assert "WINS: the last racer left in the race" in render_log(bundle, log)     # the readable log says so
 
 
 def test_referee_rejects_a_tampered_race():

@@ -689,6 +689,24 @@ def test_pulse_elimination(harsh_bundle):
     rejected(run_loop(b, bad), "place 1 belongs to seat 1 (Bo")
 
 
+def test_the_last_racer_left_wins_where_it_stands(harsh_bundle, minidir):
+    """last_racer_wins (R25): Ann's elimination leaves Bo alone, who wins at once on his grid slot;
+    the log without the switch, a WIN on another space, or one the switch does not allow is refused."""
+    rows = elim_race(harsh_bundle)
+    i = find(rows, E.ELIMINATED, 0, 1)
+    won = rows[:i + 1] + [[1, 1, E.WIN, 2] + [0] * 12, [1, 1, E.PLACE, 1, 1] + [0] * 11,
+                          [1, 0, E.PLACE, 2, 2] + [0] * 11]
+    rejected(run_loop(harsh_bundle, won), "TURN", "WIN")                 # default: Bo plays on
+    edit(minidir / "game.toml", "mixed_lane_drafting = true", "mixed_lane_drafting = true\nlast_racer_wins = true")
+    b = load_bundle(minidir)
+    rep = run_loop(b, won)
+    assert rep.ok and "won as the last racer left" in rep.message, rep.message
+    bad = [r[:] for r in won]
+    bad[i + 1][3] = 4
+    rejected(run_loop(b, bad), "WIN gives position 4", "Bo stands on")
+    rejected(run_loop(b, rows), "last_racer_wins = true")                # the race going on is refused
+
+
 # --------------------------------------------------------------------------- rule audit (issue 12)
 
 def test_shoot_wax_comes_after_the_hits(bundle):

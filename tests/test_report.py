@@ -33,11 +33,16 @@ set = [{ file = "game.toml", path = "gear.green.wax.green", value = 5 }]
 name = "green-bullet+1"
 set = [{ file = "game.toml", path = "gear.green.bullets", value = 4 }]
 
+[[variant]]
+name = "pulse-floor-each-part"
+description = "the pulse floored after each part."
+set = [{ file = "game.toml", path = "switches.pulse_floor", value = "each_part" }]
+
 [[cell]]
 name = "balanced"
 trail = "Kurz"
 racers = 3
-variants = ["base", "green-wax+1", "green-bullet+1"]
+variants = ["base", "green-wax+1", "green-bullet+1", "pulse-floor-each-part"]
 
 [[cell]]
 name = "balanced-Short"
@@ -487,3 +492,29 @@ def test_every_game_says_how_long_a_game_takes_at_the_table(study_dir, report):
     assert per_race.turns_per_player[0] == pytest.approx(one.turns.mean())
     assert "table-time" in {x.key for x in report.sections if not x.skipped}
     assert skitour.table_time_section in skitour.SECTIONS and "turns" in skitour.MAIN_COLUMNS
+
+
+def test_blast_readings_are_paired_on_the_same_races_and_ranked(report, study_dir):
+    """Issue 28: every Blast switch variant of the study, paired with the base on the same races, its
+    change of each headline figure (entrants, seat 0, ski colours, length) agrees with the raw table,
+    and the gear section takes no reading for a token."""
+    eff = pd.read_csv(report.out / "tables" / "readings_effects.csv")
+    ranked = pd.read_csv(report.out / "tables" / "readings_ranked.csv")
+    assert list(ranked.variant) == ["pulse-floor-each-part"] and ranked["rank"].tolist() == [1]
+    raw = read_study(study_dir, columns=["race", "seat", "won", "rounds", "turns"], cells=["balanced"])
+    e = eff.set_index("measure")
+    rounds = raw.groupby(["variant", "race"], observed=True).rounds.first()
+    seat0 = raw[raw.seat == 0].groupby("variant", observed=True).won.mean()
+    for variant, col in (("base", "base"), ("pulse-floor-each-part", "value")):
+        assert e.loc["rounds per race", col] == pytest.approx(rounds[variant].mean())
+        assert e.loc["seat 0's win rate (the first seat)", col] == pytest.approx(seat0[variant])
+        one = raw[raw.variant == variant]
+        for name, g in one.groupby("biathlete_name", observed=True):
+            assert e.loc[f"{name}'s win rate", col] == pytest.approx(g.won.mean())
+        for name, g in one.groupby("colour_name", observed=True):
+            assert e.loc[f"{name}'s win rate (ski colour)", col] == pytest.approx(g.won.mean())
+    assert {"largest biathlete gap (best minus worst biathlete's win rate)", "turns per player",
+            "share of racers eliminated"} <= set(e.index)
+    assert (eff.races == raw.race.nunique()).all()
+    assert "pulse-floor-each-part" not in set(pd.read_csv(report.out / "tables" / "gear_value.csv").variant)
+    assert "rule readings change the answer" in (report.out / "report.html").read_text()

@@ -11,25 +11,26 @@ from numba import njit
 import minidata as M
 from kernels.blast import consts as C
 from kernels.blast import events as E
-from kernels.blast.engine import next_seat_nb, play_turn_nb, setup_nb
+from kernels.blast.engine import next_seat_nb, open_round_nb, play_turn_nb, setup_nb
 from kernels.blast.players import (
     DEFAULT_PARAMS, HEURISTIC, N_PARAMS, P_WAX, SC_ACTION, SC_BULLETS, SC_COACH, SC_DEST, SC_LANE, SC_WAX,
     SC_WIND, SCRIPTED,
 )
 from kernels.rng import below_nb
 from kernels.blast.rules import pulse_adjust_nb, reach_nb
-from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, new_state
+from kernels.blast.state import G_LOG_N, G_ROUND, G_WIND, G_WINNER, new_state
 from kernels.jit import python_callable
 from kernels.blast.state import (
     SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_CHOSEN, SEAT_DISC_N,
     SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYED, SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_REMOVED_N,
+    SEAT_STATUS,
 )
 from sim.blast import load_bundle
 
 # The engine's helpers are compiled for kernel callers only; these versions can be called from
 # Python (kernels.jit).
-setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb = map(
-    python_callable, (setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb))
+setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb, open_round_nb = map(
+    python_callable, (setup_nb, play_turn_nb, next_seat_nb, pulse_adjust_nb, reach_nb, open_round_nb))
 
 
 @pytest.fixture(scope="module")
@@ -517,3 +518,83 @@ def test_a_move_of_zero_steps_on_a_coach_zone(shipped, tmp_path, zero_step_boost
         assert boosts[:, :2].tolist() == [[C.BLUE, 2]] and reduction == 2
     else:
         assert len(boosts) == 0 and reduction == 0
+
+
+# --- the readings of issue 28: pulse_floor and last_racer_wins ----------------------------------------
+def switched(shipped, tmp_path, key, default, other, flip):
+    """The shipped data, or a copy with one switch set the other way."""
+    from blastrace import variant_dir
+    return load_bundle(variant_dir(tmp_path, {f"{key} = {default}": f"{key} = {other}"})) if flip else shipped
+
+
+def plain_spaces(b, t):
+    """Trail spaces with no coach zone that are not the range, in route order."""
+    tb = b.tables
+    return [int(p) for p in range(tb.finish_pos[t]) if tb.coach_colour[t, p] == C.NO_COACH and tb.is_range[t, p] == 0]
+
+
+@pytest.mark.parametrize("floor", ["total", "each_part"])
+def test_pulse_floor_total_or_each_part(shipped, tmp_path, floor):
+    """rules.md 4.3: pulse 0, Breather bottom (cost -2), facing into the wind with nobody ahead
+    (headwind +1): the sum floored once gives 0; floored after each part, 0 then 1."""
+    b = switched(shipped, tmp_path, "pulse_floor", '"total"', '"each_part"', floor == "each_part")
+    t = b.trail_id("Lang")
+    pos = plain_spaces(b, t)[5]
+    st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+    place(st, 0, pos, pulse=0)
+    st.g[G_WIND] = b.tables.heading[t, pos]
+    give_card(b, st, 0, "Breather")
+    st.script[0, SC_ACTION] = C.BOTTOM
+    st.script[0, SC_DEST] = pos
+    play(b, st, 0, t)
+    before, after, cost, blue, draft, wind = events_of(st, E.PULSE, 0)[0, :6].tolist()
+    assert (before, cost, blue, draft, wind) == (0, -2, 0, 0, 1)
+    assert after == (0 if floor == "total" else 1) == st.seat[SEAT_PULSE, 0]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("last_racer_wins", [False, True])
+def test_the_last_racer_left_after_a_pulse_elimination(shipped, tmp_path, last_racer_wins, n):
+    """rules.md 7.2: seat 0 at pulse 10 plays Offset's top (cost 1) and is eliminated. With
+    last_racer_wins and one racer left, that racer wins at once where it stands; with two left, or
+    without the switch, the race goes on."""
+    b = switched(shipped, tmp_path, "last_racer_wins", "false", "true", last_racer_wins)
+    t = b.trail_id("Lang")
+    spaces = plain_spaces(b, t)
+    st = scenario(b, t, [b.biathlete_id(x) for x in ("Owens", "Pinto", "Wei")[:n]], [C.RED, C.BLACK, C.YELLOW][:n])
+    for seat in range(n):
+        place(st, seat, spaces[4 + 4 * seat], pulse=10 if seat == 0 else 3)
+    give_card(b, st, 0, "Offset")
+    st.script[0, SC_ACTION] = C.TOP
+    st.script[0, SC_DEST] = spaces[4]
+    play(b, st, 0, t)
+    assert events_of(st, E.ELIMINATED, 0)[:, 0].tolist() == [E.CAUSE_PULSE]
+    wins = events_of(st, E.WIN)
+    if last_racer_wins and n == 2:
+        assert wins[:, 0].tolist() == [spaces[8]] and events_of(st, E.WIN, 1).shape[0] == 1
+        assert st.g[G_WINNER] == 1 and st.seat[SEAT_STATUS, 1] == E.STATUS_WON
+        assert spaces[8] != b.tables.finish_pos[t]       # a win away from the finish line
+    else:
+        assert len(wins) == 0 and st.g[G_WINNER] == -1
+        assert (st.seat[SEAT_STATUS, 1:n] == E.STATUS_RACING).all()
+
+
+@pytest.mark.parametrize("last_racer_wins", [False, True])
+def test_the_last_racer_left_after_a_round_start_elimination(shipped, tmp_path, last_racer_wins):
+    """rules.md 7.2: at a round start seat 0 has neither hand nor discard pile and is out. With
+    last_racer_wins seat 1 wins there and the round is not opened; without it the round goes on."""
+    b = switched(shipped, tmp_path, "last_racer_wins", "false", "true", last_racer_wins)
+    t = b.trail_id("Lang")
+    spaces = plain_spaces(b, t)
+    st = scenario(b, t, [b.biathlete_id("Owens"), b.biathlete_id("Pinto")], [C.RED, C.BLACK])
+    place(st, 0, spaces[3], pulse=2)
+    place(st, 1, spaces[6], pulse=2)
+    st.seat[SEAT_HAND_N, 0] = st.seat[SEAT_DISC_N, 0] = 0
+    opened = open_round_nb(b.tables, t, st, np.zeros(C.MAX_RACERS, np.int64))
+    assert events_of(st, E.ELIMINATED, 0)[:, 0].tolist() == [E.CAUSE_NO_CARDS]
+    if last_racer_wins:
+        assert not opened and st.g[G_WINNER] == 1 and events_of(st, E.WIN, 1)[:, 0].tolist() == [spaces[6]]
+        assert len(events_of(st, E.STATE)) == 0        # the race is over: no round-start STATE rows
+    else:
+        assert opened and st.g[G_WINNER] == -1 and len(events_of(st, E.WIN)) == 0
+        assert events_of(st, E.STATE)[:, 0].tolist() == [spaces[6]]

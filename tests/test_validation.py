@@ -55,6 +55,13 @@ def test_unknown_switch(minidir):
     one_problem(minidir, "game.toml: [switches]: mixed_lane_draftin: is not a known field")
 
 
+def test_a_switch_value_outside_its_readings_is_named(minidir):
+    edit(minidir / "game.toml", "mixed_lane_drafting = true", 'mixed_lane_drafting = true\npulse_floor = "sum"')
+    one_problem(minidir, "game.toml: [switches]: pulse_floor:", "total", "each_part")
+    edit(minidir / "game.toml", 'pulse_floor = "sum"', 'last_racer_wins = "yes"')
+    one_problem(minidir, "game.toml: [switches]: last_racer_wins:")
+
+
 def test_unknown_colour_in_gear_wax(minidir):
     edit(minidir / "game.toml", "wax = { black = 2 }", "wax = { purple = 2 }")
     one_problem(minidir, "game.toml: [gear.black]: wax.purple: is not a wax colour")

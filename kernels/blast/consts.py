@@ -80,12 +80,16 @@ R_RANGE_DRAFTING = 17        # 1: racers on the range draft / block tailwind for
 R_COACH_BOOST = 18           # COACH_NEXT_TURN or COACH_UNTIL_USABLE
 R_MOTIVATION_TO = 19         # MOTIVATION_TO_HAND or MOTIVATION_TO_DISCARD
 R_ZERO_STEP_BOOST = 20       # 1: a move of zero steps that ends on a coach zone gets its boost
-N_RULES = 21
+R_PULSE_FLOOR = 21           # PULSE_FLOOR_TOTAL or PULSE_FLOOR_EACH_PART
+R_LAST_RACER_WINS = 22       # 1: the race ends, won, when every other racer is eliminated
+N_RULES = 23
 
 COACH_NEXT_TURN = 0
 COACH_UNTIL_USABLE = 1
 MOTIVATION_TO_HAND = 0
 MOTIVATION_TO_DISCARD = 1
+PULSE_FLOOR_TOTAL = 0        # the whole change (cost, drafting, wind) is summed, then floored at 0
+PULSE_FLOOR_EACH_PART = 1    # cost, then drafting, then wind, each floored at 0 in turn
 
 MAX_RACERS = 6   # six ski colours, six player boards
 MIN_RACERS = 2

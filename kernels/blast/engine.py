@@ -12,7 +12,7 @@ from ..jit import entry, inline, splice
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
     R_FACE_UP_MOTIVATION, R_INITIAL_WIND, R_MAX_HITS, R_MOTIVATION_TO, R_N_DICE, R_PULSE_LIMIT,
-    R_ROUND_CAP, R_START_LINE_CROSSINGS, R_ZERO_STEP_BOOST, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE,
+    R_LAST_RACER_WINS, R_PULSE_FLOOR, R_ROUND_CAP, R_START_LINE_CROSSINGS, R_ZERO_STEP_BOOST, RED, UPHILL, WAIT, WHITE, COACH_UNTIL_USABLE,
     BLACK, GREEN, YELLOW,
 )
 from .events import (
@@ -263,6 +263,24 @@ def eliminate_nb(st, s, cause, stamp):
     ev_nb(st.g, st.log, s, ELIMINATED, cause)
 
 
+@inline
+def last_racer_nb(tb, st):
+    """Switch `last_racer_wins`: after an elimination, a single racer left in the race wins at once
+    where it stands (WIN with its position); none left, or several, changes nothing."""
+    if tb.rules[R_LAST_RACER_WINS] == 0:
+        return
+    left = -1
+    for s in range(st.g[G_N]):
+        if st.seat[SEAT_STATUS, s] == STATUS_RACING:
+            if left >= 0:
+                return
+            left = s
+    if left >= 0:
+        st.seat[SEAT_STATUS, left] = STATUS_WON
+        st.g[G_WINNER] = left
+        ev_nb(st.g, st.log, left, WIN, st.seat[SEAT_POS, left])
+
+
 # --- a round -------------------------------------------------------------------------------------
 @inline
 def round_start_nb(tb, trail, st, red_usable):
@@ -302,6 +320,7 @@ def round_start_nb(tb, trail, st, red_usable):
                 ev_nb(st.g, st.log, s, PICKUP, PICKUP_COACH, got)
     if any_out:
         st.g[G_ELIM] = stamp
+        last_racer_nb(tb, st)
     for s in range(n):
         if st.seat[SEAT_STATUS, s] == STATUS_RACING:
             if st.g[G_LOG_CAP] > 0:
@@ -517,7 +536,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     reduction = wax[BLUE] + blue_zone
     adj = st.work[W_ADJ:W_ADJ + 2]
     pulse_adjust_nb(st, tb, trail, s, st.seat[SEAT_POS, s], st.seat[SEAT_LANE, s], st.seat[SEAT_ON_MAT, s], adj)
-    after = pulse_total_nb(before, cost, reduction, adj[0], adj[1])
+    after = pulse_total_nb(before, cost, reduction, adj[0], adj[1], tb.rules[R_PULSE_FLOOR])
     st.seat[SEAT_PULSE, s] = after
     ev_nb(st.g, st.log, s, PULSE, before, after, cost, reduction, adj[0], adj[1])
     if after > st.stats[s, S_MAX_PULSE]:
@@ -525,6 +544,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     if after > tb.rules[R_PULSE_LIMIT]:
         st.g[G_ELIM] += 1
         eliminate_nb(st, s, CAUSE_PULSE, st.g[G_ELIM])
+        last_racer_nb(tb, st)
         return
     if st.seat[SEAT_POS, s] == tb.finish_pos[trail]:
         st.seat[SEAT_STATUS, s] = STATUS_WON
@@ -590,7 +610,8 @@ def update_leader_nb(tb, trail, st):
 @splice
 def open_round_nb(tb, trail, st, red_usable):
     """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
-    (nobody racing, or the round cap reached: a stalled race)."""
+    (nobody racing, the round cap reached: a stalled race, or with `last_racer_wins` the round
+    start's eliminations left one racer, who won)."""
     racing = 0
     for s in range(st.g[G_N]):
         if st.seat[SEAT_STATUS, s] == STATUS_RACING:
@@ -604,6 +625,8 @@ def open_round_nb(tb, trail, st, red_usable):
     st.g[G_ROUND] += 1
     ev_nb(st.g, st.log, -1, ROUND, st.g[G_ROUND], st.g[G_WIND])
     round_start_nb(tb, trail, st, red_usable)
+    if st.g[G_WINNER] >= 0:
+        return False
     for s in range(st.g[G_N]):
         st.seat[SEAT_PLAYED, s] = 0
     return True

@@ -220,7 +220,18 @@ def shot_hits_nb(tb, biathlete, pulse, dice, wind, facing):
 
 
 @splice
-def pulse_total_nb(before, cost, reduction, drafting, wind):
-    """Pulse after an action: cost less blue reductions, drafting and wind, floored at 0 once."""
-    after = before + cost - reduction + drafting + wind
+def pulse_total_nb(before, cost, reduction, drafting, wind, each_part):
+    """Pulse after an action: cost less blue reductions, drafting and wind. Switch `pulse_floor`:
+    "total" (each_part 0) floors the sum at 0 once; "each_part" (1) adds the parts in the book's
+    order (cost, drafting, wind) and floors at 0 after each."""
+    if each_part == 0:
+        after = before + cost - reduction + drafting + wind
+        return after if after > 0 else 0
+    after = before + cost - reduction
+    if after < 0:
+        after = 0
+    after += drafting
+    if after < 0:
+        after = 0
+    after += wind
     return after if after > 0 else 0

@@ -44,10 +44,15 @@ class CompiledBundle:
         return index_of(self.card_names, name, "card")
 
 
+#: switches added after results folders were played (issue 28): out of the hash at their defaults
+LATER_SWITCHES = {"pulse_floor": "total", "last_racer_wins": False}
+
+
 def data_hash(data: BlastData) -> str:
     """A hash of the data's content: equal for equal data, whatever the files' comments or layout
-    (sim.validation.data_hash)."""
-    return hash_data(data, FORMAT_VERSION)
+    (sim.validation.data_hash); the switches of LATER_SWITCHES count only when set otherwise, so the
+    data's hash is the one it had before they existed."""
+    return hash_data(data, FORMAT_VERSION, later={"switches": LATER_SWITCHES})
 
 
 #: largest id or position the int16 arrays (card ids, physical spaces) and event logs can hold
@@ -271,6 +276,8 @@ def compile_data(data: BlastData) -> CompiledBundle:
     r[C.R_ZERO_STEP_BOOST] = sw.zero_step_boost
     r[C.R_COACH_BOOST] = C.COACH_UNTIL_USABLE if sw.coach_boost == "until_usable" else C.COACH_NEXT_TURN
     r[C.R_MOTIVATION_TO] = C.MOTIVATION_TO_DISCARD if sw.motivation_to == "discard" else C.MOTIVATION_TO_HAND
+    r[C.R_PULSE_FLOOR] = C.PULSE_FLOOR_EACH_PART if sw.pulse_floor == "each_part" else C.PULSE_FLOOR_TOTAL
+    r[C.R_LAST_RACER_WINS] = sw.last_racer_wins
 
     tables = BlastTables(
         rules=r,

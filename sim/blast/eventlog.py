@@ -260,6 +260,8 @@ def _phrase(ctx: _Context, kind: int, seat: int, a) -> str:
     if kind == E.CARD_END:
         return f"{ctx.card(a[0])} {'removed from the game (icy)' if a[1] else 'discarded'}"
     if kind == E.WIN:
+        if 0 <= a[0] < len(ctx.layout) and not ctx.layout.spaces[a[0]].finish:   # last_racer_wins
+            return f"WINS: the last racer left in the race, on {ctx.at(a[0])}"
         return f"WINS: crosses the finish line into {ctx.at(a[0])}"
     if kind == E.STALL:
         return f"stalled after {a[0]} rounds (the round cap)"

@@ -126,6 +126,8 @@ class _Reader:
             zero_step_boost=s.bool("zero_step_boost", ds.zero_step_boost),
             coach_boost=s.choice("coach_boost", ("next_turn", "until_usable"), ds.coach_boost),
             motivation_to=s.choice("motivation_to", ("hand", "discard"), ds.motivation_to),
+            pulse_floor=s.choice("pulse_floor", ("total", "each_part"), ds.pulse_floor),
+            last_racer_wins=s.bool("last_racer_wins", ds.last_racer_wins),
         )
         s.done()
         gear = self.read_gear(top)

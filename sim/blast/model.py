@@ -100,6 +100,8 @@ class Switches:
     zero_step_boost: bool = True       # a move of zero steps that ends on a coach zone gets its boost
     coach_boost: str = "next_turn"      # or "until_usable"
     motivation_to: str = "hand"         # or "discard"
+    pulse_floor: str = "total"          # or "each_part": the floor of 0 after each part of the change
+    last_racer_wins: bool = False       # the race ends, won, when every other racer is eliminated
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,14 @@ R22. A Shoot's wax is chosen after the hits: its `ACTION` row spends no wax (a2.
 R23. Headings are read from the venue's segments, not from the compiled layout: a segment's last
      space faces its `fork_heading` entry for the route item that follows it in this trail, else
      the last letter of its `heading`.
+R24. Switch `pulse_floor`: "total" floors the sum of cost (less blue), drafting and wind at 0 once;
+     "each_part" adds them in that order (the book's), flooring at 0 after each; the limit is
+     checked on the result only. The PULSE row's parts are the same under both.
+R25. Switch `last_racer_wins`: when an elimination (for pulse during a turn, or for lack of cards at
+     a round start, after all of that round start's rows) leaves exactly one racer in the race, a
+     `WIN` row for that racer follows with its own position (not the run-out), and the `PLACE`
+     rows follow; no `STATE` rows for the round start, no further turns. Without the switch the
+     last racer plays on (rules.md 7.2).
 """
 from __future__ import annotations
 
@@ -508,10 +516,15 @@ class _Referee:
         self.ensure(row.a[0] == self.round, row, f"ROUND says round {row.a[0]}, this is round {self.round}")
         self.ensure(row.a[1] == self.wind, row, f"ROUND says the wind is {self.wind_name(row.a[1])} but it is "
                                                 f"{self.wind_name(self.wind)}")
+        out_before = sum(1 for r in self.racers if r.status == OUT)
         self.round_start()
         if not self.racing():
             self.end("every racer is eliminated; no winner")
             return
+        if sum(1 for r in self.racers if r.status == OUT) > out_before:
+            self.last_racer("the round start's eliminations")
+            if self.over:
+                return
         for r in self.racing():
             self.state(r, "after the round start, STATE for every racing seat in seat order")
         for r in self.racing():
@@ -538,6 +551,18 @@ class _Referee:
             self.ensure(row.a[0] == self.rules.round_cap, row,
                         f"STALL gives round cap {row.a[0]}; round_cap is {self.rules.round_cap}")
             self.end(f"stalled at the round cap ({self.rules.round_cap})")
+
+    def last_racer(self, after: str) -> None:
+        """Switch `last_racer_wins` (R25): one racer left after an elimination wins where it stands."""
+        left = self.racing()
+        if not self.sw.last_racer_wins or len(left) != 1:
+            return
+        r = left[0]
+        row = self.take(E.WIN, r.seat, f"after {after} {r.name} is the last racer in the race, and with "
+                                       f"last_racer_wins = true that wins at once")
+        self.ensure(row.a[0] == r.pos, row, f"WIN gives position {row.a[0]}; {r.name} stands on {self.at(r.pos)}")
+        r.status = WON
+        self.end(f"{r.name} (seat {r.seat}) won as the last racer left")
 
     def end(self, outcome: str) -> None:
         self.over = True
@@ -716,6 +741,8 @@ class _Referee:
             self.eliminate(r, at_round_start=False)
             if not self.racing():
                 self.end("every racer is eliminated; no winner")
+            else:
+                self.last_racer(f"{r.name}'s elimination")
             return
         if moved and r.pos == self.finish:
             row = self.take(E.WIN, r.seat, f"{r.name} crossed the finish line with pulse {r.pulse}, within the limit")
@@ -1055,12 +1082,18 @@ class _Referee:
         cost = action.pulse
         blue = blue_wax + blue_zone
         before = r.pulse
-        after = max(0, before + cost - blue + draft + wind)
+        if self.sw.pulse_floor == "each_part":
+            # cost, then drafting, then wind, the pulse floored at 0 after each (R24)
+            after = max(0, max(0, max(0, before + cost - blue) + draft) + wind)
+            floor_text = "each part floored at 0 in turn (pulse_floor = each_part)"
+        else:
+            after = max(0, before + cost - blue + draft + wind)
+            floor_text = "total floored at 0"
         draft_text = (f"drafting {draft:+d} ({self.short(ahead.seat)} directly ahead on {self.at(ahead.pos)}"
                       f"{' lane ' + str(ahead.lane) if not self.spaces[ahead.pos].is_range else ''})"
                       if ahead is not None else "no drafting (nobody directly ahead)")
         explain = (f"before {before}, cost {cost:+d} ({action_name}), blue -{blue} ({blue_wax} wax, {blue_zone} coach), "
-                   f"{draft_text}, wind {wind:+d} ({wind_text}); total floored at 0 gives {after}; "
+                   f"{draft_text}, wind {wind:+d} ({wind_text}); {floor_text} gives {after}; "
                    f"{r.name} stands on {self.at(r.pos)}{' on mat ' + str(r.lane) if r.on_mat else ''}")
         fields = (("before", before), ("after", after), ("action cost", cost), ("blue reduction", blue),
                   ("drafting adjustment", draft), ("wind adjustment", wind))
