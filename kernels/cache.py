@@ -10,7 +10,9 @@ Numba's own key leaves out the boundscheck flag (NUMBA_BOUNDSCHECK): a kernel co
 checked indices would be handed to a process that wants unchecked ones, and the other way round.
 The fingerprint therefore covers the flag too, so both kinds of kernel live side by side; and
 whether helpers are left to their callers (`kernels.numba_patches`, patch 2), which caches them in
-a form numba alone cannot read.
+a form numba alone cannot read; and the optimisation level (NUMBA_OPT), which numba's key leaves
+out too: `make test` builds its checked kernels at level 1, which compiles a sixth faster and plays
+the same races a little slower.
 
 The cache lives under `$XDG_CACHE_HOME/biathlon-sim/numba/` (default `~/.cache`). Set
 NUMBA_CACHE_DIR to put numba's own cache where you like instead: this locator then steps aside.
@@ -45,6 +47,8 @@ def fingerprint(package: str) -> str:
         h.update(b"boundscheck")
     if numba_patches.lazy_helpers_applied():   # helpers cached as bitcode, code built once (the patch's)
         h.update(b"lazy-helpers")
+    if int(config.OPT) != 3:                    # NUMBA_OPT: make test's kernels are built at 1
+        h.update(f"opt{int(config.OPT)}".encode())
     files = sorted(ROOT.glob("*.py"))
     for pkg in (package, *DEPENDS.get(package, ())) if package else ():
         files += sorted((ROOT / pkg).rglob("*.py"))

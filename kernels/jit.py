@@ -25,7 +25,10 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
 - Levels. Every compiled function's LLVM module links its callees' modules and optimises all of
   them again, so a chain of separately compiled functions is optimised once per level. Splicing
   the round loop's chain at the numba IR level instead gives one level: the first compile takes
-  36 s; with those parts as `inline` functions, 54 s.
+  36 s; with those parts as `inline` functions, 54 s. (Since kernels/numba_patches.py's patch 2,
+  a wrapperless helper's module is no longer optimised or turned into machine code at its own
+  level, only at the entry point's, which took most of this cost away: Ski Tour's first compile
+  went from 238 to 149 CPU s. Splicing still saves numba's own per-function work.)
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
   into Mania's. It is an `outline` function there now, called only where a race is logged (in
