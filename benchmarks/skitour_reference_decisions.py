@@ -12,7 +12,8 @@ is a state where both players were asked the same question: the kernel counts, p
 those replaced by the first option (stop, no token, decline) and those where the heuristic's pick
 was the first option and the rollouts chose another (engine.CT_SEARCH). Decisions outside the
 reference's own turn (sixes, its wax row, drafting behind others) are never searched and never
-differ. Prints one table per course.
+differ. Prints one table per course, with the CPU seconds it took (the first course's include
+loading or compiling the kernel).
 """
 from __future__ import annotations
 
