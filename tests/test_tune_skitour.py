@@ -37,7 +37,8 @@ def test_tuning_runs_end_to_end(tuned):
     assert set(P.TUNED) | set(P.SEARCH) == set(K.PARAM_NAMES) and not set(P.TUNED) & set(P.SEARCH)
     g = tuned.generations[0]
     assert g.candidates.shape == (4, len(P.TUNED)) and g.win_rates.shape == (4,)
-    assert np.array_equal(g.candidates[0], start.weights[:len(P.TUNED)])   # the tuned come first
+    tuned_idx = [K.PARAM_NAMES.index(k) for k in P.TUNED]                # the mean comes first
+    assert np.array_equal(g.candidates[0], np.array(start.weights)[tuned_idx])
     # candidate 0 is the start itself against copies of the start: exactly the fair share
     assert g.win_rates[0] == pytest.approx(1 / 3)
     assert ((0 <= g.win_rates) & (g.win_rates <= 1)).all() and g.races_per_candidate == 60

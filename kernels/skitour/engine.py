@@ -52,7 +52,8 @@ from .players import (
     P_ICON_FREE, P_ICON_REROLL_ALL, P_ICON_REROLL_ONE, P_ICON_SHOT, P_ICON_STAMINA, P_PLAN,
     P_TIE_RIGHT,
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
-    P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS,
+    P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
+    P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -158,7 +159,30 @@ CT_SAMPLE = 4        # a rollout's own chance seed, taken up at its search point
 CT_NOPT = 5          # options of the decision a rollout searched (0: the turn had none left)
 CT_ROLLOUTS = 6      # rollouts played (the race board's count: the strength reference's budget)
 CT_HPICK = 7         # the option the heuristic picks at a rollout's searched decision
-CT_N = 8
+CT_DKIND = 8         # the kind (DK_*) of the decision a rollout searched
+CT_SEARCH = 9        # CT_SEARCH + SEARCH_STATS * DK_*: the strength reference's searched decisions
+                     # of each kind: searched, changed from the heuristic's pick, changed to the
+                     # first option (stop / no token / decline) from another, from the first to
+                     # another (benchmarks/skitour_reference_decisions.py)
+SEARCH_STATS = 4
+# the decision kinds (the pick_nb call sites)
+DK_PAY = 0           # the column a range payment comes from (range_payment = choice)
+DK_SIX = 1           # where a six goes
+DK_STEP = 2          # a step of the own move
+DK_BONUS = 3         # a downhill bonus step (or stop)
+DK_DRAFT = 4         # drafting: decline or follow
+DK_LIFT = 5          # reroll_one's die
+DK_RESHOT = 6        # reroll_shot's shot
+DK_WAX = 7           # a wax moment: no token or which token (and action)
+DK_FIRST = 8         # the mandatory column
+DK_EXTRA = 9         # an additional column (or stop)
+DK_FLIP = 10         # a flip box: count the six or trade it
+DK_FLIPBACK = 11     # which used token a flip trade turns face up
+N_DK = 12
+DK_NAMES = ("range payment column", "six", "step", "bonus step", "draft", "reroll_one die",
+            "reroll_shot shot", "wax moment", "mandatory column", "additional column", "flip box",
+            "flip-back token")
+CT_N = CT_SEARCH + SEARCH_STATS * N_DK
 
 # --- set-up su[SU_*] ------------------------------------------------------------------------------
 SU_N = 0             # racers
@@ -283,22 +307,24 @@ def ev4_nb(T, W, seat, kind, a0, a1, a2, a3):
 
 
 @inline
-def pick_nb(T, W, seat, n):
+def pick_nb(T, W, seat, n, dk):
+    """The seat's choice among the n options of a decision of kind dk (DK_*)."""
     st = W.st
     k = choose_nb(T.pk[st[seat, S_PLAYER]], seat, W.sc, n, W.prng, W.dsc, W.dsi)
     if k < 0:
-        k = search_point_nb(W.rng, W.prng, W.ct, W.script.shape[0], k, n, W.sc)
+        k = search_point_nb(W.rng, W.prng, W.ct, W.script.shape[0], k, n, W.sc, dk)
     return k
 
 
 @outline
-def search_point_nb(rng, prng, ct, n_script, code, n, sc):
+def search_point_nb(rng, prng, ct, n_script, code, n, sc, dk):
     """A rollout reaches the decision it searches (code: SEARCH_POINT for the option the heuristic
     scores best, sc[:n], as choose_nb picks it; SEARCH_POINT - 1 - k for option k): the option is
     taken, and from here on the rollout's chance (and any random player's) comes from its own seed
     ct[CT_SAMPLE], never from the race's stream, which holds the dice to come; scripted test faces
     are over too. Records the number of options in ct[CT_NOPT] and the heuristic's pick in
-    ct[CT_HPICK]. One compiled body, called only in rollouts."""
+    ct[CT_HPICK], and the decision's kind in ct[CT_DKIND]. One compiled body, called only in
+    rollouts."""
     if code == SEARCH_POINT:
         k = 0
         for i in range(1, n):
@@ -310,6 +336,7 @@ def search_point_nb(rng, prng, ct, n_script, code, n, sc):
     if k >= n:
         raise ValueError("a rollout's option out of range of the legal options")
     ct[CT_NOPT] = n
+    ct[CT_DKIND] = dk
     rng[0] = np.uint64(ct[CT_SAMPLE])
     prng[0] = mix64_nb(rng[0] ^ KEY2)
     ct[CT_SCRIPT] = n_script
@@ -405,7 +432,7 @@ def pay_nb(T, W, seat, reason, forced, at_range):
                 W.sc[n] = T.sv[nat, c, mk[c]]
                 n += 1
         if n > 0:
-            choice = W.opt[pick_nb(T, W, seat, n), 0]
+            choice = W.opt[pick_nb(T, W, seat, n, DK_PAY), 0]
     if choice < 0 and not is_random_nb(T, W, seat) and wt_nb(T, W, seat, P_TIE_RIGHT) > 0.5:
         # a tie for the highest value is the player's: this one pays from the rightmost
         top = -1
@@ -512,7 +539,7 @@ def roll_place_nb(T, W, seat, m, purpose, blue):
                 else:
                     W.sc[n] = wt_nb(T, W, seat, P_SIX_BOX) * board[B_COL + d] / max(T.fat[nat, d], 1)
                 n += 1
-        d = W.opt[pick_nb(T, W, seat, n), 0]
+        d = W.opt[pick_nb(T, W, seat, n, DK_SIX), 0]
         if d == SIX_SPRINT:
             board[B_SPRINT] += 1
         else:
@@ -957,7 +984,7 @@ def move_nb(T, W, seat, k):
             n += 1
         if n == 0:
             raise ValueError("move: no step keeps the move possible")
-        j = pick_nb(T, W, seat, n)
+        j = pick_nb(T, W, seat, n, DK_STEP)
         o = opt[j, 0]
         pay = opt[j, 1] == 1
         forced = opt[j, 2] == 1
@@ -1035,7 +1062,7 @@ def bonus_nb(T, W, seat, so, record):
                 s = -1.0
             sc[n] = s
             n += 1
-        j = pick_nb(T, W, seat, n)
+        j = pick_nb(T, W, seat, n, DK_BONUS)
         o = opt[j, 0]
         if o < 0:
             break
@@ -1132,7 +1159,7 @@ def drafting_nb(T, W, leader, first_seat):
                 W.sc[0] = 0.0
                 W.opt[1, 0] = 1
                 W.sc[1] = 1.0 if need <= wt_nb(T, W, c, P_DRAFT_PAY) else -1.0
-                follow = W.opt[pick_nb(T, W, c, 2), 0]
+                follow = W.opt[pick_nb(T, W, c, 2, DK_DRAFT), 0]
             ev_nb(T, W, c, EV_DRAFT, L, follow, tl, need, 1 if offered else 0, 0, 0, 0, 0, 0, 0,
                   0, 0)
             if follow == 0:
@@ -1288,8 +1315,33 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
         x = wt_nb(T, W, seat, P_ICON_REROLL_ALL)
         return x if (moment == MOMENT_B and tot <= 2 and b[B_AVAILABLE] >= 6) else -0.5 * x
     if bit == WAX_STAMINA:
+        if ahead_of_pace_nb(T, W, seat, 1):
+            return wt_nb(T, W, seat, P_STAMINA_SURPLUS)
         return wt_nb(T, W, seat, P_ICON_STAMINA)
     return 0.0
+
+
+@inline
+def ahead_of_pace_nb(T, W, seat, paying):
+    """Whether the racer, after `paying` more stamina, still holds at least the stamina it keeps
+    for the rows it has to go: `pace` per row plus `pace_share` times the race's own pace (its
+    stamina at the start over the course's rows). Stamina left at the finish is worth nothing:
+    ahead of the pace it spends more readily. Never ahead when both weights are 0."""
+    st = W.st
+    pace = wt_nb(T, W, seat, P_PACE)
+    share = wt_nb(T, W, seat, P_PACE_SHARE)
+    if pace <= 0.0 and share <= 0.0:
+        return False
+    nat = st[seat, S_NAT]
+    left = -paying
+    start = 0
+    for c in range(T.rl[R_TARGETS]):
+        left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
+        start += T.ns[nat, c] - 1 - T.su[SU_START_SLOT]
+    nrows = T.crs.shape[0]
+    r = st[seat, S_ROW]
+    rows = nrows + 1 if r < 0 else nrows - r
+    return left >= (pace + share * start / nrows) * rows
 
 
 @inline
@@ -1351,7 +1403,7 @@ def do_icon_nb(T, W, seat, bit, shooting):
                 W.sc[n] = v
                 n += 1
         if n > 0:
-            cell = W.opt[pick_nb(T, W, seat, n), 0]
+            cell = W.opt[pick_nb(T, W, seat, n, DK_LIFT), 0]
             ev4_nb(T, W, seat, EV_LIFT, cell, 0, 0, 0)
             lift_one_nb(st[seat, S_BOARD:S_BOARD + 10], cell)
             roll_place_nb(T, W, seat, 1, ROLL_ONE, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
@@ -1368,7 +1420,7 @@ def do_icon_nb(T, W, seat, bit, shooting):
                 W.opt[n, 0] = t
                 W.sc[n] = 1.0 if st[seat, S_TG + t] == TARGET_MISS else 0.0
                 n += 1
-            t = W.opt[pick_nb(T, W, seat, n), 0]
+            t = W.opt[pick_nb(T, W, seat, n, DK_RESHOT), 0]
             die = st[seat, S_TD + t]
             face = draw_nb(W, T.dien[die])
             hit = is_hit_nb(T.dief, die, face)
@@ -1445,7 +1497,7 @@ def wax_moment_nb(T, W, seat, moment):
         n = token_options_nb(T, W, seat, n, -1, T.pi[nat], T.pm[nat], shooting, iv)
     if n == 1:
         return
-    j = pick_nb(T, W, seat, n)
+    j = pick_nb(T, W, seat, n, DK_WAX)
     pos = W.opt[j, 0]
     if pos == -2:
         return
@@ -1531,12 +1583,18 @@ def column_step_nb(T, W, seat):
     need = need_nb(T, W, seat, count_bound_nb(T, W, seat)) if plan else MAX_K + 1
     # the mandatory column
     n = 0
+    waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
     for c in range(N_COLUMNS):
         if first_column_legal_nb(b, c):
             W.opt[n, 0] = c
-            W.sc[n] = 1.0 * min(col_dice_nb(T, b, nat, c), useful) + 0.01 * c
+            d = col_dice_nb(T, b, nat, c)
+            W.sc[n] = 1.0 * min(d, useful) + 0.01 * c * (wt_nb(T, W, seat, P_FIRST_HIGH)
+                                                         if heur else 1.0)
+            if waste != 0.0 and d > need:
+                # dice the turn cannot use: left on the board they would serve a later turn
+                W.sc[n] -= waste * (d - need)
             n += 1
-    first = W.opt[pick_nb(T, W, seat, n), 0]
+    first = W.opt[pick_nb(T, W, seat, n, DK_FIRST), 0]
     total = col_dice_nb(T, b, nat, first)
     # additional columns, one decision at a time
     extras = W.fb[0:0]
@@ -1577,7 +1635,10 @@ def column_step_nb(T, W, seat):
                     gain = min(x1, need) - min(x0, need)
                 else:
                     gain = min(total + d, useful) - min(total, useful)
-                s = gain - wt_nb(T, W, seat, P_EXTRA_MIN) + 0.5
+                thr = wt_nb(T, W, seat, P_EXTRA_MIN)
+                if ahead_of_pace_nb(T, W, seat, paying):
+                    thr = wt_nb(T, W, seat, P_EXTRA_SURPLUS)
+                s = gain - thr + 0.5
                 if ne + 1 > free:
                     if top <= wt_nb(T, W, seat, P_RESERVE):
                         s = -1.0
@@ -1591,7 +1652,7 @@ def column_step_nb(T, W, seat):
             n += 1
         if n == 1:
             break
-        c = W.opt[pick_nb(T, W, seat, n), 0]
+        c = W.opt[pick_nb(T, W, seat, n, DK_EXTRA), 0]
         if c < 0:
             break
         tmp_ex[ne] = c
@@ -1616,7 +1677,7 @@ def column_step_nb(T, W, seat):
         W.sc[0] = 0.0
         W.opt[1, 0] = 1
         W.sc[1] = 1.0 if wt_nb(T, W, seat, P_FLIP) > 0.5 else -1.0
-        if pick_nb(T, W, seat, 2) == 1:
+        if pick_nb(T, W, seat, 2, DK_FLIP) == 1:
             flips[c] = 1
             flipmask |= 1 << c
     # sort the extras (column order, sprint last) and pay
@@ -1677,7 +1738,7 @@ def column_step_nb(T, W, seat):
                 W.opt[n, 0] = hi + 1
                 W.sc[n] = 0.0
                 n += 1
-        p = W.opt[pick_nb(T, W, seat, n), 0]
+        p = W.opt[pick_nb(T, W, seat, n, DK_FLIPBACK), 0]
         if lo > hi:
             st[seat, S_WLO] = p
             st[seat, S_WHI] = p
@@ -2010,6 +2071,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
         ro_r = 0               # the rollout of that option
         n_opt = 0
         h_pick = 0
+        dkind = 0
         best_o = 0
         best_m = 0.0
         dsum = 0.0
@@ -2071,6 +2133,14 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
                         idx += 1
                         if idx >= n_opt:
                             chosen[dec] = best_o
+                            sk = CT_SEARCH + SEARCH_STATS * dkind
+                            W.ct[sk] += 1
+                            if best_o != h_pick:
+                                W.ct[sk + 1] += 1
+                                if best_o == 0:
+                                    W.ct[sk + 2] += 1
+                                elif h_pick == 0:
+                                    W.ct[sk + 3] += 1
                             dec += 1
                             idx = 0
                             done = dec >= dmax
@@ -2137,6 +2207,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
                     if ro_r == 0 and idx == 0:
                         n_opt = RW.ct[CT_NOPT]
                         h_pick = RW.ct[CT_HPICK]
+                        dkind = RW.ct[CT_DKIND]
                         best_o = h_pick
                         best_m = 0.0
                         if n_opt == 0:

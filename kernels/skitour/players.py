@@ -50,20 +50,36 @@ P_HORIZON = 29        # rounds a rollout plays, the rest of the current one the 
 P_DECISIONS = 30      # decisions of a turn searched, first to last (the rest: the heuristic's)
 P_PLACE_CREDIT = 31   # a rollout scores won + place_credit * share of the rivals behind
 P_CONFIDENCE = 32     # standard errors an option's mean gain over the heuristic's pick must exceed
-N_PARAMS = 33
+# the stamina pace (issue 27): stamina left at the end of the race is worth nothing, so a racer
+# with more stamina than it means to keep for the rows still to go spends it more readily
+P_PACE = 33           # stamina per row still to go the racer keeps (ahead of it: the surplus
+                      # weights below apply; with pace_share, 0 and 0: never ahead)
+P_EXTRA_SURPLUS = 34  # dice an additional column must bring while ahead of the pace (extra_min
+                      # otherwise)
+P_STAMINA_SURPLUS = 35  # value (dice) of a stamina icon's payment while ahead of the pace
+                        # (icon_stamina otherwise)
+P_FIRST_WASTE = 36    # cost (dice) of each die of the mandatory column beyond what the turn can
+                      # use (taken dice go back to the pool; left on the board they serve later)
+P_PACE_SHARE = 37     # more stamina kept per row to go, as a share of the race's own pace (the
+                      # stamina at the start over the course's rows)
+P_FIRST_HIGH = 38     # the mandatory column among equals: the highest (1) or the lowest (-1)
+N_PARAMS = 39
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
                "token_reroll_all", "token_plus_one", "token_minus_one", "token_stamina",
                "plan", "icon_free_column", "icon_reroll_shot", "icon_reroll_one",
                "icon_reroll_all", "icon_stamina", "tie_right",
-               "rollouts", "horizon", "decisions", "place_credit", "confidence")
+               "rollouts", "horizon", "decisions", "place_credit", "confidence",
+               "pace", "extra_surplus", "icon_stamina_surplus", "first_waste", "pace_share",
+               "first_high")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
-                           0.0, 0.0, 0.0, 0.5, 1.0], np.float64)
+                           0.0, 0.0, 0.0, 0.5, 1.0,
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

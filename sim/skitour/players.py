@@ -146,6 +146,17 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
                                 "rivals behind"),
     "confidence": (0.0, 10.0, "reference: standard errors an option's mean gain over the default's "
                               "own pick must exceed to replace it"),
+    "pace": (0.0, 2.0, "stamina per row still to go the racer keeps; ahead of it the surplus "
+                       "weights apply"),
+    "extra_surplus": (0.0, 10.0, "dice an additional column must bring while ahead of the pace"),
+    "icon_stamina_surplus": (-10.0, 10.0, "value (dice) of a stamina icon's payment while ahead "
+                                          "of the pace"),
+    "first_waste": (0.0, 10.0, "cost (dice) of each die of the mandatory column beyond what the "
+                               "turn can use"),
+    "pace_share": (0.0, 2.0, "more stamina kept per row to go, as a share of the race's own pace "
+                             "(start stamina over the course's rows)"),
+    "first_high": (-1.0, 1.0, "the mandatory column among equals: the highest (1) or the lowest "
+                              "(-1)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
@@ -170,6 +181,8 @@ SPREAD = {
     "token_reroll_one": 0.5, "token_reroll_all": 0.5, "token_plus_one": 0.5, "token_minus_one": 0.5,
     "token_stamina": 0.5, "plan": 0.4, "icon_free_column": 0.5, "icon_reroll_shot": 0.5,
     "icon_reroll_one": 0.3, "icon_reroll_all": 0.5, "icon_stamina": 0.5, "tie_right": 0.4,
+    "pace": 0.05, "extra_surplus": 0.3, "icon_stamina_surplus": 0.5, "first_waste": 0.3,
+    "pace_share": 0.1, "first_high": 0.4,
 }
 assert tuple(SPREAD) == TUNED
 

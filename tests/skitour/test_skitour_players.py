@@ -77,3 +77,34 @@ def test_lookahead_player_plays_legal_races():
                              seat_players=[0, 1, 0, 1])
         assert check_moves(b, log) == 0
         assert s["finished"].sum() >= 2
+
+
+def test_the_stamina_pace():
+    """Ahead of its stamina pace a racer takes an additional column for `extra_surplus` dice
+    instead of `extra_min`: so it spends more and ends with less; with both pace weights 0 it is
+    never ahead, and the surplus weights change nothing."""
+    from sim.skitour.compile import load_bundle
+    from sim.skitour.play import play_block
+
+    b = load_bundle()
+    nat = [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
+    base = P.get_player("balanced")
+    i = K.PARAM_NAMES.index
+
+    def persona(**kw):
+        w = list(base.weights)
+        for k, v in kw.items():
+            w[i(k)] = v
+        return P.with_weights(base, "x", w)
+
+    def play(p):
+        return play_block(b, "Long", nat, 5, np.arange(60), players=(p,))[0]
+
+    off = dict(pace=0.0, pace_share=0.0, extra_min=2.0)
+    a = play(persona(extra_surplus=1.0, icon_stamina_surplus=5.0, **off))
+    z = play(persona(extra_surplus=2.0, icon_stamina_surplus=-2.0, **off))
+    assert np.array_equal(a, z)
+    spend = play(persona(pace=0.3, extra_surplus=1.0, extra_min=2.0))
+    keep = play(persona(pace=0.3, extra_surplus=2.0, extra_min=2.0))
+    assert spend["extra_columns"].mean() > keep["extra_columns"].mean() + 1
+    assert spend["stamina_left"].mean() < keep["stamina_left"].mean() - 1

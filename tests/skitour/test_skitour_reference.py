@@ -16,7 +16,7 @@ from sim.skitour.compile import load_bundle
 from sim.skitour.game import Design, nations as lineup
 from sim.skitour.play import _run, play_one
 from kernels.skitour.players import PARAM_NAMES
-from sim.skitour.players import get_player, with_weights
+from sim.skitour.players import SEARCH, get_player, with_weights
 from sim.skitour.referee import load_game, referee_race
 
 
@@ -124,5 +124,23 @@ def test_the_reference_persona(bundle):
     bal = get_player("balanced")
     assert ref.kind == C.PLAYER_REFERENCE
     k = PARAM_NAMES.index("rollouts")
-    assert ref.weights[:k] == bal.weights[:k]
+    style = [j for j, name in enumerate(PARAM_NAMES) if name not in SEARCH]
+    assert [ref.weights[j] for j in style] == [bal.weights[j] for j in style]
     assert ref.weights[k] >= 1
+
+
+def test_the_search_counters(bundle):
+    """The kernel counts the reference's searched decisions by kind (engine.CT_SEARCH, read by
+    benchmarks/skitour_reference_decisions.py): at most `decisions` a turn, a change at most once
+    per searched decision, and never a decision outside its own turn (drafting behind others)."""
+    nat = nations(bundle)
+    seats, _, _, ct = _run(bundle, "Starter", nat, 5, [0, 1],
+                           players=(reference(rollouts=2.0, decisions=3.0), "balanced"),
+                           seat_players=[0, 1, 1, 1])
+    tab = ct[E.CT_SEARCH:E.CT_SEARCH + E.N_DK * E.SEARCH_STATS].reshape(E.N_DK, E.SEARCH_STATS)
+    searched, changed, to_first, from_first = tab.T
+    turns = int(seats["turns"].reshape(2, 4)[:, 0].sum())
+    assert 0 < searched.sum() <= 3 * turns
+    assert searched[E.DK_STEP] > 0 and searched[E.DK_FIRST] > 0
+    assert np.all(changed <= searched) and np.all(to_first + from_first <= changed)
+    assert searched[E.DK_DRAFT] == 0 and searched[E.DK_PAY] == 0

@@ -91,9 +91,11 @@ def test_token_value_is_the_paired_win_rate_difference_with_an_interval(study_di
     findings = (tmp_path / "r" / "findings.txt").read_text()
     assert "Value of each wax token of Norway" in findings and "sprint +" in findings
     # which readings matter: the one switch-only variant, paired on the same races; a drawn first
-    # player leaves the nations alone (the dice are the same) but not seat 0's share
+    # player leaves the nations alone (the dice are the same) but may move seat 0's share (under
+    # the pacing default of issue 27 the first player's edge is within these 600 races' noise)
     ranked = pd.read_csv(tmp_path / "r" / "tables" / "readings_ranked.csv")
     assert list(ranked.variant) == ["first-drawn"]
     effects = pd.read_csv(tmp_path / "r" / "tables" / "readings_effects.csv").set_index("measure")
-    assert effects.loc["seat 0's win rate (the first player)"].change < 0
+    seat0 = effects.loc["seat 0's win rate (the first player)"]
+    assert seat0.low <= seat0.change <= seat0.high and seat0.races == 600
     assert effects.loc["rounds per race"].low <= 0 <= effects.loc["rounds per race"].high
