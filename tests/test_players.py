@@ -80,6 +80,14 @@ def test_lookahead_without_rollouts_plays_exactly_as_balanced(bundle):
     assert (a == b).all()
 
 
+def legal_race(bundle, setup, seed, race):
+    """Race `race` of `seed` played and its log passed by the referee."""
+    log = play_one(bundle, setup, seed, race)
+    report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), log.events)
+    assert report.ok, report.message
+    return log
+
+
 def test_lookahead_races_are_legal_deterministic_and_differ(bundle):
     la = resolve("lookahead")
     la = la.with_weights("la-small", [3.0 if i == K.P_ROLLOUTS else w for i, w in enumerate(la.weights)])
@@ -88,9 +96,7 @@ def test_lookahead_races_are_legal_deterministic_and_differ(bundle):
     setup = make_setup(bundle, "Short", ["Fischer", "Olsson", "Bakken", "Girard"], None, [la, bal, la, bal])
     differs = 0
     for race in range(6):
-        log = play_one(bundle, setup, 9, race)
-        report = referee_race(bundle, setup.trail, list(setup.biathletes), list(setup.colours), log.events)
-        assert report.ok, report.message
+        log = legal_race(bundle, setup, 9, race)
         again = play_one(bundle, setup, 9, race)
         assert (again.events == log.events).all()
         block = play_block(bundle, [setup], 9, [race])
@@ -98,3 +104,23 @@ def test_lookahead_races_are_legal_deterministic_and_differ(bundle):
         plain = play_one(bundle, make_setup(bundle, "Short", ["Fischer", "Olsson", "Bakken", "Girard"], None, bal), 9, race)
         differs += plain.events.shape != log.events.shape or bool((plain.events != log.events).any())
     assert differs >= 3          # the rollouts do change choices
+
+
+def test_the_distilled_persona_reads_its_card_weights_and_plays_legal_races(bundle):
+    """`distilled` is balanced with fitted card weights (docs/players.md, "A distilled card policy"):
+    the file's weights reach the kernel, change the card choice, and the races stay legal."""
+    d = resolve("distilled")
+    bal = resolve("balanced")
+    assert d.kind == K.HEURISTIC
+    card = K.PARAM_NAMES[K.P_CARD0:]
+    assert len(card) == 2 * (K.N_CARD_FEATURES - 1) and K.P_CARD0 + len(card) == K.N_PARAMS
+    assert any(d.weight(n) != 0 for n in card) and all(bal.weight(n) == 0 for n in card)
+    names = ["Fischer", "Olsson", "Bakken", "Girard"]
+    setup = make_setup(bundle, "Kurz", names, None, [d, bal, d, bal])
+    plain = make_setup(bundle, "Kurz", names, None, bal)
+    differs = 0
+    for race in range(8):
+        log = legal_race(bundle, setup, 5, race)
+        other = play_one(bundle, plain, 5, race)
+        differs += log.events.shape != other.events.shape or bool((log.events != other.events).any())
+    assert differs >= 4          # the card weights do change choices

@@ -74,12 +74,30 @@ P_WAIT_MAX = 16       # Waits at most this many turns in a row on a mat
 P_PICKUP_DISCARD = 17  # a bullet pick-up needs at least this many cards in the discard pile
 P_PICKUP_BULLETS = 18  # ... and at least this many bullets held
 P_WHITE_CALM = 19     # spends this many white wax (at most) to calm the wind when a move reaches the range
-N_PARAMS = 20
+P_CARD0 = 20          # card choice off a mat: weights of the card features F_WORTH .. F_WIND (7), added
+                      # to the move score (a distilled card policy; all 0: the plain heuristic)
+P_MAT0 = 27           # card choice on a shooting mat: the same 7 weights, added to -score
+N_PARAMS = 34
 PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
                "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit",
-               "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm")
+               "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm",
+               "card_worth", "card_init", "card_gain", "card_pulse", "card_steps", "card_icy", "card_wind",
+               "mat_worth", "mat_init", "mat_gain", "mat_pulse", "mat_steps", "mat_icy", "mat_wind")
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0, 0.0,
-                           2.0, 4.0, 2.0, 1.0])
+                           2.0, 4.0, 2.0, 1.0] + [0.0] * 14)
+
+# The features of a card in hand that the card choice scores (card_features_nb), in the order of the
+# weights P_CARD0 + k - 1 and P_MAT0 + k - 1 (F_SCORE has no weight: it is the move score itself)
+CARD_FEATURES = ("score", "worth", "init", "gain", "pulse", "steps", "icy", "wind")
+F_SCORE = 0   # the heuristic's score of the card's better action at its furthest reach (icy price included)
+F_WORTH = 1   # the card's position-free worth (card_worth_nb, as for Motivation cards)
+F_INIT = 2    # its initiative with the dice as they show
+F_GAIN = 3    # spaces its better action gains from here
+F_PULSE = 4   # pulse cost of its better action
+F_STEPS = 5   # steps of its better action (all terrain classes, dice as they show)
+F_ICY = 6     # 1 if either action is icy
+F_WIND = 7    # 1 if either action shows the wind symbol
+N_CARD_FEATURES = 8
 
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
@@ -328,48 +346,16 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
 
 
 @inline
-def choose_card_nb(st, tb, trail, s):
-    """The card to play this round (secret and simultaneous: only the round-start state is read).
-
-    Each card is judged by its better action: the furthest space it reaches from here and the pulse
-    it costs, less the price of an icy action before the last lap. On a shooting mat the card counts
-    only for its initiative, so the least useful card is given up.
-    """
-    n = st.seat[SEAT_HAND_N, s]
-    if st.seat[SEAT_PLAYER, s] == RANDOM:
-        return st.hand[s, below_nb(st.rng[1:], n)]
-    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
-        c = st.script[s, SC_CARD]
-        for i in range(n):
-            if st.hand[s, i] == c:
-                return c
-        raise ValueError("illegal scripted choice: the card is not in the racer's hand")
-    hand = st.hand[s]
-    dice = st.dice
-    card_steps = tb.card_steps
-    card_pulse = tb.card_pulse
-    card_icy = tb.card_icy
+def stretch_ahead_nb(st, tb, trail, s):
+    """The stretch ahead of seat s, up to the range or the run-out where every move stops, as running
+    counts of uphill and of uphill-or-flat spaces (in st.masks): a move with u, f, d steps reaches
+    the furthest j ahead with at most u uphill spaces, u + f uphill-or-flat ones and u + f + d in
+    all. That is exactly where the least-versatile-step walk of reach_route_nb ends, at a few
+    comparisons per card instead of a walk. Returns (ahead, n_up, n_up_flat)."""
     terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
-    n_route = tb.route_len[trail]
-    range_pos = tb.range_pos[trail]
-    rules = tb.rules
-    limit = rules[R_PULSE_LIMIT]
-    band_low = rules[R_BAND_LOW]
-    band_medium = rules[R_BAND_MEDIUM]
-    finish = tb.finish_pos[trail]
-    acc_row = tb.accuracy[st.seat[SEAT_BIATHLETE, s]]
-    w = st.params[s]
     pos = st.seat[SEAT_POS, s]
-    pulse = st.seat[SEAT_PULSE, s]
-    icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
-    sign = -1.0 if st.seat[SEAT_ON_MAT, s] == 1 else 1.0
-    # The stretch ahead, up to the range or the run-out where every move stops, as running counts
-    # of uphill and of uphill-or-flat spaces: a move with u, f, d steps reaches the furthest j
-    # ahead with at most u uphill spaces, u + f uphill-or-flat ones and u + f + d in all. That is
-    # exactly where the least-versatile-step walk of reach_route_nb ends, at a few comparisons
-    # per card instead of a walk.
-    ahead = n_route - 1 - pos
+    ahead = tb.route_len[trail] - 1 - pos
     for j in range(1, ahead + 1):
         if is_range[pos + j] == 1:
             ahead = j
@@ -383,35 +369,120 @@ def choose_card_nb(st, tb, trail, s):
         t = terrain[pos + j]
         n_up[j] = n_up[j - 1] + (1 if t == UPHILL else 0)
         n_up_flat[j] = n_up_flat[j - 1] + (1 if t != DOWNHILL else 0)
+    return ahead, n_up, n_up_flat
+
+
+@inline
+def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
+    """Card c judged by its better action: its score (the furthest space it reaches from here and
+    the pulse it costs, less the price of an icy action before the last lap), and that action's
+    spaces gained, pulse cost and steps. Returns (score, gain, pulse cost, steps)."""
+    dice = st.dice
+    rules = tb.rules
+    w = st.params[s]
+    pos = st.seat[SEAT_POS, s]
+    pulse = st.seat[SEAT_PULSE, s]
+    range_pos = tb.range_pos[trail]
+    icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
+    v_card = NEG * 10.0
+    gain = 0
+    cost = 0
+    steps = 0
+    for a in range(2):
+        up = value_nb(tb.card_steps[c, a, UPHILL], dice, 0)
+        fl = value_nb(tb.card_steps[c, a, FLAT], dice, 0)
+        dn = value_nb(tb.card_steps[c, a, DOWNHILL], dice, 0)
+        j = min(ahead, up + fl + dn)
+        while j > 0 and (n_up[j] > up or n_up_flat[j] > up + fl):
+            j -= 1
+        far = pos + j
+        p = max(0, pulse + tb.card_pulse[c, a])
+        to_range = -1
+        for v in range(range_pos.shape[0]):
+            if range_pos[v] >= far:
+                to_range = range_pos[v] - far
+                break
+        sc = score_end_nb(w, far - pos, far, p, rules[R_PULSE_LIMIT], tb.finish_pos[trail], to_range,
+                          tb.accuracy[st.seat[SEAT_BIATHLETE, s]], rules[R_BAND_LOW], rules[R_BAND_MEDIUM])
+        if tb.card_icy[c, a] == 1:
+            sc -= icy_cost
+        if sc > v_card:
+            v_card = sc
+            gain = j
+            cost = tb.card_pulse[c, a]
+            steps = up + fl + dn
+    return v_card, gain, cost, steps
+
+
+@inline
+def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps):
+    """The distilled part of a card's score: the weights w[k0 .. k0 + 6] times features F_WORTH ..
+    F_WIND (card_features_nb)."""
+    icy = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
+    wind = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
+    return (w[k0] * card_worth_nb(tb, c) + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
+            + w[k0 + 2] * gain + w[k0 + 3] * cost + w[k0 + 4] * steps + w[k0 + 5] * icy
+            + w[k0 + 6] * wind)
+
+
+@inline
+def card_features_nb(st, tb, trail, s, out):
+    """The features CARD_FEATURES of each card i of seat s's hand, into out[i, F_*] (fitting the card
+    weights to a reference's choices: benchmarks/blast_distill_fit.py)."""
+    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
+    for i in range(st.seat[SEAT_HAND_N, s]):
+        c = st.hand[s, i]
+        v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
+        out[i, F_SCORE] = v
+        out[i, F_WORTH] = card_worth_nb(tb, c)
+        out[i, F_INIT] = value_nb(tb.card_init[c], st.dice, 0)
+        out[i, F_GAIN] = gain
+        out[i, F_PULSE] = cost
+        out[i, F_STEPS] = steps
+        out[i, F_ICY] = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
+        out[i, F_WIND] = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
+
+
+@inline
+def choose_card_nb(st, tb, trail, s):
+    """The card to play this round (secret and simultaneous: only the round-start state is read).
+
+    Each card is judged by its better action (card_score_nb): the furthest space it reaches from
+    here and the pulse it costs, less the price of an icy action before the last lap, plus the
+    persona's card weights (P_CARD0 ..) times the card's features (F_WORTH ..: a distilled policy;
+    zero for the plain heuristic). On a shooting mat the card counts only for its initiative: the
+    least useful card is given up (the score negated), plus the mat weights (P_MAT0 ..).
+    """
+    n = st.seat[SEAT_HAND_N, s]
+    if st.seat[SEAT_PLAYER, s] == RANDOM:
+        return st.hand[s, below_nb(st.rng[1:], n)]
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_CARD] >= 0:
+        c = st.script[s, SC_CARD]
+        for i in range(n):
+            if st.hand[s, i] == c:
+                return c
+        raise ValueError("illegal scripted choice: the card is not in the racer's hand")
+    w = st.params[s]
+    on_mat = st.seat[SEAT_ON_MAT, s] == 1
+    sign = -1.0 if on_mat else 1.0
+    k0 = P_MAT0 if on_mat else P_CARD0
+    distilled = False
+    for k in range(k0, k0 + N_CARD_FEATURES - 1):
+        if w[k] != 0.0:
+            distilled = True
+    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
-        c = hand[i]
-        v_card = NEG * 10.0
-        for a in range(2):
-            up = value_nb(card_steps[c, a, UPHILL], dice, 0)
-            fl = value_nb(card_steps[c, a, FLAT], dice, 0)
-            dn = value_nb(card_steps[c, a, DOWNHILL], dice, 0)
-            j = min(ahead, up + fl + dn)
-            while j > 0 and (n_up[j] > up or n_up_flat[j] > up + fl):
-                j -= 1
-            far = pos + j
-            p = max(0, pulse + card_pulse[c, a])
-            to_range = -1
-            for v in range(range_pos.shape[0]):
-                if range_pos[v] >= far:
-                    to_range = range_pos[v] - far
-                    break
-            sc = score_end_nb(w, far - pos, far, p, limit, finish, to_range, acc_row, band_low, band_medium)
-            if card_icy[c, a] == 1:
-                sc -= icy_cost
-            if sc > v_card:
-                v_card = sc
+        c = st.hand[s, i]
+        v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
         v_card *= sign
+        if distilled:
+            v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps)
         if v_card > best_v:
             best_v = v_card
             best_i = i
-    return hand[best_i]
+    return st.hand[s, best_i]
 
 
 @inline

@@ -200,6 +200,7 @@ def search_card_nb(tb, trail, st, s, ro):
     where = np.empty(MAX_MOTIVATION, np.int64)
     best = cand[0]
     best_v = -1.0
+    means = np.empty(k)
     for ci in range(k):
         total = 0.0
         for r in range(budget):
@@ -235,9 +236,13 @@ def search_card_nb(tb, trail, st, s, ro):
             else:
                 total += (n - ro.stats[s, S_PLACE]) / max(n - 1, 1)
         v = total / budget
+        means[ci] = v
         if v > best_v:
             best_v = v
             best = cand[ci]
+    # each candidate's mean score, left in `ro` (the rollouts' board, scratch once the search is
+    # over) for reading back after a search of one seat (benchmarks/blast_distill_collect.py)
+    ro.mworth[:k] = means[:k]
     return best
 
 

@@ -302,6 +302,12 @@ class Roster:
         "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
         "wind_spite": 0.4, "pickup_hand": 1.0, "wait_max": 1.0, "pickup_discard": 1.0, "pickup_bullets": 1.0,
         "white_calm": 1.0,
+        # the distilled card weights (not in `tuned`: pass them as tune(weights=...)); a weight
+        # times its feature is in spaces of progress, so about a third of a space per feature unit
+        "card_worth": 0.3, "card_init": 0.2, "card_gain": 0.3, "card_pulse": 0.3, "card_steps": 0.3,
+        "card_icy": 1.0, "card_wind": 0.5,
+        "mat_worth": 0.3, "mat_init": 0.2, "mat_gain": 0.3, "mat_pulse": 0.3, "mat_steps": 0.3,
+        "mat_icy": 1.0, "mat_wind": 0.5,
     }
 
     def __init__(self):

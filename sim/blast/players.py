@@ -47,6 +47,20 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "pickup_discard": (0.0, 40.0, "a bullet pick-up needs at least this many cards in the discard pile"),
     "pickup_bullets": (0.0, 10.0, "a bullet pick-up needs at least this many bullets held"),
     "white_calm": (0.0, 10.0, "white wax spent (at most) to calm the wind when a move reaches the range"),
+    "card_worth": (-50.0, 50.0, "card choice off a mat: weight of the card's position-free worth (as for Motivation cards) (distilled policy; 0: the heuristic)"),
+    "card_init": (-50.0, 50.0, "card choice off a mat: weight of its initiative with the dice as they show (distilled policy; 0: the heuristic)"),
+    "card_gain": (-50.0, 50.0, "card choice off a mat: weight of spaces its better action gains from here (distilled policy; 0: the heuristic)"),
+    "card_pulse": (-50.0, 50.0, "card choice off a mat: weight of pulse cost of its better action (distilled policy; 0: the heuristic)"),
+    "card_steps": (-50.0, 50.0, "card choice off a mat: weight of steps of its better action (distilled policy; 0: the heuristic)"),
+    "card_icy": (-50.0, 50.0, "card choice off a mat: weight of 1 if either action is icy (distilled policy; 0: the heuristic)"),
+    "card_wind": (-50.0, 50.0, "card choice off a mat: weight of 1 if either action shows the wind symbol (distilled policy; 0: the heuristic)"),
+    "mat_worth": (-50.0, 50.0, "card choice on a shooting mat: weight of the card's position-free worth (as for Motivation cards) (distilled policy; 0: the heuristic)"),
+    "mat_init": (-50.0, 50.0, "card choice on a shooting mat: weight of its initiative with the dice as they show (distilled policy; 0: the heuristic)"),
+    "mat_gain": (-50.0, 50.0, "card choice on a shooting mat: weight of spaces its better action gains from here (distilled policy; 0: the heuristic)"),
+    "mat_pulse": (-50.0, 50.0, "card choice on a shooting mat: weight of pulse cost of its better action (distilled policy; 0: the heuristic)"),
+    "mat_steps": (-50.0, 50.0, "card choice on a shooting mat: weight of steps of its better action (distilled policy; 0: the heuristic)"),
+    "mat_icy": (-50.0, 50.0, "card choice on a shooting mat: weight of 1 if either action is icy (distilled policy; 0: the heuristic)"),
+    "mat_wind": (-50.0, 50.0, "card choice on a shooting mat: weight of 1 if either action shows the wind symbol (distilled policy; 0: the heuristic)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
 
