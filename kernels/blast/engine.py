@@ -7,6 +7,7 @@ the same whether played alone or among millions. With a log capacity the race wr
 (docs/event-log.md).
 """
 import numpy as np
+from ..arrays import copy1_nb, copy2_nb
 from ..jit import entry, inline, splice
 
 from .consts import (
@@ -667,23 +668,6 @@ def finish_race_nb(tb, trail, st, red_usable, chosen):
         if play_turns_nb(tb, trail, st, red_usable):
             break
     rank_nb(tb, trail, st)
-
-
-@inline
-def copy1_nb(dst, src):
-    """dst[:] = src for 1-d arrays of one length, as an element loop: a slice assignment compiles
-    broadcasting, shape and memory-overlap checks, and the rollouts' state copy of 13 of them took
-    35 s of the search kernel's first compile (issue 32)."""
-    for i in range(src.shape[0]):
-        dst[i] = src[i]
-
-
-@inline
-def copy2_nb(dst, src):
-    """copy1_nb for 2-d arrays of one shape."""
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            dst[i, j] = src[i, j]
 
 
 @splice

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from kernels.arrays import copy1_nb, copy2_nb
 from kernels.borrow import borrow_nb
 from kernels.jit import entry, inline, outline, splice
 from kernels.skitour.nolit import unliteral_calls
@@ -2353,16 +2354,10 @@ def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
     rollout's chance switches to a seed of its own (search_point_nb). The seed mixes the racer's
     player stream (never the chance stream), the round, the seat, the decision and r, not the
     option: every option meets the same dice (common random numbers)."""
-    # element loops, not slice assignments: numba compiles those with broadcasting and shape
-    # checks, dearer to compile than the copy is to run
-    for o in range(W.st.shape[0]):
-        for f in range(W.st.shape[1]):
-            RW.st[o, f] = W.st[o, f]
-    for i in range(W.tv.shape[0]):
-        RW.tv[i] = W.tv[i]
+    copy2_nb(RW.st, W.st)                   # element loops, not slices (kernels/arrays.py)
+    copy1_nb(RW.tv, W.tv)
     RW.tv[TV_STAMP] = stamp                 # fresh memo stamps, never one the race used
-    for i in range(W.ct.shape[0]):
-        RW.ct[i] = W.ct[i]
+    copy1_nb(RW.ct, W.ct)
     RW.ct[CT_NOPT] = 0
     key = (W.prng[0] ^ (np.uint64(W.tv[TV_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
            ^ (np.uint64(dec + 1) * KEY_DECISION))
