@@ -32,7 +32,9 @@ code that runs. On an empty cache, with checked indices, LLVM took 282 of the Bl
 kernel's 321 CPU seconds and 204 of Ski Tour's 258 (benchmarks/device_compile.sh, 2026-11-27).
 
 This patch leaves a wrapperless function's library unoptimised at module level and without
-machine code: its own function passes run as before, its callees are linked in, and the caller that
+machine code (numba's `finalize` runs as ever; the two steps it calls for those, the module
+optimisation and the hand-over to the code generator, do nothing for such a library): its own
+function passes run as before, its callees are linked in, and the caller that
 links it optimises the whole and generates the code, once, at the entry point. Such a library is
 cached as bitcode (numba caches the others as object code) and loaded as it was saved. What the
 entry point's optimiser sees differs (callees arrive unoptimised at module level), so its machine
@@ -138,21 +140,21 @@ def _lowering_run_pass(original):
     return run_pass
 
 
-def _finalize(original):
-    def finalize(self):
+def _optimize_final_module(original):
+    def optimize(self):
         if not getattr(self, "_biathlon_helper", False):
             return original(self)
-        _cg.require_global_compiler_lock()
-        self._raise_if_finalized()
-        seen = set()
-        for library in self._linking_libraries:
-            if library not in seen:
-                self._reload_init.update(library._reload_init)
-                seen.add(library)
-                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
-        self._final_module.verify()
+        # a helper: its caller's module, where it is linked, is optimised instead
+    return optimize
+
+
+def _finalize_final_module(original):
+    def finish(self):
+        if not getattr(self, "_biathlon_helper", False):
+            return original(self)
+        # a helper: no machine code and no place in the execution engine; linked as LLVM IR
         self._finalized = True
-    return finalize
+    return finish
 
 
 def _set_env(original):
@@ -182,7 +184,7 @@ def _unserialize(original):
         self = codegen.create_library(name)
         self._biathlon_helper = True
         self._final_module = _cg.ll.parse_bitcode(data)
-        self._finalized = True
+        self._finalize_final_module()
         return self
     return classmethod(unserialize)
 
@@ -197,7 +199,7 @@ def lazy_helpers_applicable() -> bool:
     except (OSError, TypeError):
         return False
     return ("self._optimize_final_module()" in src and "self._finalize_final_module()" in src
-            and "_get_module_for_linking(), preserve=True" in src
+            and "self._finalized = True" in inspect.getsource(_cg.CPUCodeLibrary._finalize_final_module)
             and "targetctx.get_executable(library, fndesc, env)" in lowering
             and "state.library = codegen.create_library(state.func_id.func_qualname)" in lowering
             and hasattr(_cg.CPUCodeLibrary, "serialize_using_object_code")
@@ -207,13 +209,14 @@ def lazy_helpers_applicable() -> bool:
 
 def apply_lazy_helpers() -> bool:
     """Patch 2 (once per process); True if it is in place."""
-    if getattr(_cg.CPUCodeLibrary, "_biathlon_patched", False):
+    if lazy_helpers_applied():
         return True
     if (os.environ.get("BIATHLON_NUMBA_PATCH", "1") == "0" or os.environ.get("BIATHLON_NUMBA_LAZY", "1") == "0"
             or not lazy_helpers_applicable()):
         return False
     _tp.NativeLowering.run_pass = _lowering_run_pass(_tp.NativeLowering.run_pass)
-    _cg.CPUCodeLibrary.finalize = _finalize(_cg.CPUCodeLibrary.finalize)
+    _cg.CPUCodeLibrary._optimize_final_module = _optimize_final_module(_cg.CPUCodeLibrary._optimize_final_module)
+    _cg.CPUCodeLibrary._finalize_final_module = _finalize_final_module(_cg.CPUCodeLibrary._finalize_final_module)
     _cg.JITCPUCodegen.set_env = _set_env(_cg.JITCPUCodegen.set_env)
     _cg.CPUCodeLibrary.serialize_using_object_code = _serialize(_cg.CPUCodeLibrary.serialize_using_object_code)
     _cg.JITCodeLibrary._unserialize = _unserialize(_cg.JITCodeLibrary.__dict__.get(
