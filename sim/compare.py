@@ -232,7 +232,7 @@ class Comparison:
 
 
 def compare(base, changed, trails: list[str] | None = None, racers: int = 4, races: int = 9600, seed: int = 1,
-            players: tuple[str, ...] = ("balanced",), chunk_size: int = 4800, n_jobs: int = 1,
+            players: tuple[str, ...] | None = None, chunk_size: int = 4800, n_jobs: int = 1,
             progress: bool = False, correction: str = "holm", alpha: float = 0.05, game: str | None = None,
             options: dict | None = None, scheduler: str | None = None, out: str | Path | None = None,
             repair: bool = False, command: str = "", log=None) -> Comparison:
@@ -260,6 +260,7 @@ def compare(base, changed, trails: list[str] | None = None, racers: int = 4, rac
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk size must be at least 1")
     info.check_racers(racers)
+    players = tuple(players or (info.default_player,))
     designs = []
     for t in trails:
         try:

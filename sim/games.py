@@ -195,8 +195,8 @@ def game(name: "str | GameInfo | None" = None) -> GameInfo:
 register(GameInfo(
     "blast", "Biathlon Blast", "trail", (2, 6), ("biathlete", "colour"), "sim.blast.game",
     commands=("worldcup",),
-    players=("random", "balanced", "sprinter", "conservative", "sharpshooter"),
-    layout="reports.report:blast_layout",
+    players=("random", "balanced", "distilled", "sprinter", "conservative", "sharpshooter"),
+    default_player="distilled", layout="reports.report:blast_layout",
     hooks=("roster", "report_params", "data_warnings", "bench"),
     examples={
         "run": "  biathlon-sim run --trail Kurz --racers 4 --races 100000 --out runs/kurz4\n"

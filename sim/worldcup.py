@@ -67,7 +67,7 @@ class CupRules:
     racers: int = 4
     draft: str | tuple[str, ...] = "rated"
     redraft: bool = True
-    players: tuple[str, ...] = ("balanced",)
+    players: tuple[str, ...] = ("default",)
 
     def check(self, bundle: CompiledBundle) -> None:
         """ValueError (or KeyError naming the known names) for rules the data cannot play."""

@@ -30,6 +30,8 @@ budget_races = 100000
 [designs]
 scenarios = ["Loop"]
 racers = [4]
+# the case was made for `balanced`, the default player when it was written (now `distilled`)
+personas = ["balanced"]
 
 [[target]]
 name = "biathletes fair"
@@ -281,7 +283,7 @@ def test_early_dropping_and_common_random_numbers(tmp_path):
     ('file = "biathletes/ann.toml"', "balance.toml: knob 'ann-accuracy-low': file: 'biathletes/nobody.toml' is not a file"),
     ('by = "biathlete"', "balance.toml: target 'biathletes fair': by: must be one of the seat axes"),
     ("[designs]", "balance.toml: players.bound: names 'balanced', the binding persona"),
-    ("racers = [4]", "balance.toml: players.binds: names 'tuned', which [designs] personas leaves out"),
+    ('personas = ["balanced"]', "balance.toml: players.binds: names 'tuned', which [designs] personas leaves out"),
 ])
 def test_bad_balance_files_name_the_file_entry_and_field(change, expected, tmp_path, capsys):
     f = blast_case(tmp_path)
@@ -292,7 +294,7 @@ def test_bad_balance_files_name_the_file_entry_and_field(change, expected, tmp_p
            'file = "biathletes/ann.toml"': 'file = "biathletes/nobody.toml"',
            'by = "biathlete"': 'by = "nation"',
            "[designs]": '[players]\nbinds = "balanced"\nbound = ["balanced"]\n\n[designs]',
-           "racers = [4]": 'racers = [4]\npersonas = ["balanced"]\n\n[players]\nbinds = "tuned"'}[change]
+           'personas = ["balanced"]': 'personas = ["balanced"]\n\n[players]\nbinds = "tuned"'}[change]
     f.write_text(text.replace(change, bad, 1))
     assert main(["balance", str(f), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
@@ -371,7 +373,7 @@ def test_command_line_refusals(tmp_path, capsys):
     assert capsys.readouterr().err.strip().startswith("biathlon-sim balance: --max-minutes must be a number above 0")
     assert main(["balance", str(f)]) == 2
     assert "--out DIR is required" in capsys.readouterr().err
-    f.write_text(f.read_text().replace('racers = [4]', 'racers = [4]\npersonas = ["nobody"]'))
+    f.write_text(f.read_text().replace('personas = ["balanced"]', 'personas = ["nobody"]'))
     assert main(["balance", str(f), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("biathlon-sim balance: balance.toml: designs.personas: no player named 'nobody'"), err
@@ -620,7 +622,7 @@ def test_the_check_scores_the_targets_on_fresh_races():
 
 def test_the_report_says_where_the_personas_disagree(tmp_path):
     f = blast_case(tmp_path)
-    f.write_text(f.read_text().replace('racers = [4]\n', 'racers = [4]\npersonas = ["balanced", "sprinter"]\n', 1))
+    f.write_text(f.read_text().replace('personas = ["balanced"]\n', 'personas = ["balanced", "sprinter"]\n', 1))
     outcome = Search(load_balance(f), tmp_path / "out", budget_races=1, log=lambda x: None).run()
     write_outcome(outcome, check_races=600)
     report = (tmp_path / "out" / "report.md").read_text()

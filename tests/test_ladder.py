@@ -152,7 +152,7 @@ def test_metric_functions_read_plain_tables():
 @pytest.mark.parametrize("args, message", [
     (["--players", "balanced,nobody"], "no player named 'nobody'"),
     (["--players", "balanced"], "at least 2 players"),
-    (["--players", "balanced,default"], "each player may appear once"),
+    (["--players", "distilled,default"], "each player may appear once"),
     (["--vs", "balanced"], "--vs takes two players"),
     (["--vs", "balanced,nobody.toml"], "nobody.toml"),
     (["--racers", "9"], "racers must lie in 2..6"),

@@ -6,6 +6,8 @@ import pytest
 from kernels.blast import players as K
 from sim.blast import load_bundle
 from sim.blast.play import make_setup, play_block, play_one
+from sim import games
+from sim.blast.design import Design
 from sim.blast.players import available, read_persona, resolve
 from sim.blast.referee import referee_race
 from sim.validation import DataError, Problems
@@ -18,9 +20,13 @@ def bundle():
 
 def test_shipped_personas_load_and_differ():
     known = available()
-    for name in ("random", "balanced", "sprinter", "conservative", "sharpshooter", "lookahead", "reference"):
+    for name in ("random", "balanced", "distilled", "sprinter", "conservative", "sharpshooter", "lookahead",
+                 "reference"):
         assert name in known, name
-    assert resolve("heuristic") == known["balanced"] == resolve("DEFAULT")
+    assert resolve("heuristic") == known["balanced"]
+    # the default player (sim.games' default_player) is the distilled card policy
+    assert resolve("DEFAULT") == known["distilled"] == known[games.game("blast").default_player]
+    assert Design("Kurz").resolved() == (known["distilled"],)
     # the balanced file spells out the kernel's default weights
     assert np.allclose(known["balanced"].weights, K.DEFAULT_PARAMS)
     styles = {tuple(known[n].weights) for n in ("balanced", "sprinter", "conservative", "sharpshooter")}
@@ -30,6 +36,9 @@ def test_shipped_personas_load_and_differ():
     assert la.weight("progress") == known["balanced"].weight("progress")     # built on balanced
     ref = known["reference"]
     assert ref.kind == K.REFERENCE and ref.weight("rollouts") >= 1 and ref.weight("depth") == 0
+    # the reference rolls out, and plays every choice but its card, as the default does
+    same = [k for k in K.PARAM_NAMES if k not in ("rollouts", "place_credit", "depth")]
+    assert all(ref.weight(k) == known["distilled"].weight(k) for k in same)
 
 
 @pytest.mark.parametrize("body, message", [

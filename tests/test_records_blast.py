@@ -17,7 +17,8 @@ from sim.blast.game import SEAT_DTYPE, VISIT_DTYPE
 from sim.run import read_results, run_races
 
 FIXTURE = Path(__file__).parent / "fixtures" / "blast_table_before_records.parquet"
-DESIGNS = {1: (Design("Kurz", 4), 240, 11), 2: (Design("Lang", 3, ("Owens", "Olsson", "Wei"), None,
+# the fixture's players: design 1's seats were the default player then, `balanced`
+DESIGNS = {1: (Design("Kurz", 4, players=("balanced",)), 240, 11), 2: (Design("Lang", 3, ("Owens", "Olsson", "Wei"), None,
                                                         ("balanced", "sprinter", "random")), 120, 12),
            3: (Design("Short", 6, None, None, ("sharpshooter",)), 96, 13)}
 

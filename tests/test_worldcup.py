@@ -74,7 +74,7 @@ def test_a_cup_race_replays_alone(bundle, random_cups):
     cup, k = int(row.cup), 3
     line = random_cups.races[(random_cups.races.cup == cup) & (random_cups.races.race_no == k)]
     setup = RaceSetup(bundle.trail_id("Short"), tuple(line.biathlete), tuple(line.colour),
-                      (resolve("balanced"),) * 4)
+                      (resolve("default"),) * 4)      # the cup's players: the default
     log = play_one(bundle, setup, 5, cup * 4 + k - 1)
     assert log.results[:, R.PLACE].tolist() == line.place.tolist()
 

@@ -123,7 +123,7 @@ def load_balance(path: str | Path) -> BalanceFile:
                 except (KeyError, ValueError) as exc:
                     dt.problem("personas" if persona else "racers", str(exc.args[0]) if exc.args else str(exc))
                     continue
-                who = persona or _persona(mod, design)
+                who = persona or _persona(info, design)
                 label = f"{s}-{n}-{who}"
                 designs.append(DesignSpec(label, s, n, who, design, cell_seed(seed or 0, label),
                                           cell_seed(check_seed, "check:" + label)))
@@ -354,10 +354,12 @@ def _start_positions(bf: BalanceFile, raw: Any, t: Table) -> dict[str, int]:
     return out
 
 
-def _persona(mod, design) -> str:
+def _persona(info, design) -> str:
+    """The name of a design's player; the `default` alias by the name of the game's default player."""
     players = getattr(design, "players", ()) or ("",)
     p = players[0]
-    return p if isinstance(p, str) else getattr(p, "name", str(p))
+    p = p if isinstance(p, str) else getattr(p, "name", str(p))
+    return info.default_player if p == "default" else p
 
 
 def _member(t: Table, problems: Problems, file: str, data_dir: Path, docs: dict, raw: dict, _) -> Member | None:

@@ -42,7 +42,7 @@ class Design:
     racers: int = 4
     biathletes: tuple[str, ...] | None = None
     colours: tuple[str, ...] | None = None
-    players: tuple[str, ...] = ("heuristic",)
+    players: tuple[str, ...] = ("default",)
 
     def check(self, bundle: CompiledBundle) -> None:
         bundle.trail_id(self.trail)

@@ -144,7 +144,7 @@ def records(rows: np.ndarray, n_dice: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 # --- designs -----------------------------------------------------------------------------------
 
-def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=("balanced",),
+def make_design(scenario: str, racers: int = 4, *, fixed: dict | None = None, players=("default",),
                 options: dict | None = None):
     """A Blast design: `fixed` may name the line-up ("biathlete": names in seat order) and the
     ski colours ("colour"); without a line-up, seats rotate through every biathlete and colour."""

@@ -66,7 +66,7 @@ assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow k
 
 KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD, "reference": K.REFERENCE}
 SEARCH_KINDS = (K.LOOKAHEAD, K.REFERENCE)       # kinds that choose their card by rollouts
-ALIASES = {"heuristic": "balanced", "default": "balanced"}
+ALIASES = {"heuristic": "balanced", "default": "distilled"}    # default: sim.games' default_player
 
 
 @dataclass(frozen=True)
