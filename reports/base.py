@@ -13,6 +13,12 @@ from .html import p_text
 from sim.source import ResultsSource
 
 
+#: the persona that stands for strong play, and the floor of the skill gradient (reports.skill):
+#: levels of skill, not styles of play
+STRONG, FLOOR = "reference", "random"
+SKILL = (STRONG, FLOOR)
+
+
 @dataclass(frozen=True)
 class ReportOptions:
     """confidence: of every interval. alpha: the level at which a corrected test flags. reference:
@@ -126,6 +132,8 @@ class Context:
         #: band verdicts the sections measured, for the verdict that opens the report: DataFrames
         #: with dimension, who, where, races, win_rate, fair_share, ratio, ratio_low, ratio_high, verdict
         self.verdicts: list[pd.DataFrame] = []
+        #: (dimension, who) -> what the strength reference says of it (reports.skill), for the verdict
+        self.strong: dict[tuple[str, str], list[str]] = {}
         #: plain sentences on the game's own design questions (a section's answer), for the top of
         #: the verdict, after the one per dimension
         self.questions: list[str] = []

@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import figures as F
 from . import metrics as M
-from .base import Context, Section, _front, _rate, _sig, p_is, pct
+from .base import SKILL, Context, Section, _front, _rate, _sig, p_is, pct
 from sim.stats import z_value
 
 
@@ -561,7 +561,8 @@ def variants_section(ctx: Context, columns: tuple[str, ...] = ("rounds",)) -> Se
 def robustness_section(ctx: Context) -> Section:
     o, src, sc, en, E, T = ctx.o, ctx.source, ctx.sc, ctx.en, ctx.entrant, ctx.scenario
     s = Section("robustness", "Robustness across personas")
-    others = [p for p in ctx.personas if p != ctx.reference]
+    # skill levels (random, the strength reference) are read by reports.skill, not ranked as styles
+    others = [p for p in ctx.personas if p != ctx.reference and p not in SKILL]
     if not others and not game_has_personas(src.game):
         s.skipped = (f"This game's bots have no personas (one way of playing), so the ranking of {E}s cannot depend "
                      "on play style: nothing to check here.")
@@ -749,6 +750,9 @@ def health_section(ctx: Context) -> tuple[Section, list[str]]:
         {"measure": "races played", "value": f"{played:,} ({played / planned:.0%})" if planned else f"{played:,}"},
         {"measure": "cells played", "value": f"{len(present):,} of {len(src.planned_cells) or len(present):,}"},
         {"measure": "cells missing", "value": ", ".join(missing) or "none"},
+        *({"measure": f"optional group not played: {g}",
+           "value": f"{len(names)} cell(s) ({', '.join(names)}): biathlon-sim study FILE --out DIR --include {g}"}
+          for g, names in src.optional.items()),
         *([{"measure": "cells sized to a precision target",
             "value": f"{len(src.targeted)} (each planned as its pilot sized it)"}] if src.targeted else []),
         *({"measure": f"precision not reached: {cell}", "value": note} for cell, note in src.precision_notes.items()),
@@ -913,6 +917,9 @@ def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> s
                 f"→ {x.ratio_after:.2f} x" for x in good.head(3).itertuples())
         elif len(mine):
             text += "<br>no variant of this study moves it toward fair measurably"
+    strong = ctx.strong.get((r.dimension, str(r.who)))
+    if strong:
+        text += "<br>under strong play (the reference in every seat): " + e("; ".join(strong))
     if r.dimension in fixed:
         # the reason once, at the first of its dimension; after that, a pointer to it
         text += (f"<br><i>fixed by the box</i>: {e(fixed[r.dimension])}" if r.dimension not in told

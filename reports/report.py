@@ -25,6 +25,7 @@ from . import blast, core, mania, skitour
 from .base import Context, Report, ReportOptions, Section
 from .blast import gear_section, gear_targets
 from .core import robustness_section
+from .skill import skill_section
 from .html import figure_png, page
 from .interactive import new_page
 from sim.source import ResultsSource
@@ -83,6 +84,7 @@ def blast_layout(ctx: Context, log) -> list[Section]:
     sections.append(blast.cards_section(ctx))
     log("section: robustness")
     sections.append(core.robustness_section(ctx))
+    sections.append(skill_section(ctx))
     return sections
 
 
@@ -106,6 +108,7 @@ def core_layout(ctx: Context, log, extra_sections=(), extra_columns=(), prepare=
         sections.append(_no_main(ctx))
     sections.append(core.variants_section(ctx))
     sections.append(core.robustness_section(ctx))
+    sections.append(skill_section(ctx))
     return sections
 
 

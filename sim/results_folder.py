@@ -96,7 +96,13 @@ def _study_source(path: Path) -> ResultsSource:
             played.setdefault(cell, {})[variant] = races
     if not folders:
         raise ValueError(f"{path} holds no finished results of a study yet")
-    order = [c["name"] for c in study.get("cells", [])]
+    # a cell of an optional group that was never asked for is neither planned nor missing
+    skipped = {c["name"] for c in study.get("cells", []) if c.get("optional") and c["name"] not in folders}
+    optional: dict[str, tuple[str, ...]] = {}
+    for c in study.get("cells", []):
+        if c["name"] in skipped:
+            optional[c["optional"]] = (*optional.get(c["optional"], ()), c["name"])
+    order = [c["name"] for c in study.get("cells", []) if c["name"] not in skipped]
     names = sorted(folders, key=lambda c: order.index(c) if c in order else len(order))
     manifests = {c: read_manifest(next(iter(folders[c].values()))) for c in names}
     cells = tuple(_cell_info(c, manifests[c], tuple(folders[c]), played[c].get(BASE, max(played[c].values())))
@@ -126,10 +132,10 @@ def _study_source(path: Path) -> ResultsSource:
             return int(m["planned_races"]) * len(c.get("variants", ()))
         return sum(played[c["name"]].values())
 
-    planned = sum(plan(c) for c in study.get("cells", []))
+    planned = sum(plan(c) for c in study.get("cells", []) if c["name"] not in skipped)
     return ResultsSource(study.get("title", path.name), study.get("description", ""), str(path), cells,
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
-                         read_visits=reader("visits"), planned=planned, planned_cells=tuple(order),
+                         read_visits=reader("visits"), planned=planned, planned_cells=tuple(order), optional=optional,
                          played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study),
                          targeted=tuple(c for c in names if manifests[c].get("target")),
                          targets={c: _target(manifests[c]) for c in names if manifests[c].get("target")},

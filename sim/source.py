@@ -71,6 +71,7 @@ class ResultsSource:
     read_visits: Reader | None = None
     planned: int = 0            # races the study or run planned (0: unknown)
     planned_cells: tuple[str, ...] = ()     # cells the study planned (empty: unknown)
+    optional: dict = field(default_factory=dict)    # optional group -> its cells not played (study --include)
     played: int = 0             # races in the results, every cell and variant (0: sum of the cells' races)
     targeted: tuple[str, ...] = ()          # cells sized to a precision target
     precision_notes: dict = field(default_factory=dict)   # cell -> why it stops short of its target (a cap)

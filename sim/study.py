@@ -35,7 +35,8 @@ from .validation import DataError, Patch, Problems, Table
 BASE = "base"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 CELL_KEYS = ("name", "trail", "track", "course", "scenario", "racers", "biathletes", "colours", "players",
-             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot", "same_races_as")
+             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot", "same_races_as",
+             "optional")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Cell:
     seed: int
     target: Target | None = None     # a precision to reach instead of a fixed count (sim.precision)
     same_as: str = ""                # the cell whose races it plays (same_races_as), "" for its own
+    optional: str = ""               # a group played only when asked (`study --include GROUP`), "" always
 
 
 @dataclass
@@ -71,6 +73,22 @@ class Study:
     @property
     def races(self) -> int:
         return sum(c.races * len(c.variants) for c in self.cells)
+
+    @property
+    def groups(self) -> dict[str, list[str]]:
+        """Optional groups: name -> its cells, in the file's order."""
+        out: dict[str, list[str]] = {}
+        for c in self.cells:
+            if c.optional:
+                out.setdefault(c.optional, []).append(c.name)
+        return out
+
+    def selected(self, only: list[str] | None = None, include=()) -> list[Cell]:
+        """The cells a run plays: every cell that belongs to no optional group, and those of the
+        groups in `include`; with `only`, just the cells it names (optional or not)."""
+        if only is not None:
+            return [c for c in self.cells if c.name in only]
+        return [c for c in self.cells if not c.optional or c.optional in include]
 
 
 def cell_seed(study_seed: int, cell_name: str) -> int:
@@ -166,12 +184,16 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     racers = _listify(ct.raw("racers", 4))
     biathletes = ct.list("biathletes", []) or None
     colours = ct.list("colours", []) or None
-    players = ct.raw("players", ["balanced"])
+    players = ct.raw("players", [info.default_player])
     races = ct.int("races", None, 1, 10**10)
     precision = ct.number("precision_pp", 0.0, 0.0, 50.0)
     confidence = ct.number("confidence", 0.95, 0.5, 0.9999)
     pilot = ct.int("pilot", 0, 0, 10**10)
     same_as = ct.str("same_races_as", "")
+    optional = ct.str("optional", "")
+    if optional and not _NAME_RE.match(optional):
+        ct.problem("optional", f"must be a group name of letters, digits and _ . + - (given to `study --include`), "
+                               f"got {optional!r}")
     wanted = ct.list("variants", [BASE])
     seed = ct.int("seed", -1, -1, 2**63 - 1)
     ct.done(hint=CELL_KEYS)
@@ -179,7 +201,7 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
         players = [players]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         ct.problem("players", "must be a player name or a list of names (one per seat)")
-        players = ["balanced"]
+        players = [info.default_player]
     for v in wanted:
         if v not in variants:
             ct.problem("variants", f"names no variant {v!r}; known: {', '.join(variants)}")
@@ -229,7 +251,7 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
             else:
                 cell_seed_value, other = (seed if seed >= 0 else cell_seed(study_seed, name)), ""
             out.append(Cell(name, design, races, tuple(v for v in wanted if v in variants), cell_seed_value, target,
-                            other))
+                            other, optional))
     return out
 
 
@@ -279,7 +301,7 @@ def whole_blocks(study: Study, bundles: dict) -> list[str]:
 
 def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool = True,
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
-              log=print, repair: bool = False) -> pd.DataFrame:
+              log=print, repair: bool = False, include=()) -> pd.DataFrame:
     """Play every cell on every one of its variants; returns the summary counts (also written to
     OUT/summary.csv). Keeps no per-race rows in memory: the table is on disk.
 
@@ -290,7 +312,8 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
 
     A folder that holds a run, or a cell whose parts do not match its ledger, is refused
     (FolderError, sim.store); `repair` sets such parts aside and plays their races again, and
-    rewrites a damaged or missing study.json."""
+    rewrites a damaged or missing study.json. Cells of an optional group (`optional = "GROUP"`) play
+    only when `include` names the group or `only` names the cell."""
     out = Path(out)
     refuse_other_kind(out, "study")
     bundles = check_study(study)
@@ -300,7 +323,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     mod = info.load()
     keys = summary_keys(info)
     base_bundle = bundles[BASE] if BASE in bundles else next(iter(bundles.values()))
-    cells = [c for c in study.cells if only is None or c.name in only]
+    cells = study.selected(only, include)
     out.mkdir(parents=True, exist_ok=True)
     _write_study_json(study, out, command, repair)
     stores, summaries, planned = {}, {}, {}
@@ -418,7 +441,8 @@ def _write_study_json(study: Study, out: Path, command: str, repair: bool = Fals
            "file": str(study.path), "file_text": study.path.read_text(encoding="utf-8"),
            "command": command, "chunk_size": study.chunk_size, "data": study.data,
            "cells": [{"name": c.name, "design": mod.design_dict(c.design), "races": c.races,
-                      "variants": c.variants, "seed": c.seed} for c in study.cells],
+                      "variants": c.variants, "seed": c.seed, **({"optional": c.optional} if c.optional else {})}
+                     for c in study.cells],
            "variants": {v.name: {"description": v.description, "patches": [_patch(p) for p in v.patches]}
                         for v in study.variants.values()}}
     path = out / "study.json"

@@ -150,7 +150,7 @@ def test_report_folder_holds_html_figures_and_tables(report):
     for name in report.table_names:
         assert len(pd.read_csv(out / "tables" / f"{name}.csv")) > 0
     # the per-card view says why it cannot be drawn (no card-play counts in the results)
-    assert {s.key for s in report.sections if s.skipped} == {"cards"}
+    assert {s.key for s in report.sections if s.skipped} == {"cards", "skill"}      # no strength reference in this study: said, not drawn
     html = (out / "report.html").read_text()
     # every figure is interactive on the page (its PNG and SVG are the files)
     assert html.count("class='figure'") == len(report.figure_names)
@@ -270,7 +270,7 @@ def test_report_opens_with_the_verdict_and_the_health_panel(report):
     off = (verdicts.ratio_low > 1.1) | (verdicts.ratio_high < 0.9)
     assert (verdicts.verdict[off] != "in band").all() and (verdicts.verdict[off] != "not enough races").all()
     health = pd.read_csv(report.out / "tables" / "health.csv").set_index("measure").value
-    assert health["cells missing"] == "none" and "balanced" in health["personas used"]
+    assert health["cells missing"] == "none" and "distilled" in health["personas used"]
     assert health["tolerance band"].startswith("0.90 to 1.10")
     assert any(f.startswith("At a glance") for f in first.findings)
 
@@ -449,7 +449,7 @@ def test_a_game_played_per_side_ranks_what_to_change_within_each_side_and_names_
                       "ratio": ratio, "ratio_low": [r - 0.05 for r in ratio], "ratio_high": [r + 0.05 for r in ratio],
                       "verdict": ["over", "under", "under", "in band", "over"]})
     sides = {"Finland": "advanced side", "Italy": "advanced side", "France": "basic side", "Norway": "basic side"}
-    ctx = SimpleNamespace(verdicts=[v], scenario="course", o=ReportOptions(), band_text="1 ± 0.1", fixed={},
+    ctx = SimpleNamespace(verdicts=[v], strong={}, scenario="course", o=ReportOptions(), band_text="1 ± 0.1", fixed={},
                           groups={"nation": sides}, entrant="nation", questions=[], readings=[], trails=["Starter"],
                           source=SimpleNamespace(cells=(), base="base"))
     html = " ".join(verdict_section(ctx).blocks)

@@ -33,6 +33,9 @@ def add_parser(sub, info) -> None:
     st.add_argument("--out", metavar="DIR", type=out_dir, help="where results go (required unless --dry-run)")
     st.add_argument("--jobs", type=jobs_value, default=1, help="worker processes (-1: all cores; default 1)")
     st.add_argument("--cells", default=None, help="run only these cells (comma-separated names)")
+    st.add_argument("--include", default=None, metavar="GROUP[,GROUP]",
+                    help="also play the cells of these optional groups (a cell's `optional = \"GROUP\"`; the "
+                         "shipped Blast study's `skill`: the strength reference, for the report's strong-play tags)")
     st.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run the chunks on the dask.distributed cluster at ADDRESS")
     st.add_argument("--dry-run", action="store_true", help="check the study and list its cells; play nothing")
@@ -64,6 +67,13 @@ def cmd_study(args: argparse.Namespace) -> int:
         unknown = [c for c in only if c not in [cell.name for cell in study.cells]]
         if unknown:
             return bad(f"no cell named {unknown[0]!r}; cells: {', '.join(c.name for c in study.cells)}")
+    include = split_list(args.include) or []
+    groups = study.groups
+    if args.include is not None and not include:
+        return bad(f"--include names no group; the study's optional groups: {', '.join(groups) or 'none'}")
+    unknown = [g for g in include if g not in groups]
+    if unknown:
+        return bad(f"no optional group named {unknown[0]!r}; the study's optional groups: {', '.join(groups) or 'none'}")
     info = games.game(study.game)
     mod = info.load()
     if args.dry_run:
@@ -72,7 +82,7 @@ def cmd_study(args: argparse.Namespace) -> int:
         except DataError as exc:
             return print_problems(args.file, exc)
         notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
-        shown = [c for c in study.cells if not only or c.name in only]      # --cells: those it would play
+        shown = study.selected(only or None, include)      # the cells it would play
         print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "
               f"all, seed {study.seed}")
         for note in notes:
@@ -80,20 +90,29 @@ def cmd_study(args: argparse.Namespace) -> int:
                 print(f"note: {note}")
         for c in shown:
             print(f"  {c.name}: {mod.describe(c.design)}, "
-                  f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})")
+                  f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})"
+                  + (f" [optional: {c.optional}]" if c.optional else ""))
+        left = {g: n for g, n in groups.items() if g not in include and not (only and set(n) & set(only))}
+        for g, names in left.items():
+            print(f"optional group {g!r} not played ({len(names)} cell(s): {', '.join(names)}): add --include {g}")
         print("dry run passed: the data and every cell check out")
         return 0
     if not args.out:
         return bad("give --out DIR (where the results go), or --dry-run")
-    print(f"{study.title}: {len(study.cells)} cell(s), {study.races:,} races asked in all (before any rounding "
-          f"to whole blocks, noted below), seed {study.seed}")
+    playing = study.selected(only or None, include)
+    print(f"{study.title}: {len(playing)} cell(s), {sum(c.races * len(c.variants) for c in playing):,} races asked "
+          f"in all (before any rounding to whole blocks, noted below), seed {study.seed}")
+    for g, names in study.groups.items():
+        if g not in include and not (only and set(names) & set(only)):
+            print(f"note: optional group {g!r} ({len(names)} cell(s)) is not played; add --include {g} to play it")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     from .common import compile_notice
 
     compile_notice(study.game)
     try:
         summary = run_study(study, args.out, n_jobs=args.jobs, progress=not args.quiet,
-                            scheduler=args.scheduler, command=command, only=only, repair=args.repair)
+                            scheduler=args.scheduler, command=command, only=only or None, repair=args.repair,
+                            include=include)
     except DataError as exc:
         return print_problems(args.file, exc)
     except (KeyError, ValueError, OSError) as exc:
