@@ -93,9 +93,33 @@ def with_clusters(rows: pd.DataFrame, blocks: dict[str, int]) -> pd.DataFrame:
     """rows with `cluster`: one id per cell and balanced block (race // the cell's block)."""
     if "race" not in rows.columns or "cell" not in rows.columns:
         return rows
-    cell_code = rows.cell.astype("category").cat.codes.to_numpy().astype(np.int64)
-    block = rows.cell.astype(str).map(lambda c: max(1, blocks.get(c, 1))).to_numpy(np.int64)
+    cell = rows.cell.astype("category").cat
+    cell_code = cell.codes.to_numpy().astype(np.int64)
+    # each cell's block, looked up once per cell rather than once per row
+    per_cell = np.array([max(1, blocks.get(str(c), 1)) for c in cell.categories], dtype=np.int64)
+    block = per_cell[cell_code]
     return rows.assign(cluster=cell_code * (1 << 40) + rows.race.to_numpy(np.int64) // block)
+
+
+def relabelled(column: pd.Series, extra, name, order: list[str]) -> tuple[pd.Categorical, list[str]]:
+    """`column` renamed by each value and an extra integer code per row (a format, a flag): name(the
+    value's text, or None where it is missing; the code) gives the new name (None: missing); as a
+    Categorical whose categories are the names of `order` that occur, in that order (any other name
+    missing), and those categories. Names are made once per distinct pair, never once per row (a
+    study's rows run to millions)."""
+    values = column.astype("category")
+    extra = np.asarray(extra).astype(np.int64)
+    lowest = int(extra.min(initial=0))
+    pair, uniques = pd.factorize(values.cat.codes.to_numpy().astype(np.int64) * (1 << 32) + (extra - lowest))
+    names = []
+    for u in uniques:
+        c, code = int(u) >> 32, int(u) % (1 << 32) + lowest
+        names.append(name(None if c < 0 else str(values.cat.categories[c]), code))
+    present = set(names)
+    categories = [o for o in order if o in present]
+    at = {o: i for i, o in enumerate(categories)}
+    codes = np.array([at.get(x, -1) for x in names] + [-1], dtype=np.int64)[pair]
+    return pd.Categorical.from_codes(codes, categories), categories
 
 
 class Context:

@@ -111,7 +111,7 @@ def shooting_section(ctx: Context, rows: pd.DataFrame) -> Section:
     arrivals = arrivals[arrivals.pulse >= 0]
     s.table("arrival_pulse", M.means(arrivals, "pulse", ["biathlete_name", "visit"], o.confidence),
             "Pulse on arrival at the range per biathlete and visit", percent=False)
-    s.figure("arrival_pulse", F.histograms(arrivals.assign(visit=arrivals.visit.map(lambda k: f"visit {k}")),
+    s.figure("arrival_pulse", F.histograms(arrivals.assign(visit=arrivals.visit.map({k: f"visit {k}" for k in M.RANGE_VISITS})),
                                            "pulse", "visit", "Pulse on arrival at the range", "pulse"),
              "Distribution of pulse on arrival at the range, per visit")
     best, worst = dice.iloc[0], dice.iloc[-1]

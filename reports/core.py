@@ -274,14 +274,14 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
     table = s.table("expected_place", ctx.order_trails(table),
                     f"Mean place (0 = first, 1 = last; fair 0.5) and podium rate per {E} and {T}")
     fits, strengths = [], []
-    ids = {name: i for i, name in enumerate(sorted(decided[en].astype(str).unique()))}
+    ids = {name: i for i, name in enumerate(sorted({str(v) for v in decided[en].unique()}))}
     for trail, g in decided.groupby(sc, observed=True):
         orders, frames = [], []
         for n, gn in g.groupby("n_racers"):
             gn = gn.sort_values(["cell", "variant", "race", "place"])
             if len(gn) % n:
                 continue
-            o_ids = gn[en].astype(str).map(ids).to_numpy().reshape(-1, n)
+            o_ids = _ids(gn[en], ids).reshape(-1, n)
             orders.append(o_ids)
             frames.append((n, gn, o_ids))
         if not orders:
@@ -300,7 +300,8 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
         fits.append({sc: trail, "worst_gap_pp": 100 * worst, "worst_gap_se": worst_z,
                      "fits": worst <= 0.02 or worst_z <= 3.5})
         names = {i: n for n, i in ids.items()}
-        strengths += [{sc: trail, en: names[i], "strength": w[i]} for i in range(len(w)) if names[i] in set(g[en].astype(str))]
+        present = {str(v) for v in g[en].unique()}     # the entrants of this scenario, read once
+        strengths += [{sc: trail, en: names[i], "strength": w[i]} for i in range(len(w)) if names[i] in present]
     if fits:
         fit = s.table("finishing_order_fit", pd.DataFrame(fits), f"How well one strength per {E} predicts the win "
                       "rates at every racer count (worst gap in percentage points)", percent=False)
@@ -322,6 +323,14 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
                       f"{best.mean_place:.2f} [{best.place_low:.2f}, {best.place_high:.2f}], worst {worst_row[en]} on "
                       f"{worst_row[sc]} {worst_row.mean_place:.2f} [{worst_row.place_low:.2f}, {worst_row.place_high:.2f}].")
     return s
+
+
+def _ids(column: pd.Series, ids: dict[str, int]) -> np.ndarray:
+    """Each row's id: ids of the value's text (a categorical's looked up once per category)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not (column.cat.codes.to_numpy() < 0).any():
+        lookup = np.array([ids[str(c)] if str(c) in ids else -1 for c in column.cat.categories], dtype=np.int64)
+        return lookup[column.cat.codes.to_numpy()]
+    return column.astype(str).map(ids).to_numpy()
 
 
 def dynamics_section(ctx: Context, rows: pd.DataFrame, extras=()) -> Section:
@@ -787,7 +796,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         axes["ski colour" if ctx.entrant != "colour" else "colour"] = "colour_name"
     cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
     rows = src.read(cols, cells, None)
-    rows = rows.assign(seat_name=rows.seat.map(lambda k: f"seat {int(k)}"))
+    rows = rows.assign(seat_name=rows.seat.map({k: f"seat {int(k)}" for k in rows.seat.unique()}))
     describe = tuple(dict.fromkeys([ctx.sc, "n_racers", *axes.values(), "seat_name"]))
     try:
         wide = M.paired_outcomes(rows, src.base, describe=describe)
@@ -795,14 +804,23 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     variants = [v for v in wide.columns if v not in describe and v != src.base and v != "n_racers"]
     column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
+    text: dict[str, pd.Series] = {}       # each column as text, written once for every result
+
+    def as_text(c: str) -> pd.Series:
+        if c not in text:
+            text[c] = wide[c].astype(str)
+        return text[c]
+
+    scenarios = set(as_text(ctx.sc).unique()) if len(off) else set()
+    outcomes = wide[[src.base, *variants]]      # the outcomes alone: each result's mask selects fewer columns
     out = []
     for r in off.itertuples():
         col = column.get(r.dimension)
         if col is None or col not in wide.columns:
             continue
-        mask = wide[col].astype(str) == r.who
-        if r.where != "all" and r.where in set(wide[ctx.sc].astype(str)):
-            mask &= wide[ctx.sc].astype(str) == r.where
+        mask = as_text(col) == r.who
+        if r.where != "all" and r.where in scenarios:
+            mask &= as_text(ctx.sc) == r.where
         elif r.where.endswith(" racers"):
             # a result at one racer count: only races with that many racers measure its levers
             mask &= wide.n_racers.astype(int) == int(r.where.split()[0])
@@ -810,7 +828,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             continue
         measured_on = ", ".join(sorted(set(wide.loc[mask.to_numpy(), ctx.sc].astype(str))))
         for v in variants:
-            t = M.paired_changes(wide, src.base, v, [], mask, o.confidence)
+            t = M.paired_changes(outcomes, src.base, v, [], mask, o.confidence)
             if not len(t) or not t.units.iloc[0]:
                 continue
             c = t.iloc[0]

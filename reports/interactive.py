@@ -177,7 +177,20 @@ def bars(table: pd.DataFrame, group: str, value: str, title: str, ylabel: str, h
 
 def in_order(table: pd.DataFrame, column: str) -> list[tuple[str, pd.DataFrame]]:
     """The table's rows per name of `column`, in the page's order for it."""
-    parts = {str(k): g for k, g in table.groupby(table[column].astype(str), sort=False)}
+    # grouped by each distinct value's text, in order of first appearance, without writing every
+    # row's value as text (a histogram's table has millions of rows)
+    # (missing values are left out, as their text is missing too)
+    col = table[column]
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cat = col.cat.codes.to_numpy()
+        codes, uniques = pd.factorize(np.where(cat < 0, np.nan, cat))
+        texts = [str(col.cat.categories[int(u)]) for u in uniques]
+    else:
+        codes, uniques = pd.factorize(col.to_numpy())
+        texts = [str(u) for u in uniques]
+    first = list(dict.fromkeys(texts))             # values with the same text make one group
+    group = np.r_[np.array([first.index(x) for x in texts], dtype=np.int64), -1][codes]
+    parts = {first[k]: g for k, g in table.groupby(group, sort=True) if k >= 0}
     return [(k, parts[k]) for k in palette().order(column, parts)]
 
 

@@ -15,7 +15,7 @@ from . import core as C
 from . import figures as F
 from . import metrics as M
 from . import readings as R
-from .base import Context, Section, pct
+from .base import Context, Section, pct, relabelled
 
 SPECIALS = {"skips": "turns skipped (X, first)", "x_rolls": "extra rolls (X, last)", "o_rolls": "extra rolls (O)",
             "t_jumps": "T jumps", "t_squares": "squares gained by T", "group_squares": "squares gained by the group rule",
@@ -28,12 +28,15 @@ def by_format(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
     if "format" not in rows.columns:
         return rows
     formats = ctx.source.labels.get("format", [])
-    fmt = rows["format"].astype(int).map(lambda f: formats[f] if 0 <= f < len(formats) else str(f))
-    combo = rows[ctx.sc].astype(str) + " " + fmt.str.replace("_", " ")
     order = [f"{t} {f.replace('_', ' ')}" for t in ctx.trails for f in formats]
+
+    def name(track, f):
+        return None if track is None else f"{track} {(formats[f] if 0 <= f < len(formats) else str(f)).replace('_', ' ')}"
+
+    combo, categories = relabelled(rows[ctx.sc], rows["format"].to_numpy(), name, order)
     rows = rows.copy()
-    rows[ctx.sc] = pd.Categorical(combo, [o for o in order if o in set(combo)])
-    ctx.trails = [o for o in order if o in set(combo)]
+    rows[ctx.sc] = combo
+    ctx.trails = categories
     from .interactive import palette
 
     palette().set_order(ctx.sc, [*ctx.trails, "all"])

@@ -79,8 +79,9 @@ def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd
     """
     inv = 1.0 / rows.n_racers.to_numpy(dtype=np.float64)
     work = pd.DataFrame({"won": rows.won.to_numpy(dtype=np.int64), "inv": inv, "var": inv * (1 - inv)})
+    keys = {b: group_key(rows[b]) for b in by}
     for b in by:
-        work[b] = rows[b].to_numpy()
+        work[b] = keys[b][0]
     g = work.groupby(by, observed=True, sort=True)
     t = pd.DataFrame({"races": g.size(), "wins": g.won.sum(), "expected": g.inv.sum(), "variance": g["var"].sum()})
     t["win_rate"] = t.wins / t.races
@@ -91,16 +92,47 @@ def win_rates(rows: pd.DataFrame, by: list[str], confidence: float = 0.95) -> pd
     t["ratio_low"], t["ratio_high"] = t.low / t.fair_share, t.high / t.fair_share
     t["z"], t["p"] = fair_share_test(t.wins.to_numpy(), t.expected.to_numpy(), t.variance.to_numpy())
     if "cluster" in rows.columns:
-        t = _clustered(t, rows, by, confidence)
-    return t.drop(columns=["expected", "variance"]).reset_index()
+        t = _clustered(t, rows, {b: k for b, (k, _) in keys.items()}, confidence)
+    return decode_index(t, {b: labels for b, (_, labels) in keys.items()}).drop(
+        columns=["expected", "variance"]).reset_index()
 
 
-def _clustered(t: pd.DataFrame, rows: pd.DataFrame, by: list[str], confidence: float) -> pd.DataFrame:
+def group_key(column: pd.Series) -> tuple[np.ndarray, pd.Index | None]:
+    """A column as a groupby key that sorts and groups as its values do, and the labels to turn
+    the key back into them: a categorical's codes renumbered in the sorted order of its categories
+    (a groupby on them never turns millions of rows into strings), with the sorted categories; any
+    other column as it is, with None."""
+    if not isinstance(column.dtype, pd.CategoricalDtype) or (column.cat.codes.to_numpy() < 0).any():
+        return column.to_numpy(), None
+    cats = column.cat.categories
+    order = np.argsort(np.asarray(cats), kind="stable")
+    rank = np.empty(len(cats), dtype=np.int64)
+    rank[order] = np.arange(len(cats))
+    return rank[column.cat.codes.to_numpy()], cats[order]
+
+
+def decode_index(t: pd.DataFrame, labels: dict[str, pd.Index | None]) -> pd.DataFrame:
+    """t with each index level keyed by group_key turned back into its labels (dtype of the
+    categories, as grouping by the column's values gives)."""
+    if all(v is None for v in labels.values()):
+        return t
+    names = list(t.index.names)
+    levels = [t.index.get_level_values(i) for i in range(len(names))]
+    decoded = [lv if labels.get(n) is None else pd.Index(labels[n].take(lv.to_numpy()), name=n)
+               for n, lv in zip(names, levels)]
+    t = t.copy()
+    t.index = decoded[0] if len(decoded) == 1 else pd.MultiIndex.from_arrays(decoded, names=names)
+    return t
+
+
+def _clustered(t: pd.DataFrame, rows: pd.DataFrame, keys: dict[str, np.ndarray], confidence: float) -> pd.DataFrame:
     """Widen each group's intervals (and shrink its z) by its design effect: the cluster-robust
     variance of its win rate over the clusters (balanced blocks) against the binomial one, when
     above 1. Races of one block repeat line-ups, so they are not independent; the binomial
-    interval would be too narrow (by 9% on average at 2 racers on the shipped Blast data)."""
-    work = pd.DataFrame({b: rows[b].to_numpy() for b in by})
+    interval would be too narrow (by 9% on average at 2 racers on the shipped Blast data).
+    keys: the groupby key of each `by` column (group_key), as `t`'s index holds them."""
+    by = list(keys)
+    work = pd.DataFrame(keys)
     work["won"] = rows.won.to_numpy(np.float64)
     work["cluster"] = rows.cluster.to_numpy()
     rate = t.win_rate.rename("rate")

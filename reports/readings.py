@@ -79,7 +79,9 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
         xv = vv.loc[common].to_numpy(np.float64)
         changed = int((~np.isclose(xb, xv, equal_nan=True)).any(axis=1).sum())
         draws = rng.integers(0, n, size=(boots, n))
-        counts = np.stack([np.bincount(d, minlength=n) for d in draws]).astype(np.float64) / n
+        # every draw's counts at once: draw k's races offset by k * n into one bincount
+        counts = np.bincount((draws + (np.arange(boots, dtype=draws.dtype) * n)[:, None]).ravel(),
+                             minlength=boots * n).reshape(boots, n).astype(np.float64) / n
         mb, mv = counts @ xb, counts @ xv                       # [boots, columns]
         fb, fv = xb.mean(axis=0), xv.mean(axis=0)
         for m in measures:

@@ -16,7 +16,7 @@ from . import core as C
 from . import figures as F
 from . import metrics as M
 from . import readings as R
-from .base import Context, Section, pct
+from .base import Context, Section, pct, relabelled
 from .core import where_text
 
 WAX = {"wax_reroll_shot": "re-roll a shooting die", "wax_sprint": "sprint", "wax_free_column": "a free column",
@@ -88,13 +88,13 @@ def by_variant(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
                              "(its smallest game is two players steering two nations each, reported as the "
                              "course's \"2-player game\"); read them as a head-to-head measure, not as the "
                              "printed game (docs/skitour/rules.md, section 8).")
-    mine = rows.cell.astype(str).isin(two)
+    mine = rows.cell.isin(two).to_numpy()
     if not mine.any():
         return rows
-    label = rows[ctx.sc].astype(str).where(~mine, rows[ctx.sc].astype(str) + ", 2-player game")
-    order = [x for t in ctx.trails for x in (t, f"{t}, 2-player game") if x in set(label)]
+    label, order = relabelled(rows[ctx.sc], mine, lambda course, two_player: None if course is None else (
+        f"{course}, 2-player game" if two_player else course), [x for t in ctx.trails for x in (t, f"{t}, 2-player game")])
     rows = rows.copy()
-    rows[ctx.sc] = pd.Categorical(label, order)
+    rows[ctx.sc] = label
     ctx.trails = order
     from .interactive import palette
 
@@ -310,9 +310,9 @@ def reading_races(rows: pd.DataFrame) -> tuple[pd.DataFrame, list, str]:
     rate, rounds, turns per racer and the share of racers who collapse. The two-player game: side A's
     win rate (seat 0's player, who holds the marker first) and the gap between the sides instead."""
     keys = ["variant", "race"]
-    g = rows.groupby(keys, observed=True)
-    table = pd.DataFrame({"rounds": g.rounds.first(), "turns": g.turns.mean(),
-                          "collapsed": g.collapse_round.agg(lambda x: float((x >= 0).mean()))})
+    # the share of each race's racers who collapse, as one grouped mean (not a function per race)
+    g = rows.assign(collapsed=(rows.collapse_round >= 0).astype(np.float64)).groupby(keys, observed=True)
+    table = pd.DataFrame({"rounds": g.rounds.first(), "turns": g.turns.mean(), "collapsed": g.collapsed.mean()})
     n = int(rows.n_racers.iloc[0]) if len(rows) else 0
     sides = rows.team.nunique() if len(rows) else 0
     length = [R.Measure("rounds per race", ("rounds",)), R.Measure("turns per racer", ("turns",)),

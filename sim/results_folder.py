@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import games
@@ -114,7 +115,7 @@ def _study_source(path: Path) -> ResultsSource:
             for cell in cells if cells is not None else names:
                 for variant, folder in folders.get(cell, {}).items():
                     if variants is None or variant in variants:
-                        parts.append(read_results(folder, _stored(columns), table).assign(cell=cell, variant=variant))
+                        parts.append((read_results(folder, _stored(columns), table), cell, variant))
             return _concat(parts, columns)
         return read
 
@@ -175,7 +176,7 @@ def _run_source(path: Path) -> ResultsSource:
     def reader(table: str):
         def read(columns, cells=None, variants=None) -> pd.DataFrame:
             wanted = (cells is None or name in cells) and (variants is None or BASE in variants)
-            parts = [read_results(path, _stored(columns), table).assign(cell=name, variant=BASE)] if wanted else []
+            parts = [(read_results(path, _stored(columns), table), name, BASE)] if wanted else []
             return _concat(parts, columns)
         return read
 
@@ -195,11 +196,19 @@ def _target(manifest: dict) -> tuple[float, float]:
     return float(t["half_width"]), float(t.get("confidence", 0.95))
 
 
-def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:
+def _concat(parts: list[tuple[pd.DataFrame, str, str]], columns) -> pd.DataFrame:
+    """The parts (rows, cell, variant) as one frame with `cell` and `variant` columns, both
+    categorical (categories sorted), as are the names."""
     if not parts:
         return pd.DataFrame(columns=["cell", "variant", *columns])
-    df = pd.concat(parts, ignore_index=True)
-    for key in ["cell", "variant", *(c for c in df.columns if c.endswith("_name"))]:
-        if key in df.columns:
-            df[key] = df[key].astype("category")
+    df = pd.concat([p for p, _, _ in parts], ignore_index=True)
+    lengths = [len(p) for p, _, _ in parts]
+    # cell and variant built from their codes, not as a string per row (a study reads millions)
+    for key, k in (("cell", 1), ("variant", 2)):
+        names = sorted({part[k] for part in parts if len(part[0])})      # those with rows, as a column's would be
+        code = {n: i for i, n in enumerate(names)}
+        codes = np.repeat(np.array([code.get(part[k], 0) for part in parts], dtype=np.int64), lengths)
+        df[key] = pd.Categorical.from_codes(codes, pd.Index(names, dtype="str"))
+    for key in (c for c in df.columns if c.endswith("_name")):
+        df[key] = df[key].astype("category")
     return df
