@@ -122,7 +122,7 @@ HOOKS = {
              "kernel, where the game's own differs from play_chunk's (default: sim.bench.bench_game)",
 }
 #: commands served by the games with players (those with the roster hook)
-PLAYER_COMMANDS = ("ladder", "tune")
+PLAYER_COMMANDS = ("ladder", "tune", "blunders")
 
 _GAMES: dict[str, GameInfo] = {}
 DEFAULT = "blast"
@@ -216,6 +216,8 @@ register(GameInfo(
                   "  biathlon-sim ladder --vs balanced,random --trail Kurz --races 4000\n"
                   "  biathlon-sim ladder --vs lookahead,balanced --trail Kurz --races 3000 --jobs 2\n"
                   "  biathlon-sim ladder --vs my-persona.toml,balanced --trail Lang --races 20000",
+        "blunders": "  biathlon-sim blunders --players balanced,distilled --races 2500 --by-scenario --jobs 2\n"
+                    "  biathlon-sim blunders --players random,sprinter,conservative,sharpshooter,tuned --races 250",
         "tune": "  biathlon-sim tune --start balanced --trail Kurz,Lang --generations 16 --population 24 \\\n"
                 "      --races-per-candidate 4000 --seed 7 --jobs 2 --out sim/data/players/blast/tuned.toml\n"
                 "  biathlon-sim tune --start balanced --vs reference --trail Kurz --generations 6 \\\n"
@@ -257,6 +259,8 @@ register(GameInfo(
         "bench": "  biathlon-sim --game skitour bench --course Starter --racers 3,5 --races 2000",
         "ladder": "  biathlon-sim --game skitour ladder --course Starter --races 20000 --jobs 2\n"
                   "  biathlon-sim --game skitour ladder --vs lookahead,balanced --course Long --side advanced",
+        "blunders": "  biathlon-sim --game skitour blunders --players balanced --races 5000 --by-scenario\n"
+                    "  biathlon-sim --game skitour blunders --players steady,sprinter,sharpshooter --races 500",
         "tune": "  biathlon-sim --game skitour tune --start balanced --course Starter,Long --generations 4 \\\n"
                 "      --population 8 --races-per-candidate 2000 --out my-skitour.toml",
     },

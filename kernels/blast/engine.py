@@ -24,7 +24,7 @@ from .events import (
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
-    choose_action_nb, choose_bullets_nb, choose_card_nb, choose_destination_nb, choose_motivation_nb,
+    choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
     choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
 from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
@@ -453,9 +453,12 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             coach_max = min(inc_s, room) if inc_c == RED else 0
             if coach_max > 0:
                 inc_usable = True
-            choose_bullets_nb(st, tb, trail, s, h, coach_max, visit)
+            choose_bullets_nb(st, tb, trail, s, h, coach_max, visit, act_card, action, boost_steps)
             coach = min(max(st.scratch[1], 0), coach_max)
             own = min(max(st.scratch[0], 0), st.seat[SEAT_BULLETS, s], room - coach)
+            if own > 0:
+                # the player may keep bullets its move will not need (it knows all it will know)
+                own = keep_bullets_nb(st, tb, trail, s, act_card, action, h + coach, own, boost_steps)
             if coach > 0:
                 inc_used = True
                 st.stats[s, S_COACH_BULLETS] += coach

@@ -101,6 +101,7 @@ N_CARD_FEATURES = 8
 
 R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
+FINISH_SCORE = 1.0e6  # the score of crossing the finish within the pulse limit, less the pulse
 
 
 # --- helpers shared by the heuristic's evaluations ---------------------------------------------
@@ -114,7 +115,7 @@ def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, 
     if pulse_after > limit:
         return NEG + dest
     if dest == finish:
-        return 1.0e6 - pulse_after
+        return FINISH_SCORE - pulse_after
     score = w[P_PROGRESS] * moved - w[P_PULSE] * pulse_after
     over = pulse_after - w[P_HIGH_FROM]
     if over > 0:
@@ -547,6 +548,8 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
                 extra[t] -= 1
                 break
     while sc[BLUE] < wax[BLUE]:
+        if best >= FINISH_SCORE - ctx.limit:
+            break       # the best end crosses the finish within the limit: a lower pulse wins nothing more
         v = best_of_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2], cost - blue - 1, out) - icy
         if v - best > w_wax:
             best = v
@@ -606,10 +609,36 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     cost = tb.card_pulse[card, best_a]
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     greedy_wax_nb(st, s, ctx, steps[best_a, 0], steps[best_a, 1], steps[best_a, 2], cost, icy, w_wax, best, out)
+    # the other action, if with the same wax it reaches the planned end for less pulse, or as little
+    # and keeps the card, without giving up a wind symbol: it dominates (the blunder check's
+    # worse_action, docs/players.md)
+    o = 1 - best_a
+    if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and tb.card_wind[card, o] >= tb.card_wind[card, best_a]:
+        far = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[o, 0] + sc[BLACK],
+                             steps[o, 1] + sc[YELLOW], steps[o, 2] + sc[GREEN])
+        if far >= sc[6]:
+            # the pulse at the planned end with either action (drafting and wind there, floored at 0)
+            adjust = 0
+            for i in range(ctx.n_ends):
+                if ctx.ends[i, E_POS] == sc[6] and ctx.ends[i, E_LANE] == sc[7]:
+                    adjust = ctx.ends[i, E_ADJUST]
+                    break
+            p_a = max(0, ctx.pulse + cost - sc[BLUE] + adjust)
+            p_o = max(0, ctx.pulse + tb.card_pulse[card, o] - sc[BLUE] + adjust)
+            if p_o < p_a or (p_o == p_a and tb.card_icy[card, o] < tb.card_icy[card, best_a]):
+                best_a = o
+                sc[0] = o
     # white wax: calm the wind before shooting if the move reaches the range
+    # (only for a wind it will then choose, judged on its mat, and not where the range's own white
+    # coach zone gives the symbol: the blunder check's wasted_white)
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
-        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s]:
-            sc[WHITE] = min(wax[WHITE], np.int64(st.params[s, P_WHITE_CALM]))
+        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE:
+            on_mat = st.seat[SEAT_ON_MAT, s]
+            st.seat[SEAT_ON_MAT, s] = 1
+            new_wind = choose_wind_nb(st, tb, trail, s)
+            st.seat[SEAT_ON_MAT, s] = on_mat
+            if new_wind != st.g[G_WIND]:
+                sc[WHITE] = min(wax[WHITE], np.int64(st.params[s, P_WHITE_CALM]), 1)
     sc[9] = 1
 
 
@@ -712,10 +741,69 @@ def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
 
 
 @inline
-def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
+def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
+    """Whether the Shoot action (card act_card, action) with `hits` hits reaches farther than with
+    one hit fewer for some choice of the step wax seat s holds (boost: the step boosts of the turn).
+    Every space is reached alike when it does not: a bullet for that hit buys nothing."""
+    terrain = tb.terrain[trail]
+    is_range = tb.is_range[trail]
+    n_route = tb.route_len[trail]
+    pos = st.seat[SEAT_POS, s]
+    u1 = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, hits) + boost[UPHILL]
+    f1 = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, hits) + boost[FLAT]
+    d1 = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, hits) + boost[DOWNHILL]
+    u0 = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, hits - 1) + boost[UPHILL]
+    f0 = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, hits - 1) + boost[FLAT]
+    d0 = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, hits - 1) + boost[DOWNHILL]
+    wax = st.wax[s]
+    for b in range(wax[BLACK] + 1):
+        for y in range(wax[YELLOW] + 1):
+            for g in range(wax[GREEN] + 1):
+                if reach_route_nb(terrain, is_range, n_route, pos, u1 + b, f1 + y, d1 + g) != \
+                        reach_route_nb(terrain, is_range, n_route, pos, u0 + b, f0 + y, d0 + g):
+                    return True
+    return False
+
+
+@inline
+def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
+    """The own bullets a Shoot spends once it has planned its move: `own` were chosen on top of
+    `hits`; the heuristic plans its wax and its end with all of them (as the engine will ask it
+    next) and keeps those whose hits that end does not need (the blunder check's wasted_bullet)."""
+    kind = st.seat[SEAT_PLAYER, s]
+    if kind == RANDOM or kind == SCRIPTED:
+        return own
+    total = hits + own
+    u = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, total) + boost[UPHILL]
+    f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, total) + boost[FLAT]
+    d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, total) + boost[DOWNHILL]
+    choose_shoot_wax_nb(st, tb, trail, s, u, f, d, tb.card_pulse[act_card, action])
+    b, y, g, blue = st.scratch[BLACK], st.scratch[YELLOW], st.scratch[GREEN], st.scratch[BLUE]
+    out = st.work[W_OUT:W_OUT + 3]
+    choose_destination_nb(st, tb, trail, s, u + b, f + y, d + g, tb.card_pulse[act_card, action] - blue,
+                          np.bool_(True), out)
+    end = out[0]
+    pos = st.seat[SEAT_POS, s]
+    while own > 0:
+        t = total - 1
+        u = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, t) + boost[UPHILL] + b
+        f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, t) + boost[FLAT] + y
+        d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, t) + boost[DOWNHILL] + g
+        if reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], pos, u, f, d) < end:
+            break
+        own -= 1
+        total = t
+    return own
+
+
+@inline
+def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit, act_card, action, boost):
     """Bullets to add hits after the roll: scratch[0] own bullets, scratch[1] red coach bullets.
 
     coach_max: bullets a pending red coach boost offers (already capped by the room left).
+    act_card, action: the Shoot action; boost: the turn's step boosts. The heuristic keeps an own
+    bullet whose hit would take the Shoot no farther with any wax it holds (the blunder check's
+    `wasted_bullet`, docs/players.md).
     """
     room = tb.rules[R_MAX_HITS] - hits
     sc = st.scratch
@@ -743,7 +831,10 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit):
     sc[1] = coach_max
     room -= coach_max
     keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
-    sc[0] = max(0, min(room, st.seat[SEAT_BULLETS, s] - keep))
+    own = max(0, min(room, st.seat[SEAT_BULLETS, s] - keep))
+    while own > 0 and not hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits + coach_max + own, boost):
+        own -= 1
+    sc[0] = own
 
 
 @inline

@@ -1057,38 +1057,55 @@ class _Referee:
                 return q
         return None
 
-    def pulse(self, r: _Racer, action: Action, action_name: str, blue_wax: int, blue_zone: int) -> None:
+    def pulse_parts(self, r: _Racer) -> tuple[int, int, _Racer | None, _Racer | None]:
+        """(drafting, wind) adjustments of r where it stands now, and the racers directly ahead and
+        behind."""
         rules = self.rules
-        row = self.take(E.PULSE, r.seat, "the pulse is adjusted after the move")
         ahead = self.neighbour(r, +1)
         behind = self.neighbour(r, -1)
         draft = rules.drafting if ahead is not None else 0
         facing = self.facing(r)
+        w = self.wind
+        if w == C.STILL:
+            wind = 0
+        elif w == facing:
+            wind = 0 if ahead is not None else rules.headwind
+        elif w == (facing + 2) % 4:
+            wind = 0 if behind is not None else rules.tailwind
+        else:
+            wind = 0
+        return draft, wind, ahead, behind
+
+    def pulse_sum(self, before: int, cost: int, blue: int, draft: int, wind: int) -> int:
+        """The pulse after an action: the parts added under the switch `pulse_floor` (R24)."""
+        if self.sw.pulse_floor == "each_part":
+            # cost, then drafting, then wind, the pulse floored at 0 after each (R24)
+            return max(0, max(0, max(0, before + cost - blue) + draft) + wind)
+        return max(0, before + cost - blue + draft + wind)
+
+    def pulse(self, r: _Racer, action: Action, action_name: str, blue_wax: int, blue_zone: int) -> None:
+        row = self.take(E.PULSE, r.seat, "the pulse is adjusted after the move")
+        draft, wind, ahead, behind = self.pulse_parts(r)
+        facing = self.facing(r)
         fname = C.HEADING_LETTERS[facing]
         w = self.wind
         if w == C.STILL:
-            wind, wind_text = 0, "the wind is still"
+            wind_text = "the wind is still"
         elif w == facing:
-            wind = 0 if ahead is not None else rules.headwind
             wind_text = (f"headwind from {fname} cancelled by drafting" if ahead is not None
                          else f"headwind: {r.name} faces {fname}, into the wind")
         elif w == (facing + 2) % 4:
-            wind = 0 if behind is not None else rules.tailwind
             wind_text = (f"tailwind from {self.wind_name(w)} blocked by {self.short(behind.seat)} directly behind"
                          if behind is not None else f"tailwind: {r.name} faces {fname}, the wind comes from "
                                                     f"{self.wind_name(w)}")
         else:
-            wind, wind_text = 0, f"crosswind from {self.wind_name(w)} ({r.name} faces {fname})"
+            wind_text = f"crosswind from {self.wind_name(w)} ({r.name} faces {fname})"
         cost = action.pulse
         blue = blue_wax + blue_zone
         before = r.pulse
-        if self.sw.pulse_floor == "each_part":
-            # cost, then drafting, then wind, the pulse floored at 0 after each (R24)
-            after = max(0, max(0, max(0, before + cost - blue) + draft) + wind)
-            floor_text = "each part floored at 0 in turn (pulse_floor = each_part)"
-        else:
-            after = max(0, before + cost - blue + draft + wind)
-            floor_text = "total floored at 0"
+        after = self.pulse_sum(before, cost, blue, draft, wind)
+        floor_text = ("each part floored at 0 in turn (pulse_floor = each_part)" if self.sw.pulse_floor == "each_part"
+                      else "total floored at 0")
         draft_text = (f"drafting {draft:+d} ({self.short(ahead.seat)} directly ahead on {self.at(ahead.pos)}"
                       f"{' lane ' + str(ahead.lane) if not self.spaces[ahead.pos].is_range else ''})"
                       if ahead is not None else "no drafting (nobody directly ahead)")

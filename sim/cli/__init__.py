@@ -6,13 +6,13 @@ import argparse
 import sys
 
 from ..validation import DataError
-from . import validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile, balance
+from . import validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile, balance, blunders
 from .common import fail, print_problems, reason
 
 COMMANDS = (validate, replay, bench, run, study, report, adopt, ladder, tune, compare, worldcup, exact, compile,
-            balance)
+            balance, blunders)
 #: commands whose options depend on the game (they take the GameInfo)
-GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay, study, report)
+GAME_AWARE = (validate, run, bench, tune, compare, worldcup, ladder, replay, study, report, blunders)
 
 
 def build_parser(game: str | None = None) -> argparse.ArgumentParser:

@@ -151,50 +151,45 @@ def count_blunders(data_dir_or_game, setup: dict, events) -> Counter:
     return ref.found
 
 
-def blunder_table(players=("balanced",), courses=("Starter", "Long"), races: int = 200,
-                  racers: int = 4, seed: int = 1, bundle=None, game=None):
-    """Blunders per class for each player, over `races` 4-racer races per course on the basic
-    nations (rotated), every seat played by that player: a DataFrame with one row per player
-    and class (blunders, decisions checked, rate)."""
-    import numpy as np
-    import pandas as pd
+_GAMES: dict = {}
 
-    from .compile import load_bundle
+
+def _referee_game(bundle) -> Game:
+    """The referee's reading of the bundle's data (loaded once per data folder)."""
+    key = str(bundle.data.source)
+    if key not in _GAMES:
+        _GAMES[key] = load_game(bundle.data.source)
+    return _GAMES[key]
+
+
+def count_races(bundle, scenario: str, player, racers: int, seed: int, start: int, stop: int,
+                game: Game | None = None) -> Counter:
+    """Blunders and decisions over races start..stop of course `scenario`, 4 racers on the basic
+    nations (rotated), every seat played by `player`."""
+    import numpy as np
+
     from .game import Design, nations
     from .play import play_one
 
+    game = game or _referee_game(bundle)
+    nat = nations(bundle, Design(scenario, racers), seed, np.arange(start, stop))
+    tot = Counter()
+    for k, i in enumerate(range(start, stop)):
+        names = [bundle.nation_names[x] for x in nat[k]]
+        _, _, log = play_one(bundle, scenario, names, seed=seed, race=i, players=(player,))
+        tot += count_blunders(game, dict(course=scenario, nations=names), log)
+    return tot
+
+
+def blunder_table(players=("balanced",), courses=("Starter", "Long"), races: int = 200,
+                  racers: int = 4, seed: int = 1, bundle=None, game=None, jobs: int = 1):
+    """Blunders per class for each player, over `races` 4-racer races per course on the basic
+    nations (rotated), every seat played by that player: a DataFrame with one row per player
+    and class (blunders, decisions checked, rate); sim.blunders.blunder_table."""
+    from ..blunders import blunder_table as table
+    from .compile import load_bundle
+
     bundle = bundle or load_bundle()
-    game = game or load_game()
-    rows = []
-    for player in players:
-        tot = Counter()
-        for course in courses:
-            d = Design(course, racers)
-            nat = nations(bundle, d, seed, np.arange(races))
-            for i in range(races):
-                names = [bundle.nation_names[k] for k in nat[i]]
-                _, _, log = play_one(bundle, course, names, seed=seed, race=i, players=(player,))
-                tot += count_blunders(game, dict(course=course, nations=names), log)
-        for c in CLASSES:
-            n = tot[c]
-            m = tot["decisions:" + c]
-            rows.append(dict(player=str(player), blunder=c, count=n, decisions=m,
-                             rate=n / m if m else float("nan")))
-    return pd.DataFrame(rows)
-
-
-def main(argv=None) -> None:
-    import argparse
-
-    ap = argparse.ArgumentParser(description="Count dominated decisions per player (Ski Tour).")
-    ap.add_argument("--players", default="random,balanced,lookahead")
-    ap.add_argument("--courses", default="Starter,Long")
-    ap.add_argument("--races", type=int, default=200, help="races per course and player")
-    ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args(argv)
-    t = blunder_table(a.players.split(","), a.courses.split(","), a.races, seed=a.seed)
-    print(t.to_string(index=False))
-
-
-if __name__ == "__main__":
-    main()
+    if game is not None:
+        _GAMES[str(bundle.data.source)] = game
+    return table("skitour", players, courses, races, seed=seed, racers=racers, bundle=bundle, jobs=jobs)
