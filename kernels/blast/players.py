@@ -12,7 +12,7 @@ player random stream and the `scratch` array used to hand multi-part decisions t
 from typing import NamedTuple
 
 import numpy as np
-from ..jit import inline, splice
+from ..jit import inline, outline, splice
 
 from .consts import (
     BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
@@ -740,7 +740,7 @@ def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
     sc[9] = 0
 
 
-@inline
+@outline          # outlined: its destination search is compiled once, not again in each turn
 def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     """Whether the Shoot action (card act_card, action) with `hits` hits reaches farther than with
     one hit fewer for some choice of the step wax seat s holds (boost: the step boosts of the turn).
@@ -765,7 +765,7 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     return False
 
 
-@inline
+@outline          # outlined: its destination search is compiled once, not again in each turn
 def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     """The own bullets a Shoot spends once it has planned its move: `own` were chosen on top of
     `hits`; the heuristic plans its wax and its end with all of them (as the engine will ask it
