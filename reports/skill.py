@@ -18,11 +18,10 @@ Random and the reference are levels of skill, not styles of play, so the robustn
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from . import metrics as M
-from .base import FLOOR, SKILL, STRONG, Context, Section, with_clusters  # noqa: F401 (SKILL: for callers)
+from .base import FLOOR, STRONG, Context, Section, with_clusters
 from .core import game_has_personas
 
 
@@ -66,7 +65,7 @@ def skill_section(ctx: Context) -> Section:
 
     strong = level_rows(STRONG)
     floor = level_rows(FLOOR) if FLOOR in ctx.personas and FLOOR != ctx.reference else {}
-    verdicts, seats, gradient = [], [], []
+    verdicts, seats, gradient, unplayed = [], [], [], []
     for (trail, n), (srows, scell) in strong.items():
         twin = next((m for m in main.values() if (m.trail, m.racers, m.seed) == (trail, n, scell.seed)
                      and scell.seed >= 0), None)
@@ -94,6 +93,7 @@ def skill_section(ctx: Context) -> Section:
         d, g = judged[ctx.reference], judged[STRONG]
         for who in d.index:
             if who not in g.index:
+                unplayed.append(f"{who} on {trail}")
                 continue
             verdicts.append({sc: trail, "n_racers": n, en: who, "paired": paired,
                              "default_win_rate": d.win_rate[who], "default_ratio": d.ratio[who],
@@ -156,6 +156,6 @@ def skill_section(ctx: Context) -> Section:
     s.details.append("Skill gradient, the widest gap between two " + E + "s in points: " + "; ".join(
         f"{trail} ({n}): " + " → ".join(f"{r.player} {r.widest_gap_pp:.1f}" for r in sub.itertuples())
         for (trail, n), sub in steps) + ". A gap that grows with skill is the game's; one that shrinks is the bots'.")
-    if not np.isfinite(table.strong_ratio).all():
-        s.details.append("Some entrants have no races under the reference on a scenario; their rows are left out.")
+    if unplayed:
+        s.details.append(f"Left out, with no race under the reference: {', '.join(unplayed)}.")
     return s

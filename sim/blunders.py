@@ -15,6 +15,7 @@ import importlib
 from collections import Counter
 
 from . import games
+from .runner import workers
 
 
 def _module(game: str):
@@ -44,8 +45,7 @@ def blunder_counts(game: str, players, scenarios=None, races: int = 200, seed: i
         return {(p, s): _chunk(info.name, data, p, s, racers, seed, 0, races, bundle) for p, s in cells}
     from joblib import Parallel, delayed
 
-    jobs = jobs if jobs > 0 else __import__("os").cpu_count()
-    pieces = max(1, jobs)
+    pieces = jobs = workers(jobs)
     bounds = [(races * k // pieces, races * (k + 1) // pieces) for k in range(pieces)]
     tasks = [(c, a, b) for c in cells for a, b in bounds if b > a]
     done = Parallel(n_jobs=jobs)(delayed(_chunk)(info.name, data, c[0], c[1], racers, seed, a, b)

@@ -83,6 +83,11 @@ class Study:
                 out.setdefault(c.optional, []).append(c.name)
         return out
 
+    def unplayed_groups(self, only: list[str] | None = None, include=()) -> dict[str, list[str]]:
+        """The optional groups a run with these `only` and `include` leaves out, with their cells."""
+        return {g: names for g, names in self.groups.items()
+                if g not in include and not (only and set(names) & set(only))}
+
     def selected(self, only: list[str] | None = None, include=()) -> list[Cell]:
         """The cells a run plays: every cell that belongs to no optional group, and those of the
         groups in `include`; with `only`, just the cells it names (optional or not)."""

@@ -92,8 +92,7 @@ def cmd_study(args: argparse.Namespace) -> int:
             print(f"  {c.name}: {mod.describe(c.design)}, "
                   f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})"
                   + (f" [optional: {c.optional}]" if c.optional else ""))
-        left = {g: n for g, n in groups.items() if g not in include and not (only and set(n) & set(only))}
-        for g, names in left.items():
+        for g, names in study.unplayed_groups(only, include).items():
             print(f"optional group {g!r} not played ({len(names)} cell(s): {', '.join(names)}): add --include {g}")
         print("dry run passed: the data and every cell check out")
         return 0
@@ -102,9 +101,8 @@ def cmd_study(args: argparse.Namespace) -> int:
     playing = study.selected(only or None, include)
     print(f"{study.title}: {len(playing)} cell(s), {sum(c.races * len(c.variants) for c in playing):,} races asked "
           f"in all (before any rounding to whole blocks, noted below), seed {study.seed}")
-    for g, names in study.groups.items():
-        if g not in include and not (only and set(names) & set(only)):
-            print(f"note: optional group {g!r} ({len(names)} cell(s)) is not played; add --include {g} to play it")
+    for g, names in study.unplayed_groups(only, include).items():
+        print(f"note: optional group {g!r} ({len(names)} cell(s)) is not played; add --include {g} to play it")
     command = "biathlon-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     from .common import compile_notice
 
