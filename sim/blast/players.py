@@ -152,11 +152,29 @@ def _load_dir(folder: Path, known: dict[str, Player], problems: Problems) -> Non
                 known[player.name] = player
 
 
+_SHIPPED: dict[tuple, dict[str, Player]] = {}
+
+
+def _shipped() -> dict[str, Player]:
+    """Random and the shipped personas, read once per state of their folder (each file's name,
+    size and modification time): a study or test set-up resolves a player per seat, and reading
+    every persona file again each time cost a thousand set-ups 60 s."""
+    key = tuple((p.name, st.st_size, st.st_mtime_ns)
+                for p in sorted(PERSONA_DIR.glob("*.toml")) for st in (p.stat(),))
+    if key not in _SHIPPED:
+        known: dict[str, Player] = {"random": RANDOM}
+        problems = Problems(Path.cwd())
+        _load_dir(PERSONA_DIR, known, problems)
+        problems.raise_if_any()
+        _SHIPPED.clear()
+        _SHIPPED[key] = known
+    return dict(_SHIPPED[key])
+
+
 def available(extra: list[str | Path] = ()) -> dict[str, Player]:
     """Every player by name: random, the shipped personas and those in `extra` folders or files."""
-    known: dict[str, Player] = {"random": RANDOM}
+    known = _shipped()
     problems = Problems(Path.cwd())
-    _load_dir(PERSONA_DIR, known, problems)
     for item in extra:
         item = Path(item)
         if item.is_dir():
