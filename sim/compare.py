@@ -47,7 +47,7 @@ import pandas as pd
 from . import games
 from .blocks import round_to_blocks
 from .stats import benjamini_hochberg, holm, two_sided_p, wilson_interval, z_value
-from .study import cell_seed
+from .seeds import cell_seed
 from .validation import Patch
 
 CORRECTIONS = ("holm", "bh")

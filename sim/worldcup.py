@@ -44,7 +44,7 @@ from .blast.players import Player, available, resolve
 from .blast.design import Design, results_table, warm_up
 from .stats import paired_difference, wilson_interval
 from .run import run_races
-from .study import cell_seed
+from .seeds import cell_seed
 
 TRAILS = ("Lang", "Kurz", "Short", "Long")
 DRAFT_RULES = ("rated", "random")

@@ -38,7 +38,7 @@ def test_reports_do_not_import_kernels():
 
 
 # the shared core: no game package may be imported from these, only asked for through sim.games
-SHARED = ["sim/games.py", "sim/contract.py", "sim/runner.py", "sim/store.py", "sim/run.py", "sim/study.py",
+SHARED = ["sim/games.py", "sim/contract.py", "sim/runner.py", "sim/seeds.py", "sim/store.py", "sim/run.py", "sim/study.py",
           "sim/precision.py", *sorted(str(f.relative_to(ROOT)) for f in (ROOT / "sim" / "balance").glob("*.py")),
           "sim/adopt.py", "sim/bench.py", "sim/ladder.py", "sim/tune.py", "sim/results_folder.py", "sim/stats.py",
           "sim/source.py", "kernels/records.py", "kernels/rng.py", "kernels/cache.py", "kernels/jit.py"]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import games
-from ..study import cell_seed
+from ..seeds import cell_seed
 from ..validation import DataError, Problems, Table
 from .spec import BalanceFile, DesignSpec, Knob, Member, TargetSpec
 from .edits import _Missing, _element, allowed

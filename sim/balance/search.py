@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import games
-from ..study import cell_seed
+from ..seeds import cell_seed
 from .spec import BalanceFile, DesignSpec, Knob
 from .edits import allowed, base_position, change_cost, knob_value, patches_for
 from .scoring import (Evaluation, _stat_label, design_stats, make_scoring, objectives, paired_difference, pareto,
