@@ -139,7 +139,8 @@ def gear_targets(source: ResultsSource, colours: list[str]) -> dict[str, str | N
 def gear_section(ctx: Context) -> Section:
     o, src = ctx.o, ctx.source
     s = Section("gear", "Value of wax and bullets")
-    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    own = set(src.variants_of("")) | {src.base}       # a [screen]'s knob steps are levers, not gear
+    cells = [c.name for c in src.cells if src.base in c.variants and len(own.intersection(c.variants)) > 1]
     if not cells:
         s.skipped = ("This study has no paired variants, so the value of wax and bullets is not measured: "
                      "play a cell on the base data and on variants that change one ski colour's gear, e.g. "
@@ -154,7 +155,7 @@ def gear_section(ctx: Context) -> Section:
                "rates divide one token's gain by another's, with a delta-method interval.")
     # the rule readings of the same cells change no gear: left unread (their own section, readings_section)
     readings = set(R.reading_variants(src))
-    wanted = sorted({v for c in src.cells if c.name in cells for v in c.variants} - readings)
+    wanted = sorted({v for c in src.cells if c.name in cells for v in c.variants} & own - readings)
     rows = src.read(ctx.result_columns + ["race", *USAGE_COLUMNS], cells, wanted)
     wide = M.paired_outcomes(rows, src.base)
     colours = colour_order(rows)

@@ -518,12 +518,17 @@ def variants_section(ctx: Context, columns: tuple[str, ...] = ("rounds",)) -> Se
     paired change in mean race length and in each seat's win rate."""
     o, src = ctx.o, ctx.source
     s = Section("variants", "What each data variant changes")
-    cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
+    # a [screen]'s steps of every knob are read as levers ("What to change first"), not listed here
+    own = set(src.variants_of("")) | {src.base}
+    cells = [c.name for c in src.cells if src.base in c.variants and len(own.intersection(c.variants)) > 1]
     if not cells:
         s.skipped = ("This study has no paired variants: play a cell on the base data and on variants "
-                     "(docs/studies.md), and this section measures what each change does on the same races.")
+                     "(docs/studies.md), and this section measures what each change does on the same races."
+                     + (" (The screen's steps of each knob are read in \"What to change first\".)"
+                        if src.variants_of("screen") else ""))
         return s
-    rows = src.read(["race", "seat", "won", "n_racers", *columns], cells, None)
+    rows = src.read(["race", "seat", "won", "n_racers", *columns], cells,
+                    [v for v in src.variants if v in own] if src.variants else None)
     s.intro = ("Each variant replays the base data's races (same seeds, same dice streams); a change is "
                "the mean of the per-race differences, with a normal interval over races.")
     out = []
@@ -786,7 +791,9 @@ def health_section(ctx: Context) -> tuple[Section, list[str]]:
 def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     """For every out-of-band result, what each paired variant of the study does to it: the change
     of that entrant's (colour's, seat's) win rate, race by race, and the wins per fair share it
-    would give; one variant is one step."""
+    would give; one variant is one step. Its side effects: the largest measurable changes it makes
+    to the others of the same dimension, on the same races. The variants include a [screen]'s
+    steps of every knob of a balance file (sim.study)."""
     src, o = ctx.source, ctx.o
     cells = [c.name for c in src.cells if src.base in c.variants and len(c.variants) > 1]
     if not cells or not len(off):
@@ -812,34 +819,63 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         return text[c]
 
     scenarios = set(as_text(ctx.sc).unique()) if len(off) else set()
-    outcomes = wide[[src.base, *variants]]      # the outcomes alone: each result's mask selects fewer columns
+    base = wide[src.base]
+    diffs = wide[variants].sub(base, axis=0)        # a seat's change per variant; NaN where not played
+    cell_of, race_of = wide.index.get_level_values("cell"), wide.index.get_level_values("race")
+    zc = z_value(o.confidence)
+    scopes: dict = {}
+
+    def scope(col: str, where: str):
+        """Per entrant (rows) and variant (columns) of one dimension, on the races of `where`: the
+        paired change (each race's mean over the entrant's seats is one unit, sim.stats.
+        paired_difference), its interval, the units, the base rate on those races, and the
+        scenarios measured on."""
+        if (col, where) in scopes:
+            return scopes[col, where]
+        mask = np.ones(len(wide), bool)
+        if where != "all" and where in scenarios:
+            mask &= (as_text(ctx.sc) == where).to_numpy()
+        elif where.endswith(" racers"):
+            # a result at one racer count: only races with that many racers measure its levers
+            mask &= (wide.n_racers.astype(int) == int(where.split()[0])).to_numpy()
+        who = as_text(col)[mask].to_numpy()
+        per_race = diffs[mask].groupby([cell_of[mask], race_of[mask], who], observed=True).mean()
+        by_who = per_race.groupby(level=2, observed=True)
+        played = diffs[mask].notna()
+        rate = played.mul(base[mask], axis=0).groupby(who).sum() / played.groupby(who).sum()
+        on = pd.Series(as_text(ctx.sc)[mask].to_numpy()).groupby(who).agg(lambda x: ", ".join(sorted(set(x))))
+        n = by_who.count()
+        half = zc * by_who.std(ddof=1) / np.sqrt(n)
+        mean = by_who.mean()
+        scopes[col, where] = out = dict(change=mean, low=mean - half, high=mean + half, units=n, rate=rate, on=on)
+        return out
+
     out = []
     for r in off.itertuples():
         col = column.get(r.dimension)
         if col is None or col not in wide.columns:
             continue
-        mask = as_text(col) == r.who
-        if r.where != "all" and r.where in scenarios:
-            mask &= as_text(ctx.sc) == r.where
-        elif r.where.endswith(" racers"):
-            # a result at one racer count: only races with that many racers measure its levers
-            mask &= wide.n_racers.astype(int) == int(r.where.split()[0])
-        if not mask.any():
+        t = scope(col, r.where)
+        if r.who not in t["units"].index:
             continue
-        measured_on = ", ".join(sorted(set(wide.loc[mask.to_numpy(), ctx.sc].astype(str))))
+        clear_all = (t["low"] > 0) | (t["high"] < 0)
         for v in variants:
-            t = M.paired_changes(outcomes, src.base, v, [], mask, o.confidence)
-            if not len(t) or not t.units.iloc[0]:
+            units = t["units"].at[r.who, v]
+            if not units:
                 continue
-            c = t.iloc[0]
-            toward = np.sign(c.change) == -np.sign(r.ratio - 1)
-            clear = (c.low > 0) or (c.high < 0)
-            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": measured_on,
-                        "variant": v,
-                        "change": c.change, "low": c.low, "high": c.high, "units": int(c.units),
-                        "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + c.change / c.base_rate)
-                        if c.base_rate > 0 else float("nan"),
-                        "moves": ("toward fair" if toward else "away from fair") if clear else "not measurably"})
+            change, low, high, rate = (t[k].at[r.who, v] for k in ("change", "low", "high", "rate"))
+            toward = np.sign(change) == -np.sign(r.ratio - 1)
+            clear = (low > 0) or (high < 0)
+            others = t["change"][v][clear_all[v]].drop(r.who, errors="ignore")
+            others = others.reindex(others.abs().sort_values(ascending=False).index)
+            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": t["on"].at[r.who],
+                        "variant": v, "change": change, "low": low, "high": high, "units": int(units),
+                        "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + change / rate)
+                        if rate > 0 else float("nan"),
+                        "moves": ("toward fair" if toward else "away from fair") if clear else "not measurably",
+                        "side_largest": float(others.iloc[0]) if len(others) else 0.0,
+                        "side_effects": ", ".join(f"{w} {100 * c:+.1f} pp" for w, c in others.head(3).items())
+                        or "none measurable"})
     return pd.DataFrame(out)
 
 
@@ -932,7 +968,7 @@ def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> s
             text += ("<br>levers (one step each" + ("" if on == r["where"] else f"; measured on {e(on)}") + "): "
                      ) + "; ".join(
                 f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
-                f"→ {x.ratio_after:.2f} x" for x in good.head(3).itertuples())
+                f"→ {x.ratio_after:.2f} x (side effects: {e(x.side_effects)})" for x in good.head(3).itertuples())
         elif len(mine):
             text += "<br>no variant of this study moves it toward fair measurably"
     strong = ctx.strong.get((r.dimension, str(r.who)))

@@ -50,6 +50,8 @@ def reading_variants(source) -> list[str]:
     out = []
     for name, v in getattr(source, "variants", {}).items():
         patches = v.patches
+        if getattr(v, "group", ""):
+            continue                    # a [screen]'s knob step: a lever, not a reading
         if patches and all(str(p.get("path", "")).startswith("switches.") and
                            str(p.get("file", "game.toml")) == "game.toml" for p in patches):
             out.append(name)

@@ -161,8 +161,8 @@ def blanked_tokens(source) -> dict[str, tuple[str, int, str]]:
     base = {n.file: (n.name, [t.text for t in n.wax]) for n in data.nations}
     out = {}
     for name, v in source.variants.items():
-        if name == source.base or len(v.patches) != 1:
-            continue
+        if name == source.base or len(v.patches) != 1 or getattr(v, "group", ""):
+            continue                    # (a [screen]'s knob step is a lever, read by the verdict)
         p = v.patches[0]
         file, value = str(p.get("file", "")).replace("\\", "/"), p.get("value")
         if file not in base or p.get("path") != "wax.tokens" or not isinstance(value, list):
@@ -187,7 +187,7 @@ def token_values(ctx: Context, s: Section) -> None:
         s.blocks.append("<p class='meta'>This study has no variant that swaps one wax token for a blank, so no "
                         "token's value is measured (experiments/skitour.toml has such variants).</p>")
         return
-    rows = src.read(ctx.result_columns + ["race"], cells, None)
+    rows = src.read(ctx.result_columns + ["race"], cells, [src.base, *targets])
     wide = M.paired_outcomes(rows, src.base, describe=(sc, en))
     # variants that give the same result in every race are one change here: shown once
     moved = [v for v in targets if v in wide.columns

@@ -49,6 +49,7 @@ class VariantInfo:
     name: str
     description: str = ""
     patches: tuple[dict, ...] = ()
+    group: str = ""             # "screen": one step of a balance file's knob (sim.study's [screen])
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,11 @@ class ResultsSource:
     @property
     def entrant(self) -> str:
         return self.axes[0] if self.axes else "seat"
+
+    def variants_of(self, group: str = "") -> list[str]:
+        """The variants of a group ("screen": the steps of sim.study's [screen]); "" for the study
+        file's own variants and the base data."""
+        return [name for name, v in self.variants.items() if v.group == group]
 
     def cell_names(self, *, balanced: bool | None = None, persona: str | None = None,
                    variant: str | None = None) -> list[str]:

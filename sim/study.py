@@ -13,7 +13,6 @@ seat, ski colour, biathlete and player; OUT/study.json the study as run.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -28,6 +27,7 @@ from .blocks import round_to_blocks
 from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
     study_store, summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
+from .seeds import cell_seed
 from .store import FolderError, add_names, read_json
 from .precision import Target, capped_note, default_pilot, sizing
 from .validation import DataError, Patch, Problems, Table
@@ -44,6 +44,11 @@ class Variant:
     name: str
     description: str = ""
     patches: tuple[Patch, ...] = ()
+    group: str = ""          # SCREEN for a step of a balance file's knob ([screen]); "" for the file's own
+
+
+#: the group of the variants a [screen] makes, and the name a cell's `variants` gives them all by
+SCREEN = "screen"
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,7 @@ class Study:
     data: str | None
     variants: dict[str, Variant]
     cells: list[Cell] = field(default_factory=list)
+    screen_left_out: dict[str, str] = field(default_factory=dict)   # [screen] steps whose data is invalid: why
 
     @property
     def races(self) -> int:
@@ -94,13 +100,6 @@ class Study:
         if only is not None:
             return [c for c in self.cells if c.name in only]
         return [c for c in self.cells if not c.optional or c.optional in include]
-
-
-def cell_seed(study_seed: int, cell_name: str) -> int:
-    """A cell's own seed, from the study's seed and the cell's name: cells are independent of each
-    other, and adding a cell to a study leaves the others' races as they were."""
-    h = hashlib.blake2b(f"{study_seed}:{cell_name}".encode(), digest_size=4).digest()
-    return int.from_bytes(h, "little")
 
 
 def load_study(path: str | Path) -> Study:
@@ -148,12 +147,18 @@ def load_study(path: str | Path) -> Study:
             pt.done()
         variants[name] = Variant(name, vt.str("description", ""), tuple(patches))
         vt.done()
+    if t.has("screen"):
+        for name, v in _screen_variants(problems, file, path, t.table("screen", {}), game, data).items():
+            if name in variants:
+                problems.add(file, "", "screen.balance", f"steps knob {name.rsplit('+', 1)[0].rsplit('-', 1)[0]!r} "
+                             f"to {name!r}, which a [[variant]] of this file is named already")
+            variants.setdefault(name, v)
     cells: list[Cell] = []
     raw_cells = t.tables("cell", None)
     if "cell" in doc and not raw_cells:
         t.problem("cell", "a study needs at least one [[cell]]")
     for i, raw in enumerate(raw_cells):
-        cells.extend(_read_cells(problems, file, i, {**dflt, **raw}, variants, seed, game))
+        cells.extend(_read_cells(problems, file, i, {**dflt, **raw}, variants, seed, game, t.has("screen")))
     t.done()
     names = [c.name for c in cells]
     for n in sorted({n for n in names if names.count(n) > 1}):
@@ -166,12 +171,61 @@ def load_study(path: str | Path) -> Study:
     return Study(path, title, description, seed, game, chunk, data, variants, cells)
 
 
+def _screen_variants(problems: Problems, file: str, path: Path, st: Table, game: str,
+                     data: str | None) -> dict[str, Variant]:
+    """[screen]: every knob of a balance file moved `steps` steps each way (a choice knob: to the
+    choices beside its base one), each a variant of the group SCREEN named after the knob and the
+    step ("bakken-virtuoso-uphill+1"); a cell plays them all with `variants = ["base", "screen"]`."""
+    from .balance import allowed, base_position, load_balance, patches_for
+    from .validation import DataError
+
+    rel = st.str("balance", "")
+    steps = st.int("steps", 1, 1, 20)
+    st.done(hint=("balance", "steps"))
+    if not rel:
+        st.problem("balance", "must name a balance file (docs/balance.md) whose knobs the screen steps")
+        return {}
+    bpath = Path(rel) if Path(rel).is_absolute() else (path.parent / rel)
+    try:
+        bf = load_balance(bpath)
+    except DataError as exc:
+        for q in exc.problems:
+            problems.add(q.file, q.entry, q.field, q.expected)
+        return {}
+    if bf.game != game:
+        st.problem("balance", f"{rel} balances {bf.game!r}, but this study plays {game!r}")
+        return {}
+    ours = Path(data) if data else games.game(game).load().default_data_dir()
+    if bf.data_dir.resolve() != ours.resolve():
+        st.problem("balance", f"{rel} moves the data in {bf.data_dir}, but this study plays {ours}: name the "
+                              f"same data in both files")
+        return {}
+    out = {}
+    for knob in bf.knobs:
+        b = base_position(bf, knob)
+        for k in sorted({b + d for d in range(-steps, steps + 1) if d}):
+            if not allowed(bf, knob, k):
+                continue
+            name = f"{knob.name}{k - b:+d}"
+            if not _NAME_RE.match(name):
+                st.problem("balance", f"knob {knob.name!r} gives the variant name {name!r}: a knob's name must be "
+                                      f"letters, digits and _ . + - to be screened (it names a folder)")
+                break
+            patches = tuple(patches_for(bf, {knob.name: k}))
+            step = (f"{knob.choices[b]!r} to {knob.choices[k]!r}" if knob.choices
+                    else f"{k - b:+d} step{'s' if abs(k - b) > 1 else ''} of {knob.step:g}")
+            out[name] = Variant(name, f"screen of {rel}: knob {knob.name!r}, {step}", patches, SCREEN)
+    return out
+
+
 def _listify(v):
     return v if isinstance(v, list) else [v]
 
 
 def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict[str, Variant],
-                study_seed: int, game: str) -> list[Cell]:
+                study_seed: int, game: str, screened: bool = False) -> list[Cell]:
+    """The cells of one [[cell]] entry; `screened`: the file has a [screen] (whose own problems,
+    if any, were said already)."""
     info = games.game(game)
     ct = Table(problems, file, f"cell {i + 1}", raw)
     base_name = ct.str("name", "")
@@ -207,9 +261,17 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         ct.problem("players", "must be a player name or a list of names (one per seat)")
         players = [info.default_player]
+    if SCREEN in wanted and SCREEN not in variants:
+        screen = [v.name for v in variants.values() if v.group == SCREEN]
+        if not screened:
+            ct.problem("variants", f"names {SCREEN!r}, the steps of a [screen], but this file has no [screen]")
+        k = wanted.index(SCREEN)
+        wanted = [*wanted[:k], *screen, *(v for v in wanted[k + 1:] if v not in screen)]
+    own = [name for name, x in variants.items() if not x.group]
     for v in wanted:
         if v not in variants:
-            ct.problem("variants", f"names no variant {v!r}; known: {', '.join(variants)}")
+            ct.problem("variants", f"names no variant {v!r}; known: {', '.join(own)}"
+                                   + (f", or {SCREEN!r} (every step of the [screen])" if screened else ""))
     if not all(isinstance(x, str) for x in trails):
         ct.problem(word, f"must be a {word} name or a list of them")
         return []
@@ -260,15 +322,19 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     return out
 
 
-def check_study(study: Study) -> dict:
+def check_study(study: Study, cells: list[Cell] | None = None) -> dict:
     """Every variant's bundle, and every cell's design checked against the data: DataError with
-    one problem per thing wrong, before any race is played."""
+    one problem per thing wrong, before any race is played. `cells`: only the variants these cells
+    play (the base data always). A [screen] step whose data is invalid (a knob moved past a rule of
+    the data, such as accuracy that must not improve with pulse) is left out of every cell, and
+    study.screen_left_out says why."""
     problems = Problems(study.path.parent)
     file = study.path.name
     mod = games.game(study.game).load()
     bundles: dict = {}
+    playing = {v for c in (study.cells if cells is None else cells) for v in c.variants}
     for name, variant in study.variants.items():
-        if not any(name in c.variants for c in study.cells):
+        if not (name in playing or (name == BASE and any(name in c.variants for c in study.cells))):
             continue
         try:
             bundles[name] = mod.load_bundle(study.data, variant.patches)
@@ -277,7 +343,13 @@ def check_study(study: Study) -> dict:
             if whose:
                 problems.add(file, "", "data", whose)
                 break
+            if variant.group == SCREEN:
+                study.screen_left_out[name] = "; ".join(str(q) for q in exc.problems[:2])
+                continue
             problems.items.extend(exc.problems)
+    if study.screen_left_out:
+        gone = set(study.screen_left_out)
+        study.cells[:] = [replace(c, variants=tuple(v for v in c.variants if v not in gone)) for c in study.cells]
     if BASE in bundles:
         for cell in study.cells:
             try:
@@ -321,7 +393,9 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     only when `include` names the group or `only` names the cell."""
     out = Path(out)
     refuse_other_kind(out, "study")
-    bundles = check_study(study)
+    bundles = check_study(study, study.selected(only, include))
+    for name, why in study.screen_left_out.items():
+        log(f"note: screen step {name!r} left out: its data is invalid ({why})")
     for note in whole_blocks(study, bundles):
         log(f"note: {note}")
     info = games.game(study.game)
@@ -448,8 +522,10 @@ def _write_study_json(study: Study, out: Path, command: str, repair: bool = Fals
            "cells": [{"name": c.name, "design": mod.design_dict(c.design), "races": c.races,
                       "variants": c.variants, "seed": c.seed, **({"optional": c.optional} if c.optional else {})}
                      for c in study.cells],
-           "variants": {v.name: {"description": v.description, "patches": [_patch(p) for p in v.patches]}
-                        for v in study.variants.values()}}
+           "variants": {v.name: {"description": v.description, "patches": [_patch(p) for p in v.patches],
+                                 **({"group": v.group} if v.group else {})}
+                        for v in study.variants.values() if v.name not in study.screen_left_out},
+           **({"screen_left_out": study.screen_left_out} if study.screen_left_out else {})}
     path = out / "study.json"
     text = json.dumps(doc, indent=2, default=list)
     old = None

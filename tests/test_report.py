@@ -38,11 +38,14 @@ name = "pulse-floor-each-part"
 description = "the pulse floored after each part."
 set = [{ file = "game.toml", path = "switches.pulse_floor", value = "each_part" }]
 
+[screen]
+balance = "knobs.toml"
+
 [[cell]]
 name = "balanced"
 trail = "Kurz"
 racers = 3
-variants = ["base", "green-wax+1", "green-bullet+1", "pulse-floor-each-part"]
+variants = ["base", "green-wax+1", "green-bullet+1", "pulse-floor-each-part", "screen"]
 
 [[cell]]
 name = "balanced-Short"
@@ -59,6 +62,35 @@ races = 480
 """
 
 
+#: the balance file whose knob the study's [screen] steps: Wei's accuracy tile at medium pulse (4 in
+#: the shipped data, as at high pulse: one step up would make it better than at high pulse, which
+#: the data forbids, so only the step down is played)
+KNOBS = """
+game = "blast"
+title = "one knob to screen"
+seed = 1
+check_seed = 2
+races = 480
+check_races = 480
+[designs]
+scenarios = ["Kurz"]
+racers = [3]
+[[target]]
+name = "biathletes"
+metric = "win_rate"
+by = "biathlete"
+within_pp = 3
+[[knob]]
+name = "wei-accuracy-medium"
+file = "biathletes/wei.toml"
+path = "accuracy"
+index = 1
+min = 1
+max = 6
+step = 1
+"""
+
+
 def quiet(*_):
     pass
 
@@ -68,6 +100,7 @@ def study_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
     path = root / "study.toml"
     path.write_text(textwrap.dedent(STUDY))
+    (root / "knobs.toml").write_text(textwrap.dedent(KNOBS))
     run_study(load_study(path), root / "results", progress=False, log=quiet)
     return root / "results"
 
@@ -518,3 +551,37 @@ def test_blast_readings_are_paired_on_the_same_races_and_ranked(report, study_di
     assert (eff.races == raw.race.nunique()).all()
     assert "pulse-floor-each-part" not in set(pd.read_csv(report.out / "tables" / "gear_value.csv").variant)
     assert "rule readings change the answer" in (report.out / "report.html").read_text()
+
+
+def test_a_screen_steps_every_knob_and_its_levers_are_the_paired_changes(study_dir, report):
+    """Issue 31, item 3: a study's [screen] plays one step each way of every knob of a balance file
+    (a step whose data is invalid is left out, and said), the report reads those steps as levers
+    of "What to change first" (not as gear, readings or the study's own variants), and each lever's
+    change and side effects are the paired per-race differences of the raw table."""
+    doc = json.loads((study_dir / "study.json").read_text())
+    assert doc["variants"]["wei-accuracy-medium-1"]["group"] == "screen"
+    assert doc["variants"]["wei-accuracy-medium-1"]["patches"] == [
+        {"file": "biathletes/wei.toml", "path": "accuracy", "value": [2, 3, 4]}]
+    assert "wei-accuracy-medium+1" not in doc["variants"]
+    assert "accuracy: must not get better" in doc["screen_left_out"]["wei-accuracy-medium+1"]
+    balanced = next(c for c in doc["cells"] if c["name"] == "balanced")
+    assert balanced["variants"][-1] == "wei-accuracy-medium-1"
+    tables = report.out / "tables"
+    assert "wei-accuracy-medium-1" not in set(pd.read_csv(tables / "gear_value.csv").variant)
+    assert "wei-accuracy-medium-1" not in set(pd.read_csv(tables / "readings_effects.csv").get("variant", []))
+    levers = pd.read_csv(tables / "levers.csv")
+    mine = levers[(levers.variant == "wei-accuracy-medium-1") & (levers.dimension == "biathlete")]
+    assert len(mine), "the tiny study has an out-of-band biathlete whose levers the screen's step joins"
+    raw = read_study(study_dir, columns=["race", "seat", "won", "biathlete_name", "trail_name", "n_racers"],
+                     cells=["balanced"])
+    wide = raw.pivot_table(index=["race", "biathlete_name"], columns="variant", values="won", observed=True)
+    d = (wide["wei-accuracy-medium-1"] - wide["base"]).groupby(level="biathlete_name").agg(["mean", "count"])
+    for r in mine.itertuples():         # the step is played on one cell (Kurz, 3 racers): every row of it
+        assert r.measured_on == "Kurz" and r.where != "4 racers"
+        assert r.change == pytest.approx(d.loc[r.who, "mean"]) and r.units == d.loc[r.who, "count"]
+        want = paired_difference(wide["wei-accuracy-medium-1"].xs(r.who, level=1)
+                                 - wide["base"].xs(r.who, level=1))
+        assert (r.low, r.high) == pytest.approx((want["low"], want["high"]))
+        if r.side_effects != "none measurable":
+            first = r.side_effects.split(" pp")[0].rsplit(" ", 1)
+            assert first[0] != r.who and float(first[1]) == pytest.approx(100 * d.loc[first[0], "mean"], abs=0.051)

@@ -187,3 +187,62 @@ def test_a_cell_naming_its_scenario_in_another_games_word_is_told_once(tmp_path)
         load_study(path)
     assert [str(p) for p in err.value.problems] == [
         "study.toml: cell 'z': trail: is not a key of Biathlon Mania cells; name the track with `track`"]
+
+
+KNOB = """
+game = "{game}"
+seed = 1
+races = 48
+check_races = 48
+[designs]
+scenarios = ["{scenario}"]
+racers = [4]
+[[target]]
+name = "fair"
+metric = "win_rate"
+by = "seat"
+within_pp = 3
+[[knob]]
+name = "{name}"
+file = "game.toml"
+path = "gear.red.bullets"
+min = 1
+max = 9
+step = 1
+"""
+
+
+@pytest.mark.parametrize("screen, variants, message", [
+    ('[screen]\nbalance = "nope.toml"', '["base", "screen"]', "nope.toml: is not a balance file"),
+    ('[screen]\nsteps = 1', '["base"]', "screen.balance: must name a balance file"),
+    ('', '["base", "screen"]', "names 'screen', the steps of a [screen], but this file has no [screen]"),
+    ('[screen]\nbalance = "knobs.toml"\n[[variant]]\nname = "red-bullets+1"\nset = []', '["base"]',
+     "to 'red-bullets+1', which a [[variant]] of this file is named already"),
+    ('[screen]\nbalance = "knobs.toml"', '["base", "screeen"]', "or 'screen' (every step of the [screen])"),
+    ('[screen]\nbalance = "mania.toml"', '["base", "screen"]', "mania.toml balances 'mania', but this study plays 'blast'"),
+])
+def test_a_bad_screen_is_explained(tmp_path, screen, variants, message):
+    """A [screen] names a balance file of the study's game and data, its steps do not clash with the
+    file's own variants, and a cell names them all with "screen"; each problem in one line."""
+    write(tmp_path, KNOB.format(game="blast", scenario="Kurz", name="red-bullets"), "knobs.toml")
+    (tmp_path / "mania.toml").write_text(KNOB.format(game="mania", scenario="red", name="x")
+                                         .replace('file = "game.toml"', 'file = "tracks/red.toml"')
+                                         .replace("gear.red.bullets", "penalty.entry").replace("min = 1", "min = 2"))
+    text = f'seed = 1\n{screen}\n[[cell]]\nname = "c"\ntrail = "Kurz"\nraces = 48\nvariants = {variants}\n'
+    with pytest.raises(DataError) as err:
+        load_study(write(tmp_path, text))
+    assert message in str(err.value)
+
+
+def test_a_screen_steps_a_knob_each_way_within_its_range(tmp_path):
+    """Every allowed position one step from the data's value (red carries 4 bullets: 3 and 5), named
+    after the knob and the step; with steps = 2 also 2 and 6, and no step past the knob's range."""
+    write(tmp_path, KNOB.format(game="blast", scenario="Kurz", name="red-bullets").replace("max = 9", "max = 5"),
+          "knobs.toml")
+    text = '[screen]\nbalance = "knobs.toml"\nsteps = 2\n[[cell]]\nname = "c"\ntrail = "Kurz"\nraces = 48\n' \
+           'variants = ["base", "screen"]\n'
+    study = load_study(write(tmp_path, 'seed = 1\n' + text))
+    cell = study.cells[0]
+    assert cell.variants == ("base", "red-bullets-2", "red-bullets-1", "red-bullets+1")
+    assert [p.value for p in study.variants["red-bullets-2"].patches] == [2]
+    assert study.variants["red-bullets+1"].group == "screen" and study.variants["base"].group == ""

@@ -78,9 +78,12 @@ def cmd_study(args: argparse.Namespace) -> int:
     mod = info.load()
     if args.dry_run:
         try:
-            bundles = check_study(study)      # the data of every variant and every cell's design, as a real run
+            # the data of every variant and every cell's design, as a real run
+            bundles = check_study(study, study.selected(only or None, include))
         except DataError as exc:
             return print_problems(args.file, exc)
+        for name, why in study.screen_left_out.items():
+            print(f"note: screen step {name!r} left out: its data is invalid ({why})")
         notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
         shown = study.selected(only or None, include)      # the cells it would play
         print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "
