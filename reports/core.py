@@ -802,64 +802,77 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     if "colour" in src.axes:
         axes["ski colour" if ctx.entrant != "colour" else "colour"] = "colour_name"
     cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
-    rows = src.read(cols, cells, None)
-    rows = rows.assign(seat_name=rows.seat.map({k: f"seat {int(k)}" for k in rows.seat.unique()}))
     describe = tuple(dict.fromkeys([ctx.sc, "n_racers", *axes.values(), "seat_name"]))
-    try:
-        wide = M.paired_outcomes(rows, src.base, describe=describe)
-    except (KeyError, ValueError):
-        return pd.DataFrame()
-    variants = [v for v in wide.columns if v not in describe and v != src.base and v != "n_racers"]
     column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
-    text: dict[str, pd.Series] = {}       # each column as text, written once for every result
-
-    def as_text(c: str) -> pd.Series:
-        if c not in text:
-            text[c] = wide[c].astype(str)
-        return text[c]
-
-    scenarios = set(as_text(ctx.sc).unique()) if len(off) else set()
-    base = wide[src.base]
-    diffs = wide[variants].sub(base, axis=0)        # a seat's change per variant; NaN where not played
-    cell_of, race_of = wide.index.get_level_values("cell"), wide.index.get_level_values("race")
+    scopes = {(column[r.dimension], r.where) for r in off.itertuples() if r.dimension in column}
+    scenarios = {c.trail for c in src.cells if c.name in cells}
+    # per scope (a dimension's column and where the result lies): per entrant and variant, the sums
+    # that give the paired change over the races (each race's mean over the entrant's seats is one
+    # unit, as sim.stats.paired_difference takes them), gathered one cell at a time: a [screen]
+    # brings hundreds of variants, and all cells' variants side by side would not fit in memory
+    sums: dict = {}
+    for cell in cells:
+        rows = src.read(cols, [cell], None)
+        rows = rows.assign(seat_name=rows.seat.map({k: f"seat {int(k)}" for k in rows.seat.unique()}))
+        try:
+            wide = M.paired_outcomes(rows, src.base, describe=describe)
+        except (KeyError, ValueError):
+            continue
+        variants = [v for v in wide.columns if v not in describe and v != src.base and v != "n_racers"]
+        base = wide[src.base]
+        diffs = wide[variants].sub(base, axis=0)        # a seat's change per variant; NaN where not played
+        race = wide.index.get_level_values("race")
+        scenario = wide[ctx.sc].astype(str).to_numpy()
+        for col, where in scopes:
+            if col not in wide.columns:
+                continue
+            mask = np.ones(len(wide), bool)
+            if where != "all" and where in scenarios:
+                mask &= scenario == where
+            elif where.endswith(" racers"):
+                # a result at one racer count: only races with that many racers measure its levers
+                mask &= wide.n_racers.astype(int).to_numpy() == int(where.split()[0])
+            if not mask.any():
+                continue
+            who = wide[col].astype(str).to_numpy()[mask]
+            per_race = diffs[mask].groupby([race[mask], who], observed=True).mean()
+            level = per_race.index.get_level_values(1)
+            played = diffs[mask].notna()
+            part = {"n": per_race.groupby(level).count(), "s1": per_race.groupby(level).sum(),
+                    "s2": (per_race ** 2).groupby(level).sum(),
+                    "num": played.mul(base[mask], axis=0).groupby(who).sum(), "den": played.groupby(who).sum()}
+            got = sums.setdefault((col, where), {"on": {}})
+            for k, v in part.items():
+                got[k] = got[k].add(v, fill_value=0) if k in got else v.astype(float)
+            for w in np.unique(who):
+                got["on"].setdefault(w, set()).update(np.unique(scenario[mask][who == w]))
     zc = z_value(o.confidence)
-    scopes: dict = {}
 
     def scope(col: str, where: str):
         """Per entrant (rows) and variant (columns) of one dimension, on the races of `where`: the
-        paired change (each race's mean over the entrant's seats is one unit, sim.stats.
-        paired_difference), its interval, the units, the base rate on those races, and the
+        paired change, its interval, the units (races), the base rate on those races, and the
         scenarios measured on."""
-        if (col, where) in scopes:
-            return scopes[col, where]
-        mask = np.ones(len(wide), bool)
-        if where != "all" and where in scenarios:
-            mask &= (as_text(ctx.sc) == where).to_numpy()
-        elif where.endswith(" racers"):
-            # a result at one racer count: only races with that many racers measure its levers
-            mask &= (wide.n_racers.astype(int) == int(where.split()[0])).to_numpy()
-        who = as_text(col)[mask].to_numpy()
-        per_race = diffs[mask].groupby([cell_of[mask], race_of[mask], who], observed=True).mean()
-        by_who = per_race.groupby(level=2, observed=True)
-        played = diffs[mask].notna()
-        rate = played.mul(base[mask], axis=0).groupby(who).sum() / played.groupby(who).sum()
-        on = pd.Series(as_text(ctx.sc)[mask].to_numpy()).groupby(who).agg(lambda x: ", ".join(sorted(set(x))))
-        n = by_who.count()
-        half = zc * by_who.std(ddof=1) / np.sqrt(n)
-        mean = by_who.mean()
-        scopes[col, where] = out = dict(change=mean, low=mean - half, high=mean + half, units=n, rate=rate, on=on)
-        return out
+        t = sums.get((col, where))
+        if t is None or "n" not in t:
+            return None
+        n, s1, s2 = t["n"], t["s1"], t["s2"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = s1 / n
+            sd = np.sqrt(((s2 - s1 * mean) / (n - 1)).clip(lower=0))
+            half = zc * sd / np.sqrt(n)
+            half = half.where(n > 1)
+            rate = t["num"] / t["den"]
+        on = {w: ", ".join(sorted(x)) for w, x in t["on"].items()}
+        return dict(change=mean, low=mean - half, high=mean + half, units=n, rate=rate, on=on)
 
     out = []
     for r in off.itertuples():
         col = column.get(r.dimension)
-        if col is None or col not in wide.columns:
-            continue
-        t = scope(col, r.where)
-        if r.who not in t["units"].index:
+        t = scope(col, r.where) if col is not None else None
+        if t is None or r.who not in t["units"].index:
             continue
         clear_all = (t["low"] > 0) | (t["high"] < 0)
-        for v in variants:
+        for v in t["units"].columns:
             units = t["units"].at[r.who, v]
             if not units:
                 continue
@@ -868,7 +881,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             clear = (low > 0) or (high < 0)
             others = t["change"][v][clear_all[v]].drop(r.who, errors="ignore")
             others = others.reindex(others.abs().sort_values(ascending=False).index)
-            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": t["on"].at[r.who],
+            out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": t["on"][r.who],
                         "variant": v, "change": change, "low": low, "high": high, "units": int(units),
                         "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + change / rate)
                         if rate > 0 else float("nan"),
