@@ -113,7 +113,9 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
     table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
     targets = ctx.source.targets
-    table["target_pp"] = [f"±{100 * targets[c][0]:.2f}" if c in targets else "not sized" for c in table.cell]
+    table["target_pp"] = [(f"±{100 * targets[c][0]:.2f}" + (f" (±{targets[c][2]:.2g} x fair share)" if targets[c][2:3]
+                                                            and targets[c][2] else ""))
+                           if c in targets else "not sized" for c in table.cell]
     table["target_met"] = [_met(ctx, rows, c, targets[c], h) if c in targets else "not sized: a fixed count"
                            for c, h in zip(table.cell, table.widest_half_width_pp)]
     table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
@@ -135,9 +137,9 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
                       + ".")
 
 
-def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple[float, float], half_pp: float) -> str:
+def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple, half_pp: float) -> str:
     """Whether a sized cell's widest half-width meets its target, at the target's confidence."""
-    width, confidence = target
+    width, confidence = target[:2]
     if abs(confidence - ctx.o.confidence) > 1e-9:
         t = M.win_rates(rows[rows.cell.astype(str) == cell], [ctx.en], confidence)
         half_pp = 100 * float(((t.high - t.low) / 2).max())
@@ -174,7 +176,9 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     relays = bool(relay_legs(rows, sc))
     rows = _teams(rows)
     s = Section("seats", "Seats and turn order")
-    s.intro = ("Win rate of each seat (0 = the first to move" + ("; in a relay, the team's first leg" if relays else "")
+    # game-neutral words: Mania's relays and Ski Tour's 2-player game (two nations a player) both have teams
+    s.intro = ("Win rate of each seat (0 = the first to move" + ("; where racers form teams, a team counts once, "
+                                                                "seated by its turn order among the teams" if relays else "")
                + ") against its fair share, per number of racers and pooled; a first-player advantage shows as "
                "seat 0 above 1.")
     per = M.flag(M.win_rates(rows, [*racer_keys(rows), "seat"], o.confidence), o.alpha)
@@ -573,8 +577,8 @@ def robustness_section(ctx: Context) -> Section:
     # skill levels (random, the strength reference) are read by reports.skill, not ranked as styles
     others = [p for p in ctx.personas if p != ctx.reference and p not in SKILL]
     if not others and not game_has_personas(src.game):
-        s.skipped = (f"This game's bots have no personas (one way of playing), so the ranking of {E}s cannot depend "
-                     "on play style: nothing to check here.")
+        s.skipped = (f"This game ships no personas: every seat plays one way ({', '.join(ctx.personas) or 'one'}), so "
+                     f"the ranking of {E}s cannot depend on play style: nothing to check here.")
         return s
     if not others:
         s.skipped = (f"Only one persona played balanced line-ups in every seat, so the report cannot say whether "
@@ -834,12 +838,19 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             c = t.iloc[0]
             toward = np.sign(c.change) == -np.sign(r.ratio - 1)
             clear = (c.low > 0) or (c.high < 0)
+            can = M.measurable(c.changed, c.units)
+            # a variant that changed too few of these races has no number: +0.00 [+0.00, +0.00] would
+            # read as "no effect" where these players simply never met the change
+            nan = float("nan")
             out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": measured_on,
                         "variant": v,
-                        "change": c.change, "low": c.low, "high": c.high, "units": int(c.units),
+                        **({"change": c.change, "low": c.low, "high": c.high} if can == "yes" else
+                           {"change": nan, "low": nan, "high": nan}),
+                        "units": int(c.units), "changed": int(c.changed),
                         "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + c.change / c.base_rate)
-                        if c.base_rate > 0 else float("nan"),
-                        "moves": ("toward fair" if toward else "away from fair") if clear else "not measurably"})
+                        if c.base_rate > 0 and can == "yes" else nan,
+                        "moves": can if can != "yes" else
+                        ("toward fair" if toward else "away from fair") if clear else "not measurably"})
     return pd.DataFrame(out)
 
 

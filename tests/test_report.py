@@ -507,14 +507,29 @@ def test_blast_readings_are_paired_on_the_same_races_and_ranked(report, study_di
     seat0 = raw[raw.seat == 0].groupby("variant", observed=True).won.mean()
     for variant, col in (("base", "base"), ("pulse-floor-each-part", "value")):
         assert e.loc["rounds per race", col] == pytest.approx(rounds[variant].mean())
-        assert e.loc["seat 0's win rate (the first seat)", col] == pytest.approx(seat0[variant])
+        # a rate in %, its change in percentage points: never a fraction beside points
+        assert e.loc["seat 0's win rate (the first seat)", col] == pytest.approx(100 * seat0[variant])
         one = raw[raw.variant == variant]
         for name, g in one.groupby("biathlete_name", observed=True):
-            assert e.loc[f"{name}'s win rate", col] == pytest.approx(g.won.mean())
+            assert e.loc[f"{name}'s win rate", col] == pytest.approx(100 * g.won.mean())
         for name, g in one.groupby("colour_name", observed=True):
-            assert e.loc[f"{name}'s win rate (ski colour)", col] == pytest.approx(g.won.mean())
+            assert e.loc[f"{name}'s win rate (ski colour)", col] == pytest.approx(100 * g.won.mean())
     assert {"largest biathlete gap (best minus worst biathlete's win rate)", "turns per player",
             "share of racers eliminated"} <= set(e.index)
     assert (eff.races == raw.race.nunique()).all()
     assert "pulse-floor-each-part" not in set(pd.read_csv(report.out / "tables" / "gear_value.csv").variant)
     assert "rule readings change the answer" in (report.out / "report.html").read_text()
+
+
+def test_a_lever_that_changed_too_few_races_has_no_number(report):
+    """Issue 30, item 4: a paired variant that changed fewer than MIN_CHANGED of an out-of-band
+    result's races is "not measurable with these players", with its count and no +0.00 pp, in the
+    levers table as everywhere else; one that changed enough has its number."""
+    from reports.metrics import MIN_CHANGED
+
+    lev = pd.read_csv(report.out / "tables" / "levers.csv")
+    few = lev.changed < MIN_CHANGED
+    assert few.any() and (~few).any(), lev[["variant", "changed"]]
+    assert lev[few].change.isna().all() and lev[few].ratio_after.isna().all()
+    assert lev[few].moves.str.startswith("not measurable with these players (").all()
+    assert lev[~few].change.notna().all() and not lev[~few].moves.str.startswith("not measurable").any()
