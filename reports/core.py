@@ -121,7 +121,8 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
     s.table("precision_by_cell", table, f"Achieved precision per cell: the widest {ctx.o.confidence:.0%} half-width "
             f"of its {ctx.entrant}s' win rates, in percentage points, against the precision target the study "
-            f"sized the cell to (precision_pp, --precision-pp); 'not sized': the cell played a fixed count",
+            f"sized the cell to (precision_pp or precision_ratio, --precision-pp); 'not sized': the cell played a "
+            "fixed count",
             percent=False)
     widest = table.loc[table.widest_half_width_pp.idxmax()]
     sized = table[table.target_pp != "not sized"]
@@ -133,7 +134,7 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
                       + (f", {len(sized) - len(missed)} of them met it"
                          + (f" ({', '.join(missed.cell.astype(str))} did not)" if len(missed) else "") if len(sized) else "")
                       + (f"; not sized (a fixed count): {', '.join(unsized.cell.astype(str))}" if len(unsized) and len(sized)
-                         else "; the rest played a fixed count" if len(sized) else "")
+                         else "")
                       + ".")
 
 

@@ -430,6 +430,7 @@ def test_each_cell_shows_its_half_width_against_its_target_or_that_it_was_not_si
             assert r.target_met.startswith("yes" if met else f"no: ±{r.widest_half_width_pp:.2f} against ±9.00")
             assert "1 of 1 cells were sized to a precision target, " + ("1" if met else "0") + " of them met it" \
                 in s.findings[0]
+            assert "fixed count" not in s.findings[0]          # every cell was sized: no "rest" to speak of
         else:
             assert set(table.target_pp) == {"not sized"} and set(table.target_met) == {"not sized: a fixed count"}
             assert "0 of 2 cells were sized" in s.findings[0]
