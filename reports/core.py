@@ -109,7 +109,11 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     g = t.assign(half=(t.high - t.low) / 2).groupby("cell", observed=True)
     info = {c.name: c for c in ctx.source.cells}
     table = pd.DataFrame({"races": g.races.sum(), "widest_half_width_pp": 100 * g.half.max()}).reset_index()
-    table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r) for c, r in zip(table.cell, table.races)]
+    if "race" in rows.columns:          # races, whatever a race's rows are (racers, or teams: a 2-player game's two)
+        table["races"] = rows.groupby("cell", observed=True).race.nunique().reindex(table.cell).to_numpy()
+    else:
+        table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r)
+                          for c, r in zip(table.cell, table.races)]
     table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
     table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
     targets = ctx.source.targets
