@@ -64,7 +64,8 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
     variant): per measure its value on each, the change and its paired bootstrap interval.
 
     Columns: variant, measure, share, races, base, value, change, low, high, relative (change / the
-    measure's scale, or / base; NaN where that is 0), clear (the interval excludes 0), fair (a judged
+    measure's scale, or / base; NaN where that is 0), against (what relative is against: "a fair share"
+    where the measure has a scale, else "its base value"), clear (the interval excludes 0), fair (a judged
     measure's fair share, else NaN), changed (races whose figures' columns differ from the base)."""
     cols = list(dict.fromkeys(c for m in measures for c in m.columns))
     b = races[races.variant == base].set_index("race")[cols].sort_index()
@@ -96,6 +97,7 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
             out.append({"variant": v, "measure": m.name, "share": m.share, "races": n, "base": base_value,
                         "value": value, "change": change, "low": float(low), "high": float(high),
                         "relative": change / scale if scale else np.nan,
+                        "against": "a fair share" if m.scale is not None else "its base value",
                         "clear": bool(low > 0 or high < 0),
                         "fair": float(m.scale) if m.judged and m.scale else np.nan, "changed": changed})
     return pd.DataFrame(out)
@@ -116,6 +118,7 @@ def rank(effects: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
                      "relative": top.relative, "change": top.change, "low": top.low, "high": top.high,
                      "clear": bool(top.clear), "clear_measures": int(g.clear.sum()), "measures": len(g),
                      **({"share": bool(top.share)} if "share" in g.columns else {}),
+                     **({"against": top.against} if "against" in g.columns else {}),
                      **({"changed": int(g.changed.max())} if "changed" in g.columns else {})})
     t = pd.DataFrame(rows)
     if not len(t):
@@ -149,6 +152,7 @@ def in_units(t: pd.DataFrame) -> pd.DataFrame:
     which); the relative change in %. Never a fraction beside points."""
     t = t.copy()
     share = t.pop("share").fillna(False).astype(bool).to_numpy() if "share" in t.columns else np.zeros(len(t), bool)
+    t = t.drop(columns=["against"], errors="ignore")      # the caption says what a relative change is against
     for c in ("base", "value", "change", "low", "high"):
         if c in t.columns:
             t[c] = np.where(share, 100 * t[c].astype(float), t[c].astype(float))
@@ -231,7 +235,7 @@ def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = "
     if len(top):
         s.findings.append("The readings that matter most: " + "; ".join(
             f"{r.variant} ({r.cell}): {r.largest_change} {change_text(r.change, r.low, r.high, r.share)} "
-            f"({100 * r.relative:+.0f}% of {'a fair share' if r.share else 'its base value'})"
+            f"({100 * r.relative:+.0f}% of {r.against})"
             for r in top.itertuples()) + ".")
     idle_names = sorted(set(ranked[idle].variant) - set(ranked[~idle].variant))
     if idle_names:
