@@ -318,8 +318,9 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
         if good:
             st = pd.DataFrame(strengths)
             s.table("finishing_order_strength", st[st[sc].isin(good)],
-                    f"Plackett-Luce strength per {E} (mean 1; twice the strength: twice as likely to be chosen "
-                    "first among the racers still in the race)", percent=False)
+                    f"Strength per {E} read from the finishing orders (mean 1; twice the strength: twice as likely "
+                    "to be chosen first among the racers still in the race; the model is under 'Details')",
+                    percent=False)
         bad = fit[~fit.fits]
         s.findings.append(f"Finishing orders: one strength per {E} fits " + (
             f"{len(good)} of {len(fit)} {T}s" if len(good) < len(fit) else f"every {T}") + (
@@ -713,8 +714,8 @@ def _paired_personas(ctx: Context, s: Section, both: pd.DataFrame) -> None:
         df = len(part) - 1
         tests.append({"persona": persona, "chi2": chi2, "df": df, "p": float(stats.chi2.sf(chi2, df))})
     tests = s.table("persona_interaction", pd.DataFrame(tests),
-                    f"Persona x {E} interaction on paired races (chi-square of the changes around their mean)",
-                    percent=False)
+                    f"Persona x {E} interaction on paired races (the test behind the finding; see 'Details')",
+                    percent=False, page=False)
     s.findings.append("Personas on the reference's own races: " + "; ".join(
         f"{r.persona} moves the {E}s " + ("apart (the ranking depends on play style)" if r.p < ctx.o.alpha
                                           else "alike (no sign that the ranking depends on play style)")
