@@ -109,17 +109,24 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
     g = t.assign(half=(t.high - t.low) / 2).groupby("cell", observed=True)
     info = {c.name: c for c in ctx.source.cells}
     table = pd.DataFrame({"races": g.races.sum(), "widest_half_width_pp": 100 * g.half.max()}).reset_index()
-    table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r) for c, r in zip(table.cell, table.races)]
+    if "race" in rows.columns:          # races, whatever a race's rows are (racers, or teams: a 2-player game's two)
+        table["races"] = rows.groupby("cell", observed=True).race.nunique().reindex(table.cell).to_numpy()
+    else:
+        table["races"] = [int(r) // max(info[c].racers, 1) if c in info else int(r)
+                          for c, r in zip(table.cell, table.races)]
     table.insert(1, ctx.scenario, [info[c].trail if c in info else "" for c in table.cell])
     table.insert(2, "racers", [info[c].racers if c in info else 0 for c in table.cell])
     targets = ctx.source.targets
-    table["target_pp"] = [f"±{100 * targets[c][0]:.2f}" if c in targets else "not sized" for c in table.cell]
+    table["target_pp"] = [(f"±{100 * targets[c][0]:.2f}" + (f" (±{targets[c][2]:.2g} x fair share)" if targets[c][2:3]
+                                                            and targets[c][2] else ""))
+                           if c in targets else "not sized" for c in table.cell]
     table["target_met"] = [_met(ctx, rows, c, targets[c], h) if c in targets else "not sized: a fixed count"
                            for c, h in zip(table.cell, table.widest_half_width_pp)]
     table["precision_note"] = [ctx.source.precision_notes.get(c, "") for c in table.cell]
     s.table("precision_by_cell", table, f"Achieved precision per cell: the widest {ctx.o.confidence:.0%} half-width "
             f"of its {ctx.entrant}s' win rates, in percentage points, against the precision target the study "
-            f"sized the cell to (precision_pp, --precision-pp); 'not sized': the cell played a fixed count",
+            f"sized the cell to (precision_pp or precision_ratio, --precision-pp); 'not sized': the cell played a "
+            "fixed count",
             percent=False)
     widest = table.loc[table.widest_half_width_pp.idxmax()]
     sized = table[table.target_pp != "not sized"]
@@ -131,13 +138,13 @@ def precision_table(ctx: Context, s: Section, rows: pd.DataFrame) -> None:
                       + (f", {len(sized) - len(missed)} of them met it"
                          + (f" ({', '.join(missed.cell.astype(str))} did not)" if len(missed) else "") if len(sized) else "")
                       + (f"; not sized (a fixed count): {', '.join(unsized.cell.astype(str))}" if len(unsized) and len(sized)
-                         else "; the rest played a fixed count" if len(sized) else "")
+                         else "")
                       + ".")
 
 
-def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple[float, float], half_pp: float) -> str:
+def _met(ctx: Context, rows: pd.DataFrame, cell: str, target: tuple, half_pp: float) -> str:
     """Whether a sized cell's widest half-width meets its target, at the target's confidence."""
-    width, confidence = target
+    width, confidence = target[:2]
     if abs(confidence - ctx.o.confidence) > 1e-9:
         t = M.win_rates(rows[rows.cell.astype(str) == cell], [ctx.en], confidence)
         half_pp = 100 * float(((t.high - t.low) / 2).max())
@@ -174,7 +181,9 @@ def seat_section(ctx: Context, rows: pd.DataFrame) -> Section:
     relays = bool(relay_legs(rows, sc))
     rows = _teams(rows)
     s = Section("seats", "Seats and turn order")
-    s.intro = ("Win rate of each seat (0 = the first to move" + ("; in a relay, the team's first leg" if relays else "")
+    # game-neutral words: Mania's relays and Ski Tour's 2-player game (two nations a player) both have teams
+    s.intro = ("Win rate of each seat (0 = the first to move" + ("; where racers form teams, a team counts once, "
+                                                                "seated by its turn order among the teams" if relays else "")
                + ") against its fair share, per number of racers and pooled; a first-player advantage shows as "
                "seat 0 above 1.")
     per = M.flag(M.win_rates(rows, [*racer_keys(rows), "seat"], o.confidence), o.alpha)
@@ -309,8 +318,9 @@ def strength_section(ctx: Context, rows: pd.DataFrame) -> Section:
         if good:
             st = pd.DataFrame(strengths)
             s.table("finishing_order_strength", st[st[sc].isin(good)],
-                    f"Plackett-Luce strength per {E} (mean 1; twice the strength: twice as likely to be chosen "
-                    "first among the racers still in the race)", percent=False)
+                    f"Strength per {E} read from the finishing orders (mean 1; twice the strength: twice as likely "
+                    "to be chosen first among the racers still in the race; the model is under 'Details')",
+                    percent=False)
         bad = fit[~fit.fits]
         s.findings.append(f"Finishing orders: one strength per {E} fits " + (
             f"{len(good)} of {len(fit)} {T}s" if len(good) < len(fit) else f"every {T}") + (
@@ -578,8 +588,8 @@ def robustness_section(ctx: Context) -> Section:
     # skill levels (random, the strength reference) are read by reports.skill, not ranked as styles
     others = [p for p in ctx.personas if p != ctx.reference and p not in SKILL]
     if not others and not game_has_personas(src.game):
-        s.skipped = (f"This game's bots have no personas (one way of playing), so the ranking of {E}s cannot depend "
-                     "on play style: nothing to check here.")
+        s.skipped = (f"This game ships no personas: every seat plays one way ({', '.join(ctx.personas) or 'one'}), so "
+                     f"the ranking of {E}s cannot depend on play style: nothing to check here.")
         return s
     if not others:
         s.skipped = (f"Only one persona played balanced line-ups in every seat, so the report cannot say whether "
@@ -709,8 +719,8 @@ def _paired_personas(ctx: Context, s: Section, both: pd.DataFrame) -> None:
         df = len(part) - 1
         tests.append({"persona": persona, "chi2": chi2, "df": df, "p": float(stats.chi2.sf(chi2, df))})
     tests = s.table("persona_interaction", pd.DataFrame(tests),
-                    f"Persona x {E} interaction on paired races (chi-square of the changes around their mean)",
-                    percent=False)
+                    f"Persona x {E} interaction on paired races (the test behind the finding; see 'Details')",
+                    percent=False, page=False)
     s.findings.append("Personas on the reference's own races: " + "; ".join(
         f"{r.persona} moves the {E}s " + ("apart (the ranking depends on play style)" if r.p < ctx.o.alpha
                                           else "alike (no sign that the ranking depends on play style)")
@@ -839,6 +849,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             level = per_race.index.get_level_values(1)
             played = diffs[mask].notna()
             part = {"n": per_race.groupby(level).count(), "s1": per_race.groupby(level).sum(),
+                    "changed": (per_race.notna() & (per_race != 0)).groupby(level).sum(),
                     "s2": (per_race ** 2).groupby(level).sum(),
                     "num": played.mul(base[mask], axis=0).groupby(who).sum(), "den": played.groupby(who).sum()}
             got = sums.setdefault((col, where), {"on": {}})
@@ -863,7 +874,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             half = half.where(n > 1)
             rate = t["num"] / t["den"]
         on = {w: ", ".join(sorted(x)) for w, x in t["on"].items()}
-        return dict(change=mean, low=mean - half, high=mean + half, units=n, rate=rate, on=on)
+        return dict(change=mean, low=mean - half, high=mean + half, units=n, rate=rate, on=on, changed=t["changed"])
 
     out = []
     for r in off.itertuples():
@@ -872,20 +883,30 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         if t is None or r.who not in t["units"].index:
             continue
         clear_all = (t["low"] > 0) | (t["high"] < 0)
+        can_all = t["changed"] >= M.MIN_CHANGED
         for v in t["units"].columns:
             units = t["units"].at[r.who, v]
             if not units:
                 continue
             change, low, high, rate = (t[k].at[r.who, v] for k in ("change", "low", "high", "rate"))
+            changed = int(t["changed"].at[r.who, v])
             toward = np.sign(change) == -np.sign(r.ratio - 1)
             clear = (low > 0) or (high < 0)
-            others = t["change"][v][clear_all[v]].drop(r.who, errors="ignore")
+            can = M.measurable(changed, units)
+            # a variant that changed too few of these races has no number: +0.00 [+0.00, +0.00] would
+            # read as "no effect" where these players simply never met the change
+            nan = float("nan")
+            others = t["change"][v][clear_all[v] & can_all[v]].drop(r.who, errors="ignore")
             others = others.reindex(others.abs().sort_values(ascending=False).index)
             out.append({"dimension": r.dimension, "who": r.who, "where": r.where, "measured_on": t["on"][r.who],
-                        "variant": v, "change": change, "low": low, "high": high, "units": int(units),
+                        "variant": v,
+                        **({"change": change, "low": low, "high": high} if can == "yes" else
+                           {"change": nan, "low": nan, "high": nan}),
+                        "units": int(units), "changed": changed,
                         "ratio_now": r.ratio, "ratio_after": r.ratio * (1 + change / rate)
-                        if rate > 0 else float("nan"),
-                        "moves": ("toward fair" if toward else "away from fair") if clear else "not measurably",
+                        if rate > 0 and can == "yes" else nan,
+                        "moves": can if can != "yes" else
+                        ("toward fair" if toward else "away from fair") if clear else "not measurably",
                         "side_largest": float(others.iloc[0]) if len(others) else 0.0,
                         "side_effects": ", ".join(f"{w} {100 * c:+.1f} pp" for w, c in others.head(3).items())
                         or "none measurable"})

@@ -107,7 +107,7 @@ HEADERS = {
     "races_to_decide": "races to decide", "used_share": "share who used it",
     "widest_half_width_pp": "widest half-width (pp)", "sized_to_a_target": "sized to a target", "target_pp": "target half-width (pp)",
     "target_met": "target met",
-    "changed": "races changed", "token_id": "token (data id)",
+    "changed": "races changed", "token_id": "token (data id)", "relative_pct": "relative change (%)",
 }
 #: value columns that carry an interval, and the names of its ends
 INTERVALS = [("win_rate", "low", "high"), ("diff", "low", "high"), ("rate", "low", "high"), ("mean", "low", "high"),

@@ -22,6 +22,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from .metrics import MIN_CHANGED, measurable
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -64,7 +66,8 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
     variant): per measure its value on each, the change and its paired bootstrap interval.
 
     Columns: variant, measure, share, races, base, value, change, low, high, relative (change / the
-    measure's scale, or / base; NaN where that is 0), clear (the interval excludes 0), fair (a judged
+    measure's scale, or / base; NaN where that is 0), against (what relative is against: "a fair share"
+    where the measure has a scale, else "its base value"), clear (the interval excludes 0), fair (a judged
     measure's fair share, else NaN), changed (races whose figures' columns differ from the base)."""
     cols = list(dict.fromkeys(c for m in measures for c in m.columns))
     b = races[races.variant == base].set_index("race")[cols].sort_index()
@@ -96,6 +99,7 @@ def paired_effects(races: pd.DataFrame, base: str, measures: list[Measure], conf
             out.append({"variant": v, "measure": m.name, "share": m.share, "races": n, "base": base_value,
                         "value": value, "change": change, "low": float(low), "high": float(high),
                         "relative": change / scale if scale else np.nan,
+                        "against": "a fair share" if m.scale is not None else "its base value",
                         "clear": bool(low > 0 or high < 0),
                         "fair": float(m.scale) if m.judged and m.scale else np.nan, "changed": changed})
     return pd.DataFrame(out)
@@ -115,6 +119,8 @@ def rank(effects: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
         rows.append({**dict(zip(["variant", *by], key)), "largest_change": top.measure,
                      "relative": top.relative, "change": top.change, "low": top.low, "high": top.high,
                      "clear": bool(top.clear), "clear_measures": int(g.clear.sum()), "measures": len(g),
+                     **({"share": bool(top.share)} if "share" in g.columns else {}),
+                     **({"against": top.against} if "against" in g.columns else {}),
                      **({"changed": int(g.changed.max())} if "changed" in g.columns else {})})
     t = pd.DataFrame(rows)
     if not len(t):
@@ -132,6 +138,30 @@ def crossings(effects: pd.DataFrame, band: float) -> pd.DataFrame:
     before, after = j.base / j.fair, j.value / j.fair
     inside_b, inside_a = (before - 1).abs() <= band, (after - 1).abs() <= band
     return j.assign(before=before, after=after, into=inside_a)[inside_b != inside_a]
+
+
+def change_text(change: float, low: float, high: float, share: bool) -> str:
+    """A paired change with its interval in the measure's unit: percentage points for a rate
+    ('+8.6 pp [+6.5, +10.8]'), the figure's own unit otherwise ('-13.0 [-13.1, -13.0]')."""
+    if share:
+        return f"{100 * change:+.1f} pp [{100 * low:+.1f}, {100 * high:+.1f}]"
+    return f"{change:+.3g} [{low:+.3g}, {high:+.3g}]"
+
+
+def in_units(t: pd.DataFrame) -> pd.DataFrame:
+    """A readings table as the page and the CSV show it: a rate's (or share's) values in % and its
+    change in percentage points, a length in its own unit (rounds, turns: the measure's name says
+    which); the relative change in %. Never a fraction beside points."""
+    t = t.copy()
+    share = t.pop("share").fillna(False).astype(bool).to_numpy() if "share" in t.columns else np.zeros(len(t), bool)
+    t = t.drop(columns=["against"], errors="ignore")      # the caption says what a relative change is against
+    for c in ("base", "value", "change", "low", "high"):
+        if c in t.columns:
+            t[c] = np.where(share, 100 * t[c].astype(float), t[c].astype(float))
+    if "relative" in t.columns:
+        t["relative"] = 100 * t.relative.astype(float)
+        t = t.rename(columns={"relative": "relative_pct"})
+    return t
 
 
 def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = ""):
@@ -157,15 +187,20 @@ def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = "
         e = paired_effects(races, src.base, measures, o.confidence, seed=len(effects))
         effects.append(e.assign(cell=f"{c.name} ({c.trail}, {who})"))
     e = pd.concat(effects, ignore_index=True)
+    # a reading that changed no race, or too few to measure (reports.metrics.MIN_CHANGED), is not
+    # measurable here: no change of 0 that reads as "no effect", and no "clear" change from a handful
+    few = e.changed < MIN_CHANGED
+    e.loc[few, "clear"] = False
     ranked = rank(e, ["cell"])
     desc = {v: src.variants[v].description for v in readings if v in src.variants}
     ranked.insert(1, "reading", ranked.variant.map(lambda v: desc.get(v, "")))
-    # a reading that changed no race is not measurable here: no change of 0 that reads as "no effect"
-    idle = ranked.changed == 0
-    ranked.loc[idle, "largest_change"] = f"not measurable with these players (no race changed)"
+    idle = ranked.changed < MIN_CHANGED
+    ranked.loc[idle, "largest_change"] = [measurable(n, units) for n, units in
+                                          zip(ranked.changed[idle], e.groupby("cell").races.max().reindex(
+                                              ranked.cell[idle]).to_numpy())]
     ranked.loc[idle, ["relative", "change", "low", "high"]] = np.nan
     moved = crossings(e, ctx.band)
-    e.loc[e.changed == 0, ["change", "low", "high", "relative"]] = np.nan
+    e.loc[few, ["change", "low", "high", "relative"]] = np.nan
     s.intro = (f"Every reading of the rules that {doc} offers as a switch, played as a paired variant (the same "
                "races, dice and seats as the base data) on the headline cells: its effect on each headline figure "
                f"with a {o.confidence:.0%} paired bootstrap interval over races (400 replicates), and the readings "
@@ -173,12 +208,18 @@ def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = "
                "measures it; a length against its base value), clear changes (interval excluding 0) first. "
                "A reading that moves a win rate across the band (point values) is named at the top of the verdict. "
                + note)
-    s.table("readings_ranked", ranked, "Rule readings ranked by their largest change on a headline figure",
-            percent=False)
-    s.table("readings_effects", e[["cell", "variant", "measure", "base", "value", "change", "low", "high",
-                                   "relative", "clear", "races"]],
-            "Each reading's paired change of each headline figure (empty where the reading changed no race)",
-            percent=False)
+    units = ("rates and shares in %, their changes in percentage points; lengths in rounds or turns; the relative "
+             "change against a fair share, or against the base value for a length")
+    s.table("readings_ranked", in_units(ranked), f"Rule readings ranked by their largest change on a headline "
+            f"figure ({units})", percent=False)
+    effects = in_units(e[["cell", "variant", "measure", "share", "base", "value", "change", "low", "high", "relative",
+                          "clear", "races"]])
+    s.table("readings_effects", effects, "Each reading's paired change of each headline figure", percent=False,
+            page=False)
+    if effects.clear.any():
+        s.table("readings_clear", effects[effects.clear].drop(columns="clear"), "The readings' clear changes (the "
+                f"paired interval excludes 0; every change, clear or not, is in tables/readings_effects.csv) "
+                f"({units})", percent=False)
     texts = {}
     for r in moved.itertuples():
         texts.setdefault(r.variant, []).append(
@@ -195,11 +236,13 @@ def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = "
     top = ranked[ranked.clear].head(3)
     if len(top):
         s.findings.append("The readings that matter most: " + "; ".join(
-            f"{r.variant} ({r.cell}): {r.largest_change} {100 * r.relative:+.1f}% [{r.low:+.3g}, {r.high:+.3g}]"
+            f"{r.variant} ({r.cell}): {r.largest_change} {change_text(r.change, r.low, r.high, r.share)} "
+            f"({100 * r.relative:+.0f}% of {r.against})"
             for r in top.itertuples()) + ".")
     idle_names = sorted(set(ranked[idle].variant) - set(ranked[~idle].variant))
     if idle_names:
-        s.findings.append("Readings that changed no race of these players here (not measurable with them): "
+        s.findings.append(f"Readings that changed no race of these players here, or fewer than {MIN_CHANGED} (not "
+                          "measurable with them): "
                           + ", ".join(idle_names) + ".")
     quiet = sorted(set(ranked.variant) - set(ranked[ranked.clear].variant) - set(idle_names))
     if quiet:
@@ -207,5 +250,5 @@ def section(ctx, doc: str, columns: list[str], races_of: Callable, note: str = "
     return s
 
 
-__all__ = ["Measure", "reading_variants", "paired_effects", "rank", "crossings", "section"]
+__all__ = ["Measure", "reading_variants", "paired_effects", "rank", "crossings", "change_text", "in_units", "section"]
 

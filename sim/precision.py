@@ -55,15 +55,20 @@ def variance_margin(clusters: int, assurance: float = ASSURANCE) -> float:
 class Target:
     """Every win rate of a cell (per value of each seat axis) to within ±half_width (a share,
     0.005 = half a percentage point) at `confidence`, playing at most `cap` races, after a pilot
-    of `pilot` races."""
+    of `pilot` races. `ratio`: where the target was asked as wins per fair share (a study's
+    precision_ratio: ±ratio x the fair share, as the report's tolerance band measures), that ratio;
+    half_width is then ratio x the cell's fair share (1/racers), 0 where it was asked in points."""
 
     half_width: float
     cap: int
     pilot: int
     confidence: float = 0.95
+    ratio: float = 0.0
 
     def describe(self) -> str:
-        return f"±{100 * self.half_width:.2g} pp at {self.confidence:.0%} (at most {self.cap:,} races)"
+        asked = f"±{self.ratio:.2g} x a fair share (±{100 * self.half_width:.2g} pp)" if self.ratio else \
+            f"±{100 * self.half_width:.2g} pp"
+        return f"{asked} at {self.confidence:.0%} (at most {self.cap:,} races)"
 
 
 def default_pilot(cap: int, block: int) -> int:
@@ -125,8 +130,10 @@ def capped_note(target: Target, needed: int, planned: int, widest: float, pilot:
     if planned >= needed:
         return ""
     reach = widest * math.sqrt(pilot / planned)
+    short = (" (within the target on the pilot's estimate, but short of the margin that makes it hold in "
+             f"{ASSURANCE:.0%} of runs)" if reach <= target.half_width else "")
     return (f"capped: {target.describe()} needs about {needed:,} races; {planned:,} reach about "
-            f"±{100 * reach:.2g} pp")
+            f"±{100 * reach:.2g} pp{short}")
 
 
 __all__ = ["ASSURANCE", "variance_margin", "Target", "default_pilot", "half_widths", "races_needed", "sizing", "capped_note"]

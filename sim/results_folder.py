@@ -190,10 +190,11 @@ def _run_source(path: Path) -> ResultsSource:
                          precision_notes={name: manifest["precision_note"]} if manifest.get("precision_note") else {})
 
 
-def _target(manifest: dict) -> tuple[float, float]:
-    """A sized cell's precision target: (half-width as a share, confidence)."""
+def _target(manifest: dict) -> tuple[float, float, float]:
+    """A sized cell's precision target: (half-width as a share, confidence, wins per fair share where
+    it was asked so (precision_ratio), else 0)."""
     t = manifest["target"]
-    return float(t["half_width"]), float(t.get("confidence", 0.95))
+    return float(t["half_width"]), float(t.get("confidence", 0.95)), float(t.get("ratio", 0.0))
 
 
 def _concat(parts: list[tuple[pd.DataFrame, str, str]], columns) -> pd.DataFrame:

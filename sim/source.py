@@ -76,7 +76,7 @@ class ResultsSource:
     played: int = 0             # races in the results, every cell and variant (0: sum of the cells' races)
     targeted: tuple[str, ...] = ()          # cells sized to a precision target
     precision_notes: dict = field(default_factory=dict)   # cell -> why it stops short of its target (a cap)
-    targets: dict = field(default_factory=dict)   # cell -> (half-width as a share, confidence) it was sized to
+    targets: dict = field(default_factory=dict)   # cell -> (half-width as a share, confidence, ratio or 0) it was sized to
     settings: dict = field(default_factory=dict)    # the study file's [report] table (band, ...)
 
     @property

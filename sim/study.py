@@ -35,8 +35,8 @@ from .validation import DataError, Patch, Problems, Table
 BASE = "base"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 CELL_KEYS = ("name", "trail", "track", "course", "scenario", "racers", "biathletes", "colours", "players",
-             "races", "variants", "seed", "options", "precision_pp", "confidence", "pilot", "same_races_as",
-             "optional")
+             "races", "variants", "seed", "options", "precision_pp", "precision_ratio", "confidence", "pilot",
+             "same_races_as", "optional")
 
 
 @dataclass(frozen=True)
@@ -246,6 +246,10 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
     players = ct.raw("players", [info.default_player])
     races = ct.int("races", None, 1, 10**10)
     precision = ct.number("precision_pp", 0.0, 0.0, 50.0)
+    ratio = ct.number("precision_ratio", 0.0, 0.0, 1.0)
+    if precision > 0 and ratio > 0:
+        ct.problem("precision_ratio", "give precision_pp or precision_ratio, not both")
+        ratio = 0.0
     confidence = ct.number("confidence", 0.95, 0.5, 0.9999)
     pilot = ct.int("pilot", 0, 0, 10**10)
     same_as = ct.str("same_races_as", "")
@@ -305,7 +309,8 @@ def _read_cells(problems: Problems, file: str, i: int, raw: dict, variants: dict
             except ValueError as exc:
                 ct.problem("options" if options else "name", str(exc))
                 continue
-            target = Target(precision / 100, races, pilot, confidence) if precision > 0 else None
+            target = (Target(precision / 100, races, pilot, confidence) if precision > 0 else
+                      Target(ratio / n, races, pilot, confidence, ratio) if ratio > 0 else None)
             if same_as and seed < 0:
                 # the races of another cell (its default seed): a persona's cell paired with the
                 # reference's on the same line-ups and dice streams
@@ -420,7 +425,8 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                       "patches": [vars(p) for p in study.variants[vname].patches],
                       "target": None if cell.target is None else
                       {"half_width": cell.target.half_width, "confidence": cell.target.confidence,
-                       "cap": cell.races, "pilot": first}})
+                       "cap": cell.races, "pilot": first,
+                       **({"ratio": cell.target.ratio} if cell.target.ratio else {})}})
             store.open(m, IDENTITY, same_play, repair=repair, log=log)
             stores[cell.name, vname] = store
             summaries[cell.name, vname] = [

@@ -99,7 +99,7 @@ def small_file(src: Path, dst: Path) -> None:
     text = re.sub(r'(?m)^(\s*data\s*=\s*)"(\.[^"]*)"', lambda m: f'{m[1]}"{(src.parent / m[2]).resolve()}"', text)
     for key, value in SMALL_KEYS.items():
         text = re.sub(rf"(?m)^(\s*{key}\s*=\s*)[\d_]+", rf"\g<1>{value}", text)
-    dst.write_text(re.sub(r"(?m)^\s*precision_pp\s*=.*$", "", text))
+    dst.write_text(re.sub(r"(?m)^\s*precision_(pp|ratio)\s*=.*$", "", text))
 
 
 def play(argv: list[str], where: str) -> None:

@@ -271,6 +271,25 @@ def test_a_page_is_at_most_2_mb(pages):
         assert path.stat().st_size <= 2_000_000, (kind, path.stat().st_size)
 
 
+def test_jargon_sits_behind_details_and_mania_advice_fits_mania(pages):
+    """Issue 30, item 7: outside the scripts, the statistics' names (Plackett-Luce, design effect,
+    chi-square) appear only behind a "Details" control; Mania's verdict puts its colours (identical
+    pieces, a check of the simulation) last and never advises personas, which Mania has none of."""
+    import re
+
+    for kind in ("blast report", "mania report"):
+        body = re.sub(r"<script.*?</script>", "", pages[kind].read_text(), flags=re.S)
+        assert "<details class='jargon'>" in body, kind
+        outside = re.sub(r"<details class='jargon'>.*?</details>", "", body, flags=re.S)
+        for word in ("Plackett", "design effect", "chi-square", "chi2"):
+            assert word not in outside, (kind, word)
+    mania = pages["mania report"].read_text()
+    questions = mania.split("<ul class='questions'>", 1)[1].split("</ul>", 1)[0].split("<li>")[1:]
+    assert questions[-1].startswith("Are the colours even?") and len(questions) >= 2
+    verdict = mania.split("id='verdict'", 1)[1].split("id='health'", 1)[0]
+    assert "persona" not in verdict.lower()
+
+
 def test_a_legend_click_hides_a_series(browser, pages):
     page, errors = _open(browser, pages["blast report"])
     try:

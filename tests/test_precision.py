@@ -59,6 +59,27 @@ def test_a_target_cell_is_sized_from_its_pilot_and_meets_the_target(mania, tmp_p
     assert again.equals(summary)                                  # the same count and table on 2 workers
 
 
+def test_a_target_in_wins_per_fair_share_is_a_share_of_each_cells_fair_share(tmp_path):
+    """precision_ratio = 0.2 asks every win rate to ±0.2 x its fair share, the unit of the report's
+    tolerance band: ±10 pp with 2 racers, ±5 pp with 4; each cell is sized to its own target."""
+    import json
+
+    path = tmp_path / "r.toml"
+    path.write_text('title = "r"\ngame = "mania"\nseed = 4\n'
+                    '[[cell]]\nname = "t"\ntrack = "red"\nracers = [2, 4]\nraces = 4000\nprecision_ratio = 0.2\n')
+    study = load_study(path)
+    assert [(c.target.half_width, c.target.ratio) for c in study.cells] == [(0.1, 0.2), (0.05, 0.2)]
+    lines = []
+    run_study(study, tmp_path / "out", progress=False, log=lines.append)
+    for n in (2, 4):
+        assert any(f"t-{n}: " in ln and f"for ±0.2 x a fair share (±{20 // n} pp) at 95%" in ln for ln in lines), lines
+        folder = tmp_path / "out" / "results" / f"cell=t-{n}" / "variant=base"
+        manifest = json.loads((folder / "_manifest.json").read_text())
+        assert manifest["target"]["half_width"] == pytest.approx(0.2 / n) and manifest["target"]["ratio"] == 0.2
+        widest = half_widths(read_results(folder), ["colour"], 8).half_width.max()
+        assert widest <= 0.2 / n * 1.15, (n, widest)           # the target, within the pilot's error
+
+
 def test_races_needed_scales_with_the_square_of_the_precision(mania):
     mod, bundle = mania
     design = mod.make_design("red", 4)

@@ -41,6 +41,8 @@ def test_paired_effects_find_the_known_changes():
     first = e.loc[("seat", "first team")]
     assert first.clear and first.low < first.change < first.high
     assert first.relative == pytest.approx(first.change / 0.25)
+    # what a relative change is against, said in words (issue 30: never "of a fair share" for a length)
+    assert first.against == "a fair share" and slow.against == "its base value"
     # the paired interval is far narrower than the unpaired spread of a win rate over 3000 races
     assert first.high - first.low < 2 * 1.96 * np.sqrt(0.25 * 0.75 / 3000)
     same = e.xs("same")
@@ -52,7 +54,7 @@ def test_rank_puts_clear_changes_first_by_size():
     r = rank(e)
     assert list(r.variant) == ["seat", "slow", "same"]          # seat: ~ +40% of a fair share; slow: ~ +11%
     assert r.loc[0, "largest_change"] in ("first team", "spread") and r.loc[0, "clear"]
-    assert r.loc[1, "largest_change"] == "rounds"
+    assert r.loc[1, "largest_change"] == "rounds" and r.loc[1, "against"] == "its base value"
     assert not r.loc[2, "clear"] and list(r["rank"]) == [1, 2, 3]
 
 

@@ -98,6 +98,7 @@ def test_paired_variants_replay_the_same_races(tmp_path):
     ('trail = "Nowhere"', "no trail named 'Nowhere'"),
     ('racer = 3', "cell 'c': racer: is not a known field (did you mean 'racers'?)"),
     ('players = ["genius"]', "no player named 'genius'"),
+    ('precision_pp = 0.5\nprecision_ratio = 0.03', "give precision_pp or precision_ratio, not both"),
 ])
 def test_bad_cells_are_explained(tmp_path, change, message):
     trail = "" if change.startswith("trail") else 'trail = "Kurz"\n'

@@ -86,14 +86,17 @@ def cmd_study(args: argparse.Namespace) -> int:
             print(f"note: screen step {name!r} left out: its data is invalid ({why})")
         notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
         shown = study.selected(only or None, include)      # the cells it would play
+        sized = [c for c in shown if c.target is not None]
         print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "
-              f"all, seed {study.seed}")
+              f"all" + (f" at most ({len(sized)} cell(s) sized to a precision target from a pilot: their count "
+                        f"is a cap)" if sized else "") + f", seed {study.seed}")
         for note in notes:
             if any(note.startswith(f"cell {c.name!r}:") for c in shown):
                 print(f"note: {note}")
         for c in shown:
             print(f"  {c.name}: {mod.describe(c.design)}, "
-                  f"{c.races:,} races x variants {', '.join(c.variants)} (seed {c.seed})"
+                  + (f"sized to {c.target.describe()}" if c.target is not None else f"{c.races:,} races")
+                  + f" x variants {', '.join(c.variants)} (seed {c.seed})"
                   + (f" [optional: {c.optional}]" if c.optional else ""))
         for g, names in study.unplayed_groups(only, include).items():
             print(f"optional group {g!r} not played ({len(names)} cell(s): {', '.join(names)}): add --include {g}")

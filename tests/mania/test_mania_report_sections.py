@@ -76,3 +76,25 @@ def test_readings_of_a_relay_count_teams(tmp_path):
     assert measures[0].scale == pytest.approx(1 / 3)
     e = paired_effects(races, "base", measures, boots=200).set_index("measure")
     assert e.loc["penalty loops per racer"].clear and e.loc["penalty loops per racer"].change > 0
+
+
+def test_clean_shooting_compares_within_cells_and_leaves_out_a_lone_racer():
+    """Issue 30, item 2: clean shooters are compared with every racer of their own format, track and
+    racer count, the cells averaged with equal weights (pooled over formats, the mix would blur the
+    effect), and a lone racer's time trial (always won) is left out."""
+    from types import SimpleNamespace
+
+    from reports.mania import shooting_share
+
+    sprint = pd.DataFrame({"track": "red sprint", "n_racers": 2, "misses": [0, 1, 0, 2], "won": [0, 1, 0, 1]})
+    mass = pd.DataFrame({"track": "red mass start", "n_racers": 4, "misses": [0, 0, 0, 1, 1, 1, 1, 1],
+                         "won": [1, 1, 0, 0, 0, 0, 0, 0]})
+    lone = pd.DataFrame({"track": "red sprint", "n_racers": 1, "misses": [0], "won": [1]})
+    rows = pd.concat([sprint, mass, lone], ignore_index=True)
+    ctx = SimpleNamespace(o=SimpleNamespace(confidence=0.95), sc="track", scenario="track")
+    s = shooting_share(ctx, rows)
+    # within cells: clean 0% (sprint) and 66.7% (mass) -> 33.3%; every racer 50% and 25% -> 37.5%
+    # (pooled, the clean racers would win 2 of 5, 40%; with the time trial, 3 cells)
+    assert ("racers who miss nothing win 33.3% of their races against 37.5% for every racer (2 cells, 5 clean "
+            "racers)") in s.findings[0], s.findings
+    assert "red sprint 0.0% against 50.0%" in s.findings[0] and "red mass start 66.7% against 25.0%" in s.findings[0]
