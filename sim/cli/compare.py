@@ -77,7 +77,7 @@ def add_parser(sub, info) -> None:
     if info.players:
         co.add_argument("--players", default=None, help=f"one player for all seats or one per seat: "
                                                         f"{persona_names(info)}, random, or persona files "
-                                                        f"(default balanced)")
+                                                        f"(default {info.default_player}, the game's default player)")
     co.add_argument("--correction", choices=("holm", "bh"), default="holm",
                     help="multiple-comparison correction over the rows (default holm)")
     co.add_argument("--rows", type=whole(1, MAX_RACES, "a number of rows"), default=None,
@@ -137,7 +137,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     problems = check_pairable(base, changed, trails, info.name)
     if problems:
         return _lines(problems)
-    players = tuple(split_list(getattr(args, "players", None)) or ["balanced"])
+    players = tuple(split_list(getattr(args, "players", None)) or [info.default_player])
     options = game_options(info, args) or None
     try:
         info.check_racers(args.racers)

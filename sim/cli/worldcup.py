@@ -57,7 +57,8 @@ def add_parser(sub, info) -> None:
                     help="races per trail of the calibration run behind a rated draft (default 9600)")
     scenario_option(wc, info, "trails", several=True, default="Lang,Kurz,Short,Long",
                     more=", the cup's races in order (default Lang,Kurz,Short,Long)")
-    wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default balanced)")
+    wc.add_argument("--players", default=None, help="one player for all seats or one per seat (default: the game's default player, "
+                                                         f"{info.default_player})")
     wc.add_argument("--seed", type=seed_value, default=1)
     wc.add_argument("--chunk", type=races_count, default=500, help="cups per task (default 500)")
     jobs_option(wc)
@@ -80,6 +81,7 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from .. import games
     from ..worldcup import CupRules, play_world_cups
 
     def bad(message: str) -> int:
@@ -93,7 +95,7 @@ def cmd_worldcup(args: argparse.Namespace) -> int:
     draft = args.draft.strip()
     draft = draft.lower() if draft.lower() in ("rated", "random") else tuple(split_list(draft))
     rules = CupRules(trails=tuple(split_list(args.trails)), racers=args.racers, draft=draft,
-                     redraft=args.redraft, players=tuple(split_list(args.players) or ["balanced"]))
+                     redraft=args.redraft, players=tuple(split_list(args.players) or [games.game("blast").default_player]))
     try:
         cups = play_world_cups(bundle, rules, args.cups, args.seed, chunk_size=args.chunk, n_jobs=args.jobs,
                                progress=not args.quiet, keep_races=bool(args.out), rating_races=args.rating_races,
