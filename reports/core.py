@@ -1003,6 +1003,9 @@ def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> s
                      ) + "; ".join(
                 f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
                 f"→ {x.ratio_after:.2f} x (side effects: {e(x.side_effects)})" for x in good.head(3).itertuples())
+            combined = _combined_steps(ctx, r, good)
+            if combined:
+                text += "<br>" + combined
         elif len(mine):
             text += "<br>no variant of this study moves it toward fair measurably"
     strong = ctx.strong.get((r.dimension, str(r.who)))
@@ -1014,6 +1017,76 @@ def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> s
                  else f"<br><i>fixed by the box</i> (why: at the first {e(r.dimension)} above)")
         told.add(r.dimension)
     return text
+
+
+def _toml_value(v) -> str:
+    """A value as TOML writes it (for `compare --set FILE:PATH=VALUE`)."""
+    import json
+
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def _study_data_dir(source) -> str | None:
+    """The data directory a study played (its study.json's), None for the shipped data or a run."""
+    import json
+    from pathlib import Path
+
+    try:
+        return json.loads((Path(source.path) / "study.json").read_text(encoding="utf-8")).get("data") or None
+    except (OSError, ValueError):
+        return None
+
+
+def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
+    """The fewest knob steps of a [screen] (one per knob, no two on the same value of a file) whose
+    measured effects, added up as the balance search's model step adds them, bring a result into
+    the band, largest first; with the command that checks the combination on fresh races (compare:
+    the same races on both data sets, a seed the screen did not play). "" when the screen's steps
+    cannot reach the band, or the study has no screen."""
+    import html
+    import shlex
+
+    src = ctx.source
+    steps = good[[src.variants[v].group == "screen" if v in src.variants else False for v in good.variant]]
+    if not len(steps):
+        return ""
+    chosen, seen, knobs, ratio = [], set(), set(), float(r.ratio)
+    for x in steps.itertuples():
+        v = src.variants[x.variant]
+        knob = x.variant.rstrip("0123456789").rstrip("+-")
+        spots = {(p.get("file"), p.get("path")) for p in v.patches}
+        if knob in knobs or spots & seen:
+            continue
+        chosen.append(x)
+        knobs.add(knob)
+        seen |= spots
+        ratio += x.ratio_after - x.ratio_now
+        if abs(ratio - 1) <= ctx.band:
+            break
+    if abs(ratio - 1) > ctx.band:
+        return (f"the screen's steps toward fair, one per knob, add up to {ratio:.2f} x at most: no combination of "
+                f"single steps reaches the band")
+    words = ["biathlon-sim", "--game", src.game, "compare"]
+    data = _study_data_dir(src)
+    if data:
+        words += ["--base", data]
+    for x in chosen:
+        for p in src.variants[x.variant].patches:
+            words += ["--set", "{}:{}={}".format(p.get("file"), p.get("path"), _toml_value(p.get("value")))]
+    if r["where"].endswith(" racers"):
+        words += ["--racers", r["where"].split()[0]]
+    elif r["where"] != "all":
+        words += [f"--{ctx.scenario}", r["where"]]
+    if ctx.reference:
+        words += ["--players", ctx.reference]
+    command = " ".join(shlex.quote(w) for w in [*words, "--seed", "2"])
+    return (f"together ({len(chosen)} step{'s' if len(chosen) > 1 else ''}, effects added as the balance search's "
+            f"model step adds them): {html.escape(', '.join(x.variant for x in chosen))} → {ratio:.2f} x, in band; "
+            f"check on fresh races: <code>{html.escape(command)}</code>")
 
 
 def verdict_section(ctx: Context) -> Section:

@@ -604,3 +604,43 @@ def test_a_lever_that_changed_too_few_races_has_no_number(report):
     assert lev[few].change.isna().all() and lev[few].ratio_after.isna().all()
     assert lev[few].moves.str.startswith("not measurable with these players (").all()
     assert lev[~few].change.notna().all() and not lev[~few].moves.str.startswith("not measurable").any()
+
+
+def test_the_fewest_screen_steps_that_reach_the_band_are_named_with_a_command_to_check_them(tmp_path):
+    """Issue 31, item 3: for an out-of-band result, the screen's steps toward fair, largest first, one
+    per knob and never two on the same value of a file, until their effects (added, as the balance
+    search's model step adds them) reach the band; with a compare command that checks them together
+    on fresh races. Steps of the study's own variants are not knob steps; a band out of reach says so."""
+    import html
+    from types import SimpleNamespace
+
+    from reports.core import _combined_steps
+    from sim.source import VariantInfo
+
+    def step(name, file, path, value, group="screen"):
+        return VariantInfo(name, "", ({"file": file, "path": path, "value": value},), group)
+
+    variants = {v.name: v for v in (
+        step("a-low+1", "biathletes/a.toml", "accuracy", [3, 3, 4]),
+        step("a-medium-1", "biathletes/a.toml", "accuracy", [2, 2, 4]),      # the same value of a file as a-low+1
+        step("b-flat+1", "cards.toml", "card[X].top.flat", 4),
+        step("a-low+2", "biathletes/a.toml", "accuracy", [4, 3, 4]),         # a second step of knob a-low
+        step("c+1", "game.toml", "gear.c", {"green": 1}),
+        step("own", "game.toml", "gear.red.bullets", 3, group=""))}
+    src = SimpleNamespace(variants=variants, game="blast", path=str(tmp_path))
+    ctx = SimpleNamespace(source=src, band=0.1, scenario="trail", reference="distilled")
+    r = pd.Series({"ratio": 1.40, "where": "Kurz"})
+    good = pd.DataFrame({"variant": ["own", "a-low+2", "a-low+1", "a-medium-1", "b-flat+1", "c+1"],
+                         "ratio_now": 1.40, "ratio_after": [1.0, 1.20, 1.25, 1.30, 1.33, 1.38]})
+    # a-low+2, then b-flat+1 (a-low+1 and a-medium-1 are knob a-low again, or its file's value), c+1:
+    # 1.40 - 0.20 - 0.07 - 0.02 = 1.11, just out of the band
+    assert "add up to 1.11 x at most: no combination of single steps" in _combined_steps(ctx, r, good)
+    good.loc[good.variant == "c+1", "ratio_after"] = 1.35
+    text = html.unescape(_combined_steps(ctx, r, good))
+    assert "3 steps" in text and "a-low+2, b-flat+1, c+1 → 1.08 x, in band" in text
+    assert ("biathlon-sim --game blast compare --set 'biathletes/a.toml:accuracy=[4, 3, 4]' --set "
+            "'cards.toml:card[X].top.flat=4' --set 'game.toml:gear.c={ green = 1 }' --trail Kurz --players distilled "
+            "--seed 2") in text
+    ctx.band = 0.02
+    assert "no combination of single steps reaches the band" in _combined_steps(ctx, r, good)
+    assert _combined_steps(ctx, r, good[good.variant == "own"]) == ""
