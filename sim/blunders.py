@@ -15,7 +15,7 @@ import importlib
 from collections import Counter
 
 from . import games
-from .runner import workers
+from .runner import Task, run_tasks, workers
 
 
 def _module(game: str):
@@ -31,39 +31,37 @@ def _chunk(game: str, data, player, scenario: str, racers: int, seed: int, start
 
 
 def blunder_counts(game: str, players, scenarios=None, races: int = 200, seed: int = 1, racers: int = 4,
-                   bundle=None, data=None, jobs: int = 1) -> dict:
+                   bundle=None, data=None, jobs: int = 1, scheduler: str | None = None) -> dict:
     """{(player, scenario): Counter} over races 0..races-1 of each scenario (default: every one of
-    the data), every seat played by that player. With jobs > 1 the races are split among worker
-    processes, which load the data themselves (`data`; the shipped data by default)."""
+    the data), every seat played by that player. With jobs > 1 or a dask `scheduler` the races are
+    split into tasks for the shared runner (sim.runner.run_tasks), whose workers load the data
+    themselves (`data`; the shipped data by default). The counts do not depend on the split."""
     info, _ = _module(game)
     if bundle is None:
         bundle = info.load().load_bundle(data)
     scenarios = list(scenarios or info.load().scenarios(bundle))
     info.check_racers(racers)
     cells = [(p, s) for p in players for s in scenarios]
-    if jobs == 1:
+    if jobs == 1 and scheduler is None:
         return {(p, s): _chunk(info.name, data, p, s, racers, seed, 0, races, bundle) for p, s in cells}
-    from joblib import Parallel, delayed
-
-    pieces = jobs = workers(jobs)
+    pieces = workers(jobs)
     bounds = [(races * k // pieces, races * (k + 1) // pieces) for k in range(pieces)]
-    tasks = [(c, a, b) for c in cells for a, b in bounds if b > a]
-    done = Parallel(n_jobs=jobs)(delayed(_chunk)(info.name, data, c[0], c[1], racers, seed, a, b)
-                                 for c, a, b in tasks)
+    tasks = [Task((c, a, b), _chunk, (info.name, data, c[0], c[1], racers, seed, a, b), b - a)
+             for c in cells for a, b in bounds if b > a]
     out = {c: Counter() for c in cells}
-    for (c, _, _), found in zip(tasks, done):
-        out[c] += found
+    for task, found in run_tasks(tasks, jobs, scheduler):
+        out[task.key[0]] += found
     return out
 
 
 def blunder_table(game: str, players, scenarios=None, races: int = 200, seed: int = 1, racers: int = 4,
-                  bundle=None, data=None, jobs: int = 1, by_scenario: bool = False):
+                  bundle=None, data=None, jobs: int = 1, by_scenario: bool = False, scheduler: str | None = None):
     """A DataFrame: one row per player (and scenario, with `by_scenario`) and class: the blunders
     found (`count`), the decisions of that class checked, and the rate."""
     import pandas as pd
 
     _, mod = _module(game)
-    counts = blunder_counts(game, players, scenarios, races, seed, racers, bundle, data, jobs)
+    counts = blunder_counts(game, players, scenarios, races, seed, racers, bundle, data, jobs, scheduler)
     groups: dict = {}
     for (p, s), found in counts.items():
         key = (str(p), s) if by_scenario else (str(p),)

@@ -1,4 +1,4 @@
-"""Every command that plays on a cluster (run, balance, compare, ladder, tune, worldcup) gives on a
+"""Every command that plays on a cluster (run, balance, compare, ladder, tune, worldcup, blunders) gives on a
 dask.distributed cluster (a local one, on loopback) the tables it gives locally."""
 import pandas as pd
 import pytest
@@ -115,3 +115,14 @@ def test_world_cups_on_a_local_cluster_equal_the_local_cups(tmp_path, cluster):
         pd.testing.assert_frame_equal(remote.cups, local.cups)
         pd.testing.assert_frame_equal(remote.races, local.races)
     assert (tmp_path / "runs" / "cups" / "ledger.json").is_file()
+
+
+def test_blunders_on_a_local_cluster_count_what_one_process_counts(cluster):
+    """biathlon-sim blunders --scheduler: the races split into tasks on the cluster give the counts of
+    one process (every class and its decisions)."""
+    from sim.blunders import blunder_counts
+
+    local = blunder_counts("blast", ["random"], ["Short"], races=40, seed=3)
+    remote = blunder_counts("blast", ["random"], ["Short"], races=40, seed=3, jobs=2,
+                            scheduler=cluster.scheduler_address)
+    assert remote == local and sum(local[("random", "Short")].values()) > 0

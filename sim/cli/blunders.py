@@ -7,7 +7,7 @@ from pathlib import Path
 from ..validation import DataError
 from .common import (
     EXIT_BAD_DATA, data_option, examples, fail, jobs_option, load_or_report, out_file, races_count, reason,
-    scenario_option, seed_value, split_list,
+    scenario_option, scheduler_option, seed_value, split_list,
 )
 
 
@@ -36,6 +36,7 @@ def add_parser(sub, info) -> None:
     p.add_argument("--seed", type=seed_value, default=1)
     p.add_argument("--by-scenario", action="store_true", help="one row per scenario too")
     jobs_option(p)
+    scheduler_option(p)
     p.add_argument("--out", default=None, metavar="CSV", type=out_file, help="also write the table to this CSV file")
     data_option(p)
     p.set_defaults(func=cmd_blunders)
@@ -76,8 +77,8 @@ def cmd_blunders(args: argparse.Namespace) -> int:
         for name in players:
             hook.resolve(name, known)
         table = blunder_table(info.name, players, scenarios, args.races, seed=args.seed, racers=args.racers,
-                              bundle=bundle if args.jobs == 1 else None, data=args.data, jobs=args.jobs,
-                              by_scenario=args.by_scenario)
+                              bundle=bundle if args.jobs == 1 and args.scheduler is None else None, data=args.data,
+                              jobs=args.jobs, by_scenario=args.by_scenario, scheduler=args.scheduler)
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:
