@@ -25,6 +25,7 @@ from .events import (
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
+    farther_end_nb,
     choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
 from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
@@ -499,6 +500,8 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         else:
             choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
                                   cost_est, on_mat, out)
+        farther_end_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
+                       tb.card_pulse[act_card, action], wax[BLUE], wax[WHITE], out)
         dest = out[0]
         st.seat[SEAT_POS, s] = dest
         st.seat[SEAT_LANE, s] = out[1]
