@@ -160,3 +160,24 @@ def test_stopping_short_of_the_finish(bundle):
     assert not ref.short_of_finish(me, f - 1, reach[:-1], 1, 0)         # the steps stop short of it
     me.pulse = ref.rules.pulse_limit
     assert not ref.short_of_finish(me, f - 1, reach, 2, 0)              # over the limit at the finish
+
+
+@pytest.mark.parametrize("player, race, seat, rnd, end", [
+    ("distilled", 29, 1, 12, 57),     # the blue zone on 57: the heuristic counted it by P_COACH, not its pulse
+    ("balanced", 515, 1, 12, 57),
+    ("balanced", 793, 1, 7, 32),      # the card's other action kept the end planned for the first
+])
+def test_the_heuristic_no_longer_stops_short(bundle, player, race, seat, rnd, end):
+    """Races on Long (seed 1, every seat the same player) where the check found `stopped_short`
+    before the heuristic's farther_end_nb: the move now ends on the farther space, and the race has
+    no such blunder."""
+    from sim.blast.blunders import count_races
+    from sim.blast.design import Design
+    from sim.blast.play import play_one
+
+    found = count_races(bundle, "Long", player, 4, 1, race, race + 1)
+    assert found["decisions:stopped_short"] > 0 and found["stopped_short"] == 0
+    setup = next(iter(Design("Long", 4, players=(player,)).setups(bundle, 1, np.arange(race, race + 1), None)))
+    ev = play_one(bundle, setup, 1, race).events
+    moves = [row for row in ev if row[E.COL_KIND] == E.MOVE and row[E.COL_SEAT] == seat and row[E.COL_ROUND] == rnd]
+    assert [m[E.COL_ARG + 1] for m in moves] == [end]

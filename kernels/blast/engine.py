@@ -25,11 +25,12 @@ from .events import (
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
+    farther_end_nb,
     choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb,
 )
 from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
-    facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb,
+    facing_nb, initiative_nb, pulse_adjust_nb, pulse_total_nb, reach_nb,
     shot_hits_nb, value_nb,
 )
 from .state import (
@@ -499,6 +500,15 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         else:
             choose_destination_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
                                   cost_est, on_mat, out)
+        end = out[0]
+        if out[2] == 0 and reach_nb(tb, trail, start, steps[UPHILL], steps[FLAT], steps[DOWNHILL]) > end \
+                and (tb.coach_colour[trail, end] == NO_COACH or (end == start and tb.rules[R_ZERO_STEP_BOOST] == 0)) \
+                and tb.start_line[trail, end + 1] == 0 and tb.is_range[trail, end + 1] == 0 \
+                and end + 1 != tb.finish_pos[trail]:
+            # the steps reach a plain space past the planned end, which gives no coach zone: the
+            # player may go farther (farther_end_nb's own first tests, so that it is called only here)
+            farther_end_nb(st, tb, trail, s, steps[UPHILL], steps[FLAT], steps[DOWNHILL],
+                           tb.card_pulse[act_card, action], wax[BLUE], wax[WHITE], out)
         dest = out[0]
         st.seat[SEAT_POS, s] = dest
         st.seat[SEAT_LANE, s] = out[1]

@@ -17,20 +17,21 @@ from ..jit import inline, outline, splice
 from .consts import (
     BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
     R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
-    R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, R_ZERO_STEP_BOOST, SHOOT, SRC_NONE, STILL,
+    R_PULSE_FLOOR, R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, R_ZERO_STEP_BOOST, SHOOT, SRC_NONE,
+    STILL,
     UPHILL, VAL_BASE, VAL_MULT, VAL_SRC, WAIT, WHITE, YELLOW,
 )
 from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
 from ..rng import below_nb, uniform_nb
 from .rules import (
     reach_route_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
-    occupant_mask_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
+    occupant_mask_nb, pulse_adjust_nb, pulse_total_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -675,6 +676,89 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
     out[0] = c.ends[i, E_POS]
     out[1] = c.ends[i, E_LANE]
     out[2] = c.ends[i, E_MAT]
+
+
+@outline          # outlined: called once per move, compiled once, not copied into each turn
+def farther_end_nb(st, tb, trail, s, up, flat, down, cost, blue, white, out):
+    """The planned end of seat s's move (out: position, lane, on a mat) moved farther where a
+    farther end dominates it: a space these steps reach before any start line, the range or the
+    run-out, that can hold the racer, with its pulse there (the engine's sum: `cost` less `blue`
+    wax and a blue coach zone there, drafting and wind there) no higher and within the limit, while
+    the planned end gives no coach zone. Farther at no cost is better by every measure the heuristic
+    scores an end by (the blunder check's `stopped_short`, docs/players.md): its estimate counts a
+    blue zone by P_COACH, not by the pulse it takes off, and switching a card's action keeps the end
+    planned for the other action, so it sometimes stops short. Among the dominating ends it takes
+    the one it scores best with the engine's pulse (ties: the farther), until none dominates; an
+    end where a spent blue token would lower nothing, or a white zone when white wax was spent, is
+    not taken (that would waste the token). Only the heuristic's own ends move: random seats and a
+    scripted destination stay as they are."""
+    kind = st.seat[SEAT_PLAYER, s]
+    if kind == RANDOM or (kind == SCRIPTED and st.script[s, SC_DEST] >= 0):
+        return
+    terrain = tb.terrain[trail]
+    is_range = tb.is_range[trail]
+    n_route = tb.route_len[trail]
+    pos = st.seat[SEAT_POS, s]
+    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
+    if out[2] == 1 or far <= out[0]:
+        return
+    coach = tb.coach_colour[trail]
+    strength = tb.coach_strength[trail]
+    physical = tb.physical[trail]
+    lanes = tb.lanes[trail]
+    start_line = tb.start_line[trail]
+    range_pos = tb.range_pos[trail]
+    rules = tb.rules
+    limit = rules[R_PULSE_LIMIT]
+    floor = rules[R_PULSE_FLOOR]
+    finish = tb.finish_pos[trail]
+    before = st.seat[SEAT_PULSE, s]
+    w = st.params[s]
+    acc_row = tb.accuracy[st.seat[SEAT_BIATHLETE, s]]
+    adj = st.work[W_ADJ:W_ADJ + 2]
+    while True:
+        q0 = out[0]
+        if is_range[q0] == 1 or (coach[q0] != NO_COACH and (q0 != pos or rules[R_ZERO_STEP_BOOST] == 1)):
+            return          # the range, or a coach zone that a farther end would give up
+        pulse_adjust_nb(st, tb, trail, s, q0, out[1], 0, adj)
+        bound = min(pulse_total_nb(before, cost, blue, adj[0], adj[1], floor), limit)
+        best_q = -1
+        best_lane = 0
+        best_score = 0.0
+        for q in range(q0 + 1, far + 1):
+            if start_line[q] == 1 or is_range[q] == 1 or q == finish:
+                break
+            if white > 0 and coach[q] == WHITE:
+                continue
+            zone = strength[q] if coach[q] != NO_COACH else 0
+            blue_zone = zone if coach[q] == BLUE else 0
+            mask = occupant_mask_nb(physical, st.seat[SEAT_STATUS], st.seat[SEAT_POS], st.seat[SEAT_LANE], st.g[G_N],
+                                    s, physical[q])
+            to_range = -1
+            for v in range(range_pos.shape[0]):
+                if range_pos[v] > q:
+                    to_range = range_pos[v] - q
+                    break
+            for lane in range(lanes[q]):
+                if (mask >> lane) & 1 == 1:
+                    continue
+                pulse_adjust_nb(st, tb, trail, s, q, lane, 0, adj)
+                p = pulse_total_nb(before, cost, blue + blue_zone, adj[0], adj[1], floor)
+                if p > bound:
+                    continue
+                if blue > 0 and pulse_total_nb(before, cost, blue - 1 + blue_zone, adj[0], adj[1], floor) == p:
+                    continue
+                sc = score_end_nb(w, q - pos, q, p, limit, finish, to_range, acc_row, rules[R_BAND_LOW],
+                                  rules[R_BAND_MEDIUM]) + w[P_COACH] * zone
+                if best_q < 0 or sc >= best_score:
+                    best_q = q
+                    best_lane = lane
+                    best_score = sc
+        if best_q < 0:
+            return
+        out[0] = best_q
+        out[1] = best_lane
+        out[2] = 0
 
 
 @inline
