@@ -2389,8 +2389,9 @@ def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
 def rollout_score_nb(T, RW, s, credit):
     """Seat s's score at a rollout's end: 1 if it won, plus `credit` times the share of the other
     racers behind it (finished by place, then the racers still racing by rows reached plus
-    `stamina_rows` rows per stamina point left, at most `stamina_cap` per row still to go (0: all);
-    collapsed last; a tie counts half). The weights are the searching player's."""
+    `stamina_rows` rows per stamina point left, at most `stamina_cap` per row still to go (0: all),
+    a finisher ahead of them all; collapsed last; a tie counts half). The weights are the
+    searching player's."""
     st = RW.st
     n = st.shape[0]
     pl = st[s, S_PLAYER]
@@ -2407,8 +2408,9 @@ def rollout_score_nb(T, RW, s, credit):
             worth = np.float64(left)
             if scap > 0.0:
                 worth = min(worth, scap * (nrows + 1 if r < 0 else nrows - r))
-            # below every finisher ((nrows + 2) * 16 and up)
-            p = min(p + 16.0 * sval * worth, (nrows + 1.5) * 16.0)
+            p += 16.0 * sval * worth
+        elif st[o, S_STATUS] == FINISHED:
+            p += 1e9                  # ahead of every racer still racing, whatever its stamina
         RW.sc[o] = p                  # scratch: no decision is open at a rollout's end
     me = RW.sc[s]
     behind = 0.0
