@@ -54,7 +54,7 @@ from .players import (
     P_TIE_RIGHT,
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
     P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
-    P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH,
+    P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH, P_STAMINA_ROWS, P_STAMINA_CAP,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -2388,17 +2388,37 @@ def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
 @inline
 def rollout_score_nb(T, RW, s, credit):
     """Seat s's score at a rollout's end: 1 if it won, plus `credit` times the share of the other
-    racers behind it (by progress_nb: finished by place, then rows reached; a tie counts half)."""
+    racers behind it (finished by place, then the racers still racing by rows reached plus
+    `stamina_rows` rows per stamina point left, at most `stamina_cap` per row still to go (0: all),
+    a finisher ahead of them all; collapsed last; a tie counts half). The weights are the
+    searching player's."""
     st = RW.st
     n = st.shape[0]
-    me = progress_nb(T, RW, s)
+    pl = st[s, S_PLAYER]
+    sval = T.pw[pl, P_STAMINA_ROWS]
+    scap = T.pw[pl, P_STAMINA_CAP]
+    nrows = T.crs.shape[0]
+    for o in range(n):
+        p = np.float64(progress_nb(T, RW, o))
+        if sval != 0.0 and st[o, S_STATUS] == RACING:
+            left = 0
+            for c in range(T.rl[R_TARGETS]):
+                left += T.ns[st[o, S_NAT], c] - 1 - st[o, S_MK + c]
+            r = st[o, S_ROW]
+            worth = np.float64(left)
+            if scap > 0.0:
+                worth = min(worth, scap * (nrows + 1 if r < 0 else nrows - r))
+            p += 16.0 * sval * worth
+        elif st[o, S_STATUS] == FINISHED:
+            p += 1e9                  # ahead of every racer still racing, whatever its stamina
+        RW.sc[o] = p                  # scratch: no decision is open at a rollout's end
+    me = RW.sc[s]
     behind = 0.0
     for o in range(n):
         if o != s:
-            p = progress_nb(T, RW, o)
-            if p < me:
+            if RW.sc[o] < me:
                 behind += 1.0
-            elif p == me:
+            elif RW.sc[o] == me:
                 behind += 0.5
     v = credit * behind / max(n - 1, 1)
     if st[s, S_STATUS] == FINISHED and st[s, S_PLACE] == 1:

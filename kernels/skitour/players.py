@@ -63,7 +63,11 @@ P_FIRST_WASTE = 36    # cost (dice) of each die of the mandatory column beyond w
 P_PACE_SHARE = 37     # more stamina kept per row to go, as a share of the race's own pace (the
                       # stamina at the start over the course's rows)
 P_FIRST_HIGH = 38     # the mandatory column among equals: the highest (1) or the lowest (-1)
-N_PARAMS = 39
+# the strength reference's rollout score (kind "reference"; every other kind ignores them): a racer
+# still racing at a rollout's end is compared by its rows plus what its stamina left is worth
+P_STAMINA_ROWS = 39   # rows a stamina point left is worth in that comparison (0: rows alone)
+P_STAMINA_CAP = 40    # stamina counted at most this much per row still to go (0: all of it)
+N_PARAMS = 41
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
@@ -72,14 +76,14 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
                "icon_reroll_all", "icon_stamina", "tie_right",
                "rollouts", "horizon", "decisions", "place_credit", "confidence",
                "pace", "extra_surplus", "icon_stamina_surplus", "first_waste", "pace_share",
-               "first_high")
+               "first_high", "stamina_rows", "stamina_cap")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
                            0.0, 0.0, 0.0, 0.5, 1.0,
-                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0], np.float64)
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

@@ -157,11 +157,16 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
                              "(start stamina over the course's rows)"),
     "first_high": (-1.0, 1.0, "the mandatory column among equals: the highest (1) or the lowest "
                               "(-1)"),
+    "stamina_rows": (0.0, 10.0, "reference: rows a stamina point left is worth when a rollout's end "
+                                "compares the racers still racing (0: rows alone)"),
+    "stamina_cap": (0.0, 2.0, "reference: stamina counted there at most this much per row still to "
+                              "go (0: all of it)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
 #: the reference's budget, not a style: `tune` leaves it as it is
-SEARCH = ("rollouts", "horizon", "decisions", "place_credit", "confidence")
+SEARCH = ("rollouts", "horizon", "decisions", "place_credit", "confidence", "stamina_rows",
+          "stamina_cap")
 
 #: the weights `tune` moves: all of them but the search budget (no weight is the unit of the
 #: others: the scores mix rows, dice and stamina)

@@ -144,3 +144,38 @@ def test_the_search_counters(bundle):
     assert searched[E.DK_STEP] > 0 and searched[E.DK_FIRST] > 0
     assert np.all(changed <= searched) and np.all(to_first + from_first <= changed)
     assert searched[E.DK_DRAFT] == 0 and searched[E.DK_PAY] == 0
+
+
+@pytest.mark.parametrize("key, value, lo, hi", [("stamina_rows", "-0.5", 0, 10), ("stamina_rows", "11", 0, 10),
+                                                ("stamina_cap", "2.5", 0, 2)])
+def test_the_stamina_weights_ranges(tmp_path, key, value, lo, hi):
+    """The rollout score's stamina weights are persona settings with a range: out of it, one line
+    naming the file, the weight and the range."""
+    bad = tmp_path / "ref.toml"
+    bad.write_text(f'name = "ref"\nkind = "reference"\nbase = "reference"\n[weights]\n{key} = {value}\n')
+    with pytest.raises(ValueError, match=rf"ref.toml: weights.{key}: expected a number from {lo} to {hi}, "
+                                         rf"got {value}"):
+        get_player(str(bad))
+    assert key in SEARCH                  # a budget setting of the reference: `tune` leaves it
+
+
+def test_the_stamina_weights_reach_the_rollout_score(bundle):
+    """stamina_rows values a stamina point left at a rollout's end: priced at ten rows, the
+    reference spends less stamina than with rows alone; stamina_cap (stamina counted at most this
+    much per row to go) changes its choices again (a tiny cap counts about the rows alone)."""
+    nat = nations(bundle)
+
+    def run(rows, cap):
+        ref = reference(rollouts=2.0, horizon=2.0)
+        w = list(ref.weights)
+        w[PARAM_NAMES.index("stamina_rows")] = rows
+        w[PARAM_NAMES.index("stamina_cap")] = cap
+        seats, _, log, ct = _run(bundle, "Starter", nat, 3, [0, 1], players=(with_weights(ref, "r", w), "balanced"),
+                                 seat_players=[0, 1, 1, 1], log_rows=40_000)
+        return seats["stamina_used"].reshape(2, 4)[:, 0].sum(), log
+
+    used0, log0 = run(0.0, 0.0)
+    used10, log10 = run(10.0, 0.0)
+    _, log_cap = run(10.0, 0.05)
+    assert used10 < used0
+    assert not np.array_equal(log_cap, log10)
