@@ -913,6 +913,9 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: a levers table longer than this (a [screen]'s steps) is shown on the page only toward fair
+LEVER_ROWS = 300
+
 #: at most this many findings in "What to change first"; the rest are counted, never cut silently
 ACTIONS = 12
 
@@ -1003,7 +1006,7 @@ def _action(ctx: Context, g: pd.DataFrame, levers: pd.DataFrame, told: set) -> s
                      ) + "; ".join(
                 f"{e(x.variant)} {100 * x.change:+.1f} pp [{100 * x.low:+.1f}, {100 * x.high:+.1f}] "
                 f"→ {x.ratio_after:.2f} x (side effects: {e(x.side_effects)})" for x in good.head(3).itertuples())
-            combined = _combined_steps(ctx, r, good)
+            combined = _combined_steps(ctx, r, good) if r.dimension not in fixed else ""
             if combined:
                 text += "<br>" + combined
         elif len(mine):
@@ -1055,21 +1058,23 @@ def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
     if not len(steps):
         return ""
     chosen, seen, knobs, ratio = [], set(), set(), float(r.ratio)
+    above = ratio > 1
     for x in steps.itertuples():
         v = src.variants[x.variant]
         knob = x.variant.rstrip("0123456789").rstrip("+-")
         spots = {(p.get("file"), p.get("path")) for p in v.patches}
-        if knob in knobs or spots & seen:
-            continue
+        after = ratio + x.ratio_after - x.ratio_now
+        if knob in knobs or spots & seen or (after < 1 - ctx.band if above else after > 1 + ctx.band):
+            continue                # a knob stepped already, its file's value taken, or past the band's far side
         chosen.append(x)
         knobs.add(knob)
         seen |= spots
-        ratio += x.ratio_after - x.ratio_now
+        ratio = after
         if abs(ratio - 1) <= ctx.band:
             break
     if abs(ratio - 1) > ctx.band:
-        return (f"the screen's steps toward fair, one per knob, add up to {ratio:.2f} x at most: no combination of "
-                f"single steps reaches the band")
+        return (f"the screen's steps toward fair, one per knob and none past the band, reach {ratio:.2f} x at best: "
+                f"no combination of single steps brings it into the band")
     words = ["biathlon-sim", "--game", src.game, "compare"]
     data = _study_data_dir(src)
     if data:
@@ -1185,7 +1190,15 @@ def verdict_section(ctx: Context) -> Section:
     table = v.drop(columns=["size"])
     s.table("verdicts", table, "Every verdict (the grids above, one row each), with the races that would decide "
             "the uncertain ones", page=False)
-    if len(levers):
+    if len(levers) > LEVER_ROWS:
+        # a screen's hundreds of steps: the page keeps the steps toward fair, the CSV holds every one
+        s.table("levers", levers, "What each paired variant does to each out-of-band result (one step)", page=False)
+        toward = levers[levers.moves == "toward fair"]
+        toward = toward.reindex(toward.change.abs().sort_values(ascending=False).index)
+        s.table("levers_toward_fair", toward.groupby(["dimension", "who", "where"], sort=False).head(5),
+                "The steps that move each out-of-band result toward fair, the five largest for each (every step, "
+                "whatever it does: levers.csv)")
+    elif len(levers):
         s.table("levers", levers, "What each paired variant does to each out-of-band result (one step)")
     s.findings.insert(0, "At a glance, against the band " + ctx.band_text + ": " + "; ".join(counts) + ".")
     return s

@@ -634,7 +634,11 @@ def test_the_fewest_screen_steps_that_reach_the_band_are_named_with_a_command_to
                          "ratio_now": 1.40, "ratio_after": [1.0, 1.20, 1.25, 1.30, 1.33, 1.38]})
     # a-low+2, then b-flat+1 (a-low+1 and a-medium-1 are knob a-low again, or its file's value), c+1:
     # 1.40 - 0.20 - 0.07 - 0.02 = 1.11, just out of the band
-    assert "add up to 1.11 x at most: no combination of single steps" in _combined_steps(ctx, r, good)
+    assert "reach 1.11 x at best: no combination of single steps" in _combined_steps(ctx, r, good)
+    # a step that would carry it past the band's far side (1.40 - 0.55 = 0.85) is passed over
+    big = pd.DataFrame({"variant": ["d-1"], "ratio_now": [1.40], "ratio_after": [0.85]})
+    variants["d-1"] = step("d-1", "biathletes/d.toml", "pulse", 2)
+    assert "reach 1.11 x at best" in _combined_steps(ctx, r, pd.concat([big, good], ignore_index=True))
     good.loc[good.variant == "c+1", "ratio_after"] = 1.35
     text = html.unescape(_combined_steps(ctx, r, good))
     assert "3 steps" in text and "a-low+2, b-flat+1, c+1 → 1.08 x, in band" in text
@@ -642,5 +646,5 @@ def test_the_fewest_screen_steps_that_reach_the_band_are_named_with_a_command_to
             "'cards.toml:card[X].top.flat=4' --set 'game.toml:gear.c={ green = 1 }' --trail Kurz --players distilled "
             "--seed 2") in text
     ctx.band = 0.02
-    assert "no combination of single steps reaches the band" in _combined_steps(ctx, r, good)
+    assert "reach 1.08 x at best: no combination of single steps brings it into the band" in _combined_steps(ctx, r, good)
     assert _combined_steps(ctx, r, good[good.variant == "own"]) == ""
