@@ -1033,17 +1033,6 @@ def _toml_value(v) -> str:
     return json.dumps(v)
 
 
-def _study_data_dir(source) -> str | None:
-    """The data directory a study played (its study.json's), None for the shipped data or a run."""
-    import json
-    from pathlib import Path
-
-    try:
-        return json.loads((Path(source.path) / "study.json").read_text(encoding="utf-8")).get("data") or None
-    except (OSError, ValueError):
-        return None
-
-
 def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
     """The fewest knob steps of a [screen] (one per knob, no two on the same value of a file) whose
     measured effects, added up as the balance search's model step adds them, bring a result into
@@ -1076,9 +1065,8 @@ def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
         return (f"the screen's steps toward fair, one per knob and none past the band, reach {ratio:.2f} x at best: "
                 f"no combination of single steps brings it into the band")
     words = ["biathlon-sim", "--game", src.game, "compare"]
-    data = _study_data_dir(src)
-    if data:
-        words += ["--base", data]
+    if src.data:
+        words += ["--base", src.data]
     for x in chosen:
         for p in src.variants[x.variant].patches:
             words += ["--set", "{}:{}={}".format(p.get("file"), p.get("path"), _toml_value(p.get("value")))]

@@ -103,13 +103,12 @@ def by_variant(ctx: Context, rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _study_data(source):
-    """The Ski Tour data the study played (its study.json's data directory), else the shipped one;
+    """The Ski Tour data the study played (the source's data directory), else the shipped one;
     None where neither loads."""
     from sim.skitour import load_data
 
     try:
-        study = json.loads((Path(source.path) / "study.json").read_text(encoding="utf-8"))
-        return load_data(study.get("data"))
+        return load_data(source.data)
     except (OSError, ValueError, TypeError, KeyError):
         try:
             return load_data()
@@ -154,7 +153,7 @@ def sides_section(ctx: Context, rows: pd.DataFrame) -> Section:
 def blanked_tokens(source) -> dict[str, tuple[str, int, str]]:
     """The variants that replace exactly one wax token of one nation with a blank, and nothing
     else: variant -> (nation, token index, the token's text on the base data). The base tokens
-    come from the study's data directory (study.json), or the shipped data."""
+    come from the study's data directory (the study file's `data`), or the shipped data."""
     data = _study_data(source)
     if data is None:
         return {}

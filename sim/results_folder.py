@@ -138,6 +138,7 @@ def _study_source(path: Path) -> ResultsSource:
                          reader("seats"), variants, BASE, study.get("command", ""), **_game_fields(first),
                          read_visits=reader("visits"), planned=planned, planned_cells=tuple(order), optional=optional,
                          played=sum(n for c in played.values() for n in c.values()), settings=_report_settings(study),
+                         data=study.get("data") or None,
                          targeted=tuple(c for c in names if manifests[c].get("target")),
                          targets={c: _target(manifests[c]) for c in names if manifests[c].get("target")},
                          precision_notes={c: manifests[c]["precision_note"] for c in names

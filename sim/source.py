@@ -78,6 +78,7 @@ class ResultsSource:
     precision_notes: dict = field(default_factory=dict)   # cell -> why it stops short of its target (a cap)
     targets: dict = field(default_factory=dict)   # cell -> (half-width as a share, confidence, ratio or 0) it was sized to
     settings: dict = field(default_factory=dict)    # the study file's [report] table (band, ...)
+    data: str | None = None     # the data directory a study played (study.json's); None: the shipped data, or a run
 
     @property
     def races_played(self) -> int:

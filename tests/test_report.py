@@ -627,7 +627,7 @@ def test_the_fewest_screen_steps_that_reach_the_band_are_named_with_a_command_to
         step("a-low+2", "biathletes/a.toml", "accuracy", [4, 3, 4]),         # a second step of knob a-low
         step("c+1", "game.toml", "gear.c", {"green": 1}),
         step("own", "game.toml", "gear.red.bullets", 3, group=""))}
-    src = SimpleNamespace(variants=variants, game="blast", path=str(tmp_path))
+    src = SimpleNamespace(variants=variants, game="blast", path=str(tmp_path), data=None)
     ctx = SimpleNamespace(source=src, band=0.1, scenario="trail", reference="distilled")
     r = pd.Series({"ratio": 1.40, "where": "Kurz"})
     good = pd.DataFrame({"variant": ["own", "a-low+2", "a-low+1", "a-medium-1", "b-flat+1", "c+1"],
