@@ -1037,8 +1037,8 @@ def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
     """The fewest knob steps of a [screen] (one per knob, no two on the same value of a file) whose
     measured effects, added up as the balance search's model step adds them, bring a result into
     the band, largest first; with the command that checks the combination on fresh races (compare:
-    the same races on both data sets, a seed the screen did not play). "" when the screen's steps
-    cannot reach the band, or the study has no screen."""
+    the same races on both data sets, a seed the screen did not play); where no such steps reach the
+    band, how near they come; "" when no screen step moves the result toward fair."""
     import html
     import shlex
 
@@ -1050,13 +1050,12 @@ def _combined_steps(ctx: Context, r, good: pd.DataFrame) -> str:
     above = ratio > 1
     for x in steps.itertuples():
         v = src.variants[x.variant]
-        knob = x.variant.rstrip("0123456789").rstrip("+-")
         spots = {(p.get("file"), p.get("path")) for p in v.patches}
         after = ratio + x.ratio_after - x.ratio_now
-        if knob in knobs or spots & seen or (after < 1 - ctx.band if above else after > 1 + ctx.band):
+        if v.knob in knobs or spots & seen or (after < 1 - ctx.band if above else after > 1 + ctx.band):
             continue                # a knob stepped already, its file's value taken, or past the band's far side
         chosen.append(x)
-        knobs.add(knob)
+        knobs.add(v.knob)
         seen |= spots
         ratio = after
         if abs(ratio - 1) <= ctx.band:

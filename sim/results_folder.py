@@ -119,7 +119,8 @@ def _study_source(path: Path) -> ResultsSource:
             return _concat(parts, columns)
         return read
 
-    variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())), v.get("group", ""))
+    variants = {name: VariantInfo(name, v.get("description", ""), tuple(v.get("patches", ())), v.get("group", ""),
+                              v.get("knob", ""))
                 for name, v in study.get("variants", {}).items()}
     first = read_manifest(next(iter(folders[names[0]].values())))
     # a cell sized to a precision target plays fewer races than its cap: its plan is the sized count

@@ -50,6 +50,7 @@ class VariantInfo:
     description: str = ""
     patches: tuple[dict, ...] = ()
     group: str = ""             # "screen": one step of a balance file's knob (sim.study's [screen])
+    knob: str = ""              # ... and the knob it steps
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ class Variant:
     description: str = ""
     patches: tuple[Patch, ...] = ()
     group: str = ""          # SCREEN for a step of a balance file's knob ([screen]); "" for the file's own
+    knob: str = ""           # ... and the knob it steps
 
 
 #: the group of the variants a [screen] makes, and the name a cell's `variants` gives them all by
@@ -150,8 +151,8 @@ def load_study(path: str | Path) -> Study:
     if t.has("screen"):
         for name, v in _screen_variants(problems, file, path, t.table("screen", {}), game, data).items():
             if name in variants:
-                problems.add(file, "", "screen.balance", f"steps knob {name.rsplit('+', 1)[0].rsplit('-', 1)[0]!r} "
-                             f"to {name!r}, which a [[variant]] of this file is named already")
+                problems.add(file, "", "screen.balance", f"steps knob {v.knob!r} to {name!r}, which a [[variant]] "
+                             f"of this file is named already")
             variants.setdefault(name, v)
     cells: list[Cell] = []
     raw_cells = t.tables("cell", None)
@@ -214,7 +215,7 @@ def _screen_variants(problems: Problems, file: str, path: Path, st: Table, game:
             patches = tuple(patches_for(bf, {knob.name: k}))
             step = (f"{knob.choices[b]!r} to {knob.choices[k]!r}" if knob.choices
                     else f"{k - b:+d} step{'s' if abs(k - b) > 1 else ''} of {knob.step:g}")
-            out[name] = Variant(name, f"screen of {rel}: knob {knob.name!r}, {step}", patches, SCREEN)
+            out[name] = Variant(name, f"screen of {rel}: knob {knob.name!r}, {step}", patches, SCREEN, knob.name)
     return out
 
 
@@ -529,7 +530,7 @@ def _write_study_json(study: Study, out: Path, command: str, repair: bool = Fals
                       "variants": c.variants, "seed": c.seed, **({"optional": c.optional} if c.optional else {})}
                      for c in study.cells],
            "variants": {v.name: {"description": v.description, "patches": [_patch(p) for p in v.patches],
-                                 **({"group": v.group} if v.group else {})}
+                                 **({"group": v.group, "knob": v.knob} if v.group else {})}
                         for v in study.variants.values() if v.name not in study.screen_left_out},
            **({"screen_left_out": study.screen_left_out} if study.screen_left_out else {})}
     path = out / "study.json"

@@ -562,6 +562,7 @@ def test_a_screen_steps_every_knob_and_its_levers_are_the_paired_changes(study_d
     change and side effects are the paired per-race differences of the raw table."""
     doc = json.loads((study_dir / "study.json").read_text())
     assert doc["variants"]["wei-accuracy-medium-1"]["group"] == "screen"
+    assert doc["variants"]["wei-accuracy-medium-1"]["knob"] == "wei-accuracy-medium"
     assert doc["variants"]["wei-accuracy-medium-1"]["patches"] == [
         {"file": "biathletes/wei.toml", "path": "accuracy", "value": [2, 3, 4]}]
     assert "wei-accuracy-medium+1" not in doc["variants"]
@@ -618,7 +619,8 @@ def test_the_fewest_screen_steps_that_reach_the_band_are_named_with_a_command_to
     from sim.source import VariantInfo
 
     def step(name, file, path, value, group="screen"):
-        return VariantInfo(name, "", ({"file": file, "path": path, "value": value},), group)
+        knob = name[:max(name.rfind("+"), name.rfind("-"))] if group else ""      # "a-low+2": knob a-low
+        return VariantInfo(name, "", ({"file": file, "path": path, "value": value},), group, knob)
 
     variants = {v.name: v for v in (
         step("a-low+1", "biathletes/a.toml", "accuracy", [3, 3, 4]),

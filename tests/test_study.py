@@ -247,3 +247,4 @@ def test_a_screen_steps_a_knob_each_way_within_its_range(tmp_path):
     assert cell.variants == ("base", "red-bullets-2", "red-bullets-1", "red-bullets+1")
     assert [p.value for p in study.variants["red-bullets-2"].patches] == [2]
     assert study.variants["red-bullets+1"].group == "screen" and study.variants["base"].group == ""
+    assert study.variants["red-bullets-2"].knob == "red-bullets"
