@@ -813,7 +813,7 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
         axes["ski colour" if ctx.entrant != "colour" else "colour"] = "colour_name"
     cols = list(dict.fromkeys([*ctx.result_columns, "race"]))
     describe = tuple(dict.fromkeys([ctx.sc, "n_racers", *axes.values(), "seat_name"]))
-    column = {**{k: v for k, v in axes.items()}, ctx.entrant: ctx.en, "seat": "seat_name"}
+    column = {**axes, ctx.entrant: ctx.en, "seat": "seat_name"}
     scopes = {(column[r.dimension], r.where) for r in off.itertuples() if r.dimension in column}
     scenarios = {c.trail for c in src.cells if c.name in cells}
     # per scope (a dimension's column and where the result lies): per entrant and variant, the sums
@@ -845,9 +845,10 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             if not mask.any():
                 continue
             who = wide[col].astype(str).to_numpy()[mask]
-            per_race = diffs[mask].groupby([race[mask], who], observed=True).mean()
+            d = diffs[mask]
+            per_race = d.groupby([race[mask], who], observed=True).mean()
             level = per_race.index.get_level_values(1)
-            played = diffs[mask].notna()
+            played = d.notna()
             part = {"n": per_race.groupby(level).count(), "s1": per_race.groupby(level).sum(),
                     "changed": (per_race.notna() & (per_race != 0)).groupby(level).sum(),
                     "s2": (per_race ** 2).groupby(level).sum(),
@@ -855,8 +856,9 @@ def _levers(ctx: Context, off: pd.DataFrame) -> pd.DataFrame:
             got = sums.setdefault((col, where), {"on": {}})
             for k, v in part.items():
                 got[k] = got[k].add(v, fill_value=0) if k in got else v.astype(float)
+            where_played = scenario[mask]
             for w in np.unique(who):
-                got["on"].setdefault(w, set()).update(np.unique(scenario[mask][who == w]))
+                got["on"].setdefault(w, set()).update(np.unique(where_played[who == w]))
     zc = z_value(o.confidence)
 
     def scope(col: str, where: str):
