@@ -3,8 +3,8 @@ during which at least N of its worker tasks run at once.
 
     python benchmarks/balance_busy.py BALANCE_FILE OUT_DIR --jobs 2 --max-races 3000000 [--max-minutes M]
 
-Every task the search hands its workers (a candidate's data loaded, races played down to block sums)
-is wrapped to note its start and end (time.time(), per worker process, in OUT_DIR/busy/); the search
+Every task the search hands its workers (candidates' data loaded, their races played down to block
+sums: sim.balance.play.play_candidates) is wrapped to note its start and end (time.time(), per worker process, in OUT_DIR/busy/); the search
 itself (Search.run: the rounds, not the check or the page) is timed in the main process. Prints, for
 k = 1 .. jobs, the share of that wall time with at least k tasks running, and the races a second. The
 wrapper adds a file append per task (well under a millisecond). A shared machine's other load shows
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sim.balance.search as search_mod  # noqa: E402
 from sim.balance import Search, load_balance  # noqa: E402
 
-_PLAY, _LOAD = search_mod.play_sums, search_mod.load_candidate
+_TASK = search_mod.play_candidates
 
 
 def _timed(fn, folder: str):
@@ -62,8 +62,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for f in folder.glob("*.txt"):
         f.unlink()
-    search_mod.play_sums = _timed(_PLAY, str(folder))
-    search_mod.load_candidate = _timed(_LOAD, str(folder))
+    search_mod.play_candidates = _timed(_TASK, str(folder))
     search = Search(load_balance(args.file), args.out, n_jobs=args.jobs, budget_races=args.max_races,
                     budget_minutes=args.max_minutes, log=lambda line: None)
     t0 = time.time()

@@ -774,7 +774,7 @@ def test_candidates_played_side_by_side_match_one_by_one(tmp_path):
 
 
 def test_a_candidate_whose_data_is_invalid_is_logged_so_alone_or_loaded_on_workers(tmp_path):
-    """Candidates' data is read and compiled on the workers when a batch has several: a candidate
+    """Candidates' data is read and compiled on the workers, by the tasks that play them: a candidate
     the validator rejects (here Ann's medium-pulse threshold below her low-pulse one) is marked
     invalid with the validator's words and logged, the same as when it is read in the main
     process, and the batch's other candidates play as they would alone."""
@@ -810,6 +810,38 @@ step = 1
     assert [e["invalid"] for e in logged if e["event"] == "evaluation" and e["invalid"]] == [batch[1].invalid]
     again = Search(bf, tmp_path / "together", n_jobs=2, log=lambda s: None)
     assert again.evaluate_many([(bad, quarter)])[0].invalid == batch[1].invalid and again.races_played == 0
+
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 16])
+def test_guided_tasks_cover_the_work_once_largest_first(jobs):
+    """A batch's work is cut into tasks that cover every block of every piece exactly once, in order,
+    cut only at whole blocks; the tasks shrink from about a (2 x workers)-th of the work to about a
+    (16 x workers)-th, so a batch is a few tasks per worker, not one per candidate and design."""
+    from sim.balance.play import guided_tasks
+
+    rng = np.random.default_rng(jobs)
+    work = [(f"c{c}", f"d{d}", int(b0), int(b0 + n), int(per)) for c in range(32) for d in range(8)
+            for b0, n, per in [(rng.integers(0, 5), rng.integers(1, 13), rng.choice([24, 48, 96]))]]
+    tasks = guided_tasks(work, jobs)
+    pieces = [p for t in tasks for p in t]
+    covered = {}
+    for owner, label, a, e in pieces:
+        assert a < e
+        covered.setdefault((owner, label), []).append((a, e))
+    for owner, label, b0, b1, _ in work:
+        spans = covered[(owner, label)]
+        assert spans[0][0] == b0 and spans[-1][1] == b1
+        assert all(x[1] == y[0] for x, y in zip(spans, spans[1:]))       # contiguous, no overlap
+    assert list(dict.fromkeys(p[:2] for p in pieces)) == [w[:2] for w in work]      # in the work's order
+    per = {(o, lab): r for o, lab, _, _, r in work}
+    sizes = [sum((e - a) * per[(o, lab)] for o, lab, a, e in t) for t in tasks]
+    total = sum(sizes)
+    big = max(per.values())
+    assert sizes[0] >= total / (2 * jobs) - big and sizes[0] <= total / (2 * jobs) + big
+    assert all(s >= total / (16 * jobs) - big for s in sizes[:-1])
+    assert len(tasks) <= 2 * jobs * 6 + 16 * jobs
+    assert sizes[-1] <= sizes[0]
 
 
 # the mini case's file (its data beside it) with a third knob and a [start]

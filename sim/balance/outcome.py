@@ -13,7 +13,7 @@ import pandas as pd
 from ..validation import Patch
 from .edits import _apply, _element, _entry_field, _header, base_position, knob_value, patches_for
 from .scoring import Evaluation, _stat_label, residuals
-from .play import play_sums, block_parts
+from .play import play_guided, play_sums
 from .page import (changes_text, check_score_text, front_objectives, persona_text, report_text,
     sensitivity_lines)
 
@@ -95,12 +95,11 @@ class Outcome:
         other points (Search._front) are played on the same races: self.front_check."""
         s = self.search
         races = races or s.bf.check_races
-        bundles = {"before": s.base_bundle,
-                   "after": s.mod.load_bundle(s.bf.data, patches_for(s.bf, self.final.pos))}
+        patches = {"before": [], "after": patches_for(s.bf, self.final.pos)}
         others = [p for p in s.front if p["evaluation"].key != self.final.key]
         for k, p in enumerate(others):
-            bundles[f"point {k}"] = s.mod.load_bundle(s.bf.data, patches_for(s.bf, p["evaluation"].pos))
-        sums, nbs = self._play_check(bundles, races)
+            patches[f"point {k}"] = patches_for(s.bf, p["evaluation"].pos)
+        sums, nbs = self._play_check(patches, races)
         check = self._check_rows(sums, nbs, "after")
         fronts = []
         for p in s.front:
@@ -109,22 +108,25 @@ class Outcome:
         self.front_check = fronts
         return check
 
-    def _play_check(self, bundles: dict, races: int) -> tuple[dict, dict]:
-        """Every design on every bundle, on the check's races, in one batch of tasks."""
-        from ..runner import Task, run_tasks
-
+    def _play_check(self, patches: dict, races: int) -> tuple[dict, dict]:
+        """Every design on the base data with each of `patches` (which -> patches), on the check's
+        races, in one batch of tasks (play_guided)."""
         s = self.search
         nbs = {d.label: max(1, -(-races // s.block[d.label])) for d in s.bf.designs}
         sums = {(d.label, which): np.zeros((2, nbs[d.label], len(s.stats[d.label])))
-                for d in s.bf.designs for which in bundles}
-        tasks = [Task((d.label, which, a, e), play_sums, (s.bf.game, bundle, d.design, d.check_seed,
-                                                     a * s.block[d.label], e * s.block[d.label],
-                                                     s.stats[d.label], s.block[d.label]))
-                 for d in s.bf.designs for which, bundle in bundles.items()
-                 for a, e in block_parts(nbs[d.label], s.n_jobs, len(s.bf.designs) * len(bundles))]
-        for task, part in run_tasks(tasks, s.n_jobs, s.scheduler):
-            label, which, a, e = task.key
-            sums[(label, which)][:, a:e] = part
+                for d in s.bf.designs for which in patches}
+        by_label = {d.label: d for d in s.bf.designs}
+        work = [(which, d.label, 0, nbs[d.label], s.block[d.label]) for which in patches for d in s.bf.designs]
+
+        def part(which, label, a, e):
+            blk = s.block[label]
+            return by_label[label].design, by_label[label].check_seed, a * blk, e * blk, s.stats[label], blk
+
+        for which, label, a, e, _, invalid, arr in play_guided(s.bf.game, s.bf.data, work, patches, part,
+                                                               s.n_jobs, s.scheduler, play_sums):
+            if invalid:             # (played by the search already: cannot happen unless the data changed)
+                raise RuntimeError(f"the check's data set '{which}' is no longer valid: {invalid}")
+            sums[(label, which)][:, a:e] = arr
         return sums, nbs
 
     def _check_rows(self, sums: dict, nbs: dict, which: str) -> pd.DataFrame:

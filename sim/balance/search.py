@@ -17,7 +17,7 @@ from .spec import BalanceFile, DesignSpec, Knob
 from .edits import allowed, base_position, change_cost, knob_value, patches_for
 from .scoring import (Evaluation, _stat_label, design_stats, make_scoring, objectives, paired_difference, pareto,
     residuals, score_of)
-from .play import BATCH, STAGES, load_candidate, play_sums, block_parts
+from .play import BATCH, STAGES, play_guided, play_sums
 from .outcome import Outcome
 
 FORMAT = 1
@@ -151,53 +151,36 @@ class Search:
             if not ev.complete(want):
                 todo[ev.key] = (ev, want)
                 conf[ev.key] = c
-        from ..runner import Task, run_tasks
+        # the work: every candidate's missing blocks of every design, cut into tasks of decreasing
+        # size (guided_tasks); each task loads the data of the candidates it plays on the worker
+        # (candidate_bundle keeps it there for the candidate's next task). A candidate's races do not
+        # depend on how they are cut: its block sums are the same whatever the tasks or workers.
+        work = [(ev.key, d.label, ev.blocks[d.label], want[d.label], self.block[d.label])
+                for ev, want in todo.values() for d in self.bf.designs if want[d.label] > ev.blocks[d.label]]
+        by_label = {d.label: d for d in self.bf.designs}
 
-        # each candidate's data read, patched and compiled: on the workers when there are several
-        # (15 to 25 ms each, which the main process spent while every worker waited), the same
-        # bundles in the same order either way; a lone candidate (a confirmation, a further step)
-        # is loaded here, also with a cluster, where sending it out would cost a round trip
-        loads = [Task(ev.key, load_candidate, (self.bf.game, self.bf.data, patches_for(self.bf, ev.pos)))
-                 for ev, _ in todo.values()]
-        if len(loads) > 1:
-            loaded = (result for _, result in run_tasks(loads, self.n_jobs, self.scheduler))
-        else:
-            loaded = (t.fn(*t.args) for t in loads)
-        jobs = []
-        for (ev, want), (bundle, invalid) in zip(todo.values(), loaded):
-            if invalid:
-                ev.invalid = invalid
-                self._log_eval(ev)
-                continue
-            ev.bundle_hash = bundle.data_hash
-            jobs.append((ev, want, bundle))
-        # tasks: one per candidate and design, split when there are fewer than two per worker
-        pairs = sum(want[d.label] > ev.blocks[d.label] for ev, want, _ in jobs for d in self.bf.designs)
-        tasks = []
-        for ev, want, bundle in jobs:
-            for d in self.bf.designs:
-                b0, b1 = ev.blocks[d.label], want[d.label]
-                if b1 <= b0:
-                    continue
-                blk = self.block[d.label]
-                for a, e in block_parts(b1 - b0, self.n_jobs, pairs):
-                    a, e = a + b0, e + b0
-                    tasks.append(Task((ev.key, d.label, a, e), play_sums,
-                                      (self.bf.game, bundle, d.design, self.seed_of(d, conf[ev.key]), a * blk,
-                                       e * blk,
-                                       self.stats[d.label], blk),
-                                      (e - a) * blk))
-        # (every job has a task: a job's evaluation lacks blocks of some design)
-        left = {ev.key: 0 for ev, _, _ in jobs}
-        for task in tasks:
-            left[task.key[0]] += 1
-        for task, arr in run_tasks(tasks, self.n_jobs, self.scheduler):
-            key, label, a, e = task.key
+        def part(key, label, a, e):
+            blk = self.block[label]
+            return (by_label[label].design, self.seed_of(by_label[label], conf[key]), a * blk, e * blk,
+                    self.stats[label], blk)
+
+        left = {key: 0 for key in todo}             # blocks still to come back, per candidate
+        for key, _, b0, b1, _ in work:
+            left[key] += b1 - b0
+        patches = {key: patches_for(self.bf, ev.pos) for key, (ev, _) in todo.items()}
+        for key, label, a, e, data_hash, invalid, arr in play_guided(
+                self.bf.game, self.bf.data, work, patches, part, self.n_jobs, self.scheduler, play_sums):
             ev, want = todo[key]
+            left[key] -= e - a
+            if invalid:
+                if not ev.invalid:
+                    ev.invalid = invalid
+                    self._log_eval(ev)
+                continue
+            ev.bundle_hash = data_hash
             ev.sums[label][:, a:e] = arr
-            self.races_used += task.races
-            self.races_played += task.races
-            left[key] -= 1
+            self.races_used += (e - a) * self.block[label]
+            self.races_played += (e - a) * self.block[label]
             if not left[key]:           # logged as soon as played: an interruption loses no finished one
                 for lab in want:
                     ev.blocks[lab] = max(ev.blocks[lab], want[lab])
