@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import sim.balance.search as search_mod  # noqa: E402
+import sim.balance.play as play_mod  # noqa: E402
 from sim.balance import Search, load_balance  # noqa: E402
 
-_TASK = search_mod.play_candidates
+_TASK = play_mod.play_candidates
 
 
 def _timed(fn, folder: str):
@@ -62,7 +62,7 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for f in folder.glob("*.txt"):
         f.unlink()
-    search_mod.play_candidates = _timed(_TASK, str(folder))
+    play_mod.play_candidates = _timed(_TASK, str(folder))
     search = Search(load_balance(args.file), args.out, n_jobs=args.jobs, budget_races=args.max_races,
                     budget_minutes=args.max_minutes, log=lambda line: None)
     t0 = time.time()
