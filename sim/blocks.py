@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from .permutations import permutations
+
 
 def round_to_blocks(races: int, block: int) -> int:
     """`races` rounded up to a whole number of blocks of `block` races."""
@@ -33,11 +35,7 @@ def rotation(seed: int, races, sizes: tuple[int, ...], offsets, salt: int) -> li
     offsets = np.asarray(offsets, np.int64)
     blocks, r = np.divmod(races, math.prod(sizes))
     unique, which = np.unique(blocks, return_inverse=True)
-    perms = [np.empty((len(unique), s), np.int64) for s in sizes]
-    for i, b in enumerate(unique):
-        rng = np.random.default_rng([seed, int(b), salt])
-        for axis, s in enumerate(sizes):
-            perms[axis][i] = rng.permutation(s)
+    perms = permutations(seed, unique, salt, sizes)         # (all blocks at once: sim.permutations)
     out, period = [], 1
     for axis, s in enumerate(sizes):
         index = (r[:, None] // period + offsets[None, :]) % s

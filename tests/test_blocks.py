@@ -39,3 +39,22 @@ def test_two_axes_meet_in_every_pair_and_depend_only_on_the_race_index():
     # another seed or salt draws other permutations
     assert not (rotation(4, races, (nb, nc), np.arange(3), 0xB1A7)[0] == bis).all()
     assert rotation(3, np.zeros(0, np.int64), (nb, nc), np.arange(3), 1)[0].shape == (0, 3)
+
+
+def test_the_block_permutations_are_numpys_default_rng_bit_for_bit():
+    """sim.permutations draws every block's permutations at once; each must be exactly what
+    np.random.default_rng([seed, block, salt]).permutation(size) gives, axis after axis from one
+    generator, for small and 64-bit seeds, blocks past 2**32 (two entropy words) and sizes of 1 to
+    40 (draws that need several tries, and 32-bit draws that use both halves of a 64-bit one)."""
+    from sim.permutations import permutations
+
+    rng = np.random.default_rng(5)
+    cases = [(1, 0x3A41A, (8,)), (2026, 0xB1A7, (8, 6)), (2 ** 63 + 12345, 0x5C1, (5,)), (0, 0, (3, 1, 7)),
+             (int(rng.integers(2 ** 62)), int(rng.integers(2 ** 40)), (40, 2))]
+    for seed, salt, sizes in cases:
+        blocks = np.concatenate([np.arange(60), rng.integers(0, 2 ** 40, 20), [2 ** 32, 2 ** 32 - 1]])
+        got = permutations(seed, blocks, salt, sizes)
+        for i, b in enumerate(blocks):
+            want = np.random.default_rng([seed, int(b), salt])
+            for axis, s in enumerate(sizes):
+                assert list(got[axis][i]) == list(want.permutation(s)), (seed, salt, sizes, int(b), axis)
