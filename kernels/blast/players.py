@@ -273,6 +273,16 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
 
 
 @inline
+def end_adjust_nb(c, pos, lane):
+    """The drafting and wind adjustment to pulse for ending at (pos, lane), one of the context's ends
+    (0 if it is none)."""
+    for i in range(c.n_ends):
+        if c.ends[i, E_POS] == pos and c.ends[i, E_LANE] == lane:
+            return c.ends[i, E_ADJUST]
+    return 0
+
+
+@inline
 def ends_within_nb(c, up, flat, down):
     """How many of the context's ends (a prefix of them) a move with these steps can reach."""
     far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
@@ -585,8 +595,10 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
                 extra[t] -= 1
                 break
     while sc[BLUE] < wax[BLUE]:
-        if best >= FINISH_SCORE - ctx.limit:
-            break       # the best end crosses the finish within the limit: a lower pulse wins nothing more
+        if best + icy >= FINISH_SCORE - ctx.limit:
+            break       # the best end crosses the finish within the limit (its score less the price of
+                        # an icy action, which crossing the last start line on the way leaves): a lower
+                        # pulse wins nothing more
         v = best_of_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2], cost - blue - 1, out) - icy
         if v - best > w_wax:
             best = v
@@ -655,21 +667,19 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
                              steps[o, 1] + sc[YELLOW], steps[o, 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)
-            adjust = 0
-            for i in range(ctx.n_ends):
-                if ctx.ends[i, E_POS] == sc[6] and ctx.ends[i, E_LANE] == sc[7]:
-                    adjust = ctx.ends[i, E_ADJUST]
-                    break
+            adjust = end_adjust_nb(ctx, sc[6], sc[7])
             p_a = max(0, ctx.pulse + cost - sc[BLUE] + adjust)
             p_o = max(0, ctx.pulse + tb.card_pulse[card, o] - sc[BLUE] + adjust)
             if p_o < p_a or (p_o == p_a and tb.card_icy[card, o] < tb.card_icy[card, best_a]):
                 best_a = o
                 sc[0] = o
     # white wax: calm the wind before shooting if the move reaches the range
-    # (only for a wind it will then choose, judged on its mat, and not where the range's own white
-    # coach zone gives the symbol: the blunder check's wasted_white)
+    # (only for a wind it will then choose, judged on its mat, not where the range's own white
+    # coach zone gives the symbol, and not when the pulse there eliminates it before the wind step:
+    # the blunder check's wasted_white)
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
-        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE:
+        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE \
+                and ctx.pulse + tb.card_pulse[card, best_a] - sc[BLUE] + end_adjust_nb(ctx, sc[6], sc[7]) <= ctx.limit:
             on_mat = st.seat[SEAT_ON_MAT, s]
             st.seat[SEAT_ON_MAT, s] = 1
             new_wind = choose_wind_nb(st, tb, trail, s)
