@@ -181,3 +181,29 @@ def test_the_heuristic_no_longer_stops_short(bundle, player, race, seat, rnd, en
     ev = play_one(bundle, setup, 1, race).events
     moves = [row for row in ev if row[E.COL_KIND] == E.MOVE and row[E.COL_SEAT] == seat and row[E.COL_ROUND] == rnd]
     assert [m[E.COL_ARG + 1] for m in moves] == [end]
+
+
+@pytest.mark.parametrize("player, trail, race, seat, rnd, colour, outcome", [
+    # Fischer crosses the finish from 76 (before Lang's last start line: an icy action still cost
+    # `icy` there) within the limit: the two blue tokens tuned spent bought nothing
+    ("tuned", "Lang", 136, 0, 18, C.BLUE, E.WIN),
+    # Bakken reaches the range over the pulse limit: eliminated before the wind step, the white
+    # token balanced spent to calm the wind lent nothing
+    ("balanced", "Long", 727, 3, 16, C.WHITE, E.ELIMINATED),
+])
+def test_the_heuristic_no_longer_wastes_a_token_on_a_race_it_ends(bundle, player, trail, race, seat, rnd, colour,
+                                                                  outcome):
+    """The last wasted_blue and wasted_white the check found (seed 1, every seat the same player;
+    docs/players.md, "Blunders"): the same turn now spends no such token and ends the same way."""
+    from sim.blast.blunders import count_races
+    from sim.blast.design import Design
+    from sim.blast.play import play_one
+
+    cls = "wasted_blue" if colour == C.BLUE else "wasted_white"
+    assert count_races(bundle, trail, player, 4, 1, race, race + 1)[cls] == 0
+    setup = next(iter(Design(trail, 4, players=(player,)).setups(bundle, 1, np.arange(race, race + 1), None)))
+    ev = play_one(bundle, setup, 1, race).events
+    turn = ev[(ev[:, E.COL_SEAT] == seat) & (ev[:, E.COL_ROUND] == rnd)]
+    action = turn[turn[:, E.COL_KIND] == E.ACTION][0, E.COL_ARG:]
+    assert action[2 + colour - C.BLACK] == 0
+    assert outcome in turn[:, E.COL_KIND]

@@ -49,6 +49,9 @@ def test_shipped_personas_load_and_differ():
     ('name = "x"\nkind = "lookahead"\n', "a lookahead player needs at least 1 rollout"),
     ('name = "x"\nkind = "reference"\n', "a reference player needs at least 1 rollout"),
     ('[weights]\npulse = 1\n', "name: is missing"),
+    ('name = "x"\n[weights]\ncoach_first = 0.5\n', "weights.coach_first: must be 0 or 1 (a switch), got 0.5"),
+    ('name = "x"\n[weights]\nband_window = 31\n', "weights.band_window: must be a number from 0.0 to 30.0, got 31"),
+    ('name = "x"\n[weights]\nworth_icy = -1\n', "weights.worth_icy: must be a number from 0.0 to 10.0, got -1"),
 ])
 def test_bad_persona_files_are_explained(tmp_path, body, message):
     path = tmp_path / "x.toml"

@@ -75,23 +75,38 @@ P_WAIT_MAX = 16       # Waits at most this many turns in a row on a mat
 P_PICKUP_DISCARD = 17  # a bullet pick-up needs at least this many cards in the discard pile
 P_PICKUP_BULLETS = 18  # ... and at least this many bullets held
 P_WHITE_CALM = 19     # spends this many white wax (at most) to calm the wind when a move reaches the range
-P_CARD0 = 20          # card choice off a mat: weights of the card features F_WORTH .. F_WIND (7), added
+P_WORTH_UPHILL = 20   # a card's position-free worth (worth_nb: the Motivation choice, feature F_WORTH):
+P_WORTH_FLAT = 21     # ... per uphill, flat and downhill step of an action (dice at 2.5),
+P_WORTH_DOWNHILL = 22
+P_WORTH_PULSE = 23    # ... less this per point of its pulse cost,
+P_WORTH_ICY = 24      # ... less this if it is icy,
+P_WORTH_WIND = 25     # ... plus this if it shows the wind symbol (the better action counts)
+P_WIND_AHEAD = 26     # the wind is judged for the space this many spaces ahead (whole spaces)
+P_COACH_FIRST = 27    # 1: a Shoot spends the red coach boost's bullets before its own; 0: its own first
+P_BAND_WINDOW = 28    # spaces before the range within which the accuracy band counts (P_BAND)
+P_CARD0 = 29          # card choice off a mat: weights of the card features F_WORTH .. F_WIND (7), added
                       # to the move score (a distilled card policy; all 0: the plain heuristic)
-P_MAT0 = 27           # card choice on a shooting mat: the same 7 weights, added to -score
-N_PARAMS = 34
+P_MAT0 = 36           # card choice on a shooting mat: the same 7 weights, added to -score
+N_PARAMS = 43
 PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
                "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit",
                "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm",
+               "worth_uphill", "worth_flat", "worth_downhill", "worth_pulse", "worth_icy", "worth_wind",
+               "wind_ahead", "coach_first", "band_window",
                "card_worth", "card_init", "card_gain", "card_pulse", "card_steps", "card_icy", "card_wind",
                "mat_worth", "mat_init", "mat_gain", "mat_pulse", "mat_steps", "mat_icy", "mat_wind")
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0, 0.0,
-                           2.0, 4.0, 2.0, 1.0] + [0.0] * 14)
+                           2.0, 4.0, 2.0, 1.0,
+                           1.2, 1.0, 0.6, 0.5, 1.0, 0.3, 3.0, 1.0, 6.0] + [0.0] * 14)
+assert len(PARAM_NAMES) == N_PARAMS == DEFAULT_PARAMS.shape[0]
+assert (P_WORTH_FLAT - P_WORTH_UPHILL, P_WORTH_DOWNHILL - P_WORTH_UPHILL) == (FLAT - UPHILL, DOWNHILL - UPHILL)
+N_WORTH = 6           # the worth weights P_WORTH_UPHILL .. P_WORTH_WIND
 
 # The features of a card in hand that the card choice scores (card_features_nb), in the order of the
 # weights P_CARD0 + k - 1 and P_MAT0 + k - 1 (F_SCORE has no weight: it is the move score itself)
 CARD_FEATURES = ("score", "worth", "init", "gain", "pulse", "steps", "icy", "wind")
 F_SCORE = 0   # the heuristic's score of the card's better action at its furthest reach (icy price included)
-F_WORTH = 1   # the card's position-free worth (card_worth_nb, as for Motivation cards)
+F_WORTH = 1   # the card's position-free worth by the seat's worth weights (worth_nb, as for Motivation cards)
 F_INIT = 2    # its initiative with the dice as they show
 F_GAIN = 3    # spaces its better action gains from here
 F_PULSE = 4   # pulse cost of its better action
@@ -100,7 +115,6 @@ F_ICY = 6     # 1 if either action is icy
 F_WIND = 7    # 1 if either action shows the wind symbol
 N_CARD_FEATURES = 8
 
-R_LOOKAHEAD = 6       # spaces before the range where the accuracy band starts to matter
 NEG = -1.0e9
 FINISH_SCORE = 1.0e6  # the score of crossing the finish within the pulse limit, less the pulse
 
@@ -121,8 +135,9 @@ def score_end_nb(w, moved, dest, pulse_after, limit, finish, to_range, acc_row, 
     over = pulse_after - w[P_HIGH_FROM]
     if over > 0:
         score -= w[P_PULSE_HIGH] * over * over
-    if to_range >= 0 and to_range <= R_LOOKAHEAD:
-        closeness = 1.0 - to_range / (R_LOOKAHEAD + 1.0)
+    window = w[P_BAND_WINDOW]
+    if to_range >= 0 and to_range <= window:
+        closeness = 1.0 - to_range / (window + 1.0)
         score -= w[P_BAND] * band_threshold_nb(acc_row, band_low, band_medium, pulse_after) * closeness
     return score
 
@@ -258,6 +273,16 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
 
 
 @inline
+def end_adjust_nb(c, pos, lane):
+    """The drafting and wind adjustment to pulse for ending at (pos, lane), one of the context's ends
+    (0 if it is none)."""
+    for i in range(c.n_ends):
+        if c.ends[i, E_POS] == pos and c.ends[i, E_LANE] == lane:
+            return c.ends[i, E_ADJUST]
+    return 0
+
+
+@inline
 def ends_within_nb(c, up, flat, down):
     """How many of the context's ends (a prefix of them) a move with these steps can reach."""
     far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
@@ -299,29 +324,50 @@ def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
 
 
 @inline
-def card_worth_nb(tb, card):
-    """A position-free worth of a card, for choosing Motivation cards (dice count 2.5 on average)."""
+def worth_nb(card_steps, card_pulse, card_icy, card_wind, card, w):
+    """A position-free worth of a card by the worth weights of w (a seat's params, P_WORTH_*): its
+    better action's steps by terrain class (a die-read step counts 2.5, a die's mean), less its
+    pulse cost and an icy action's price, plus the wind symbol's value. For choosing Motivation
+    cards, and the card choice's feature F_WORTH. Takes the card tables, not `tb`, so that an
+    outlined caller is passed four arrays, not every table."""
     best = NEG
     for a in range(2):
         v = 0.0
         for t in range(3):
-            tr = tb.card_steps[card, a, t]
+            tr = card_steps[card, a, t]
             x = tr[VAL_BASE] + (0.0 if tr[VAL_SRC] == SRC_NONE else tr[VAL_MULT] * 2.5)
-            v += x * (1.2 if t == UPHILL else (1.0 if t == FLAT else 0.6))
-        v -= 0.5 * tb.card_pulse[card, a]
-        if tb.card_icy[card, a] == 1:
-            v -= 1.0
-        if tb.card_wind[card, a] == 1:
-            v += 0.3
+            v += x * w[P_WORTH_UPHILL + t]
+        v -= w[P_WORTH_PULSE] * card_pulse[card, a]
+        if card_icy[card, a] == 1:
+            v -= w[P_WORTH_ICY]
+        if card_wind[card, a] == 1:
+            v += w[P_WORTH_WIND]
         if v > best:
             best = v
     return best
 
 
 @inline
+def card_worth_nb(tb, card):
+    """A card's worth by the default worth weights (DEFAULT_PARAMS): the cache `st.mworth` of the
+    Motivation deck holds these, for every seat whose worth weights are the defaults."""
+    return worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, card, DEFAULT_PARAMS)
+
+
+@inline
+def default_worth_nb(w):
+    """Whether the worth weights of w are DEFAULT_PARAMS' (so that the deck's cached worth is its)."""
+    for k in range(P_WORTH_UPHILL, P_WORTH_UPHILL + N_WORTH):
+        if w[k] != DEFAULT_PARAMS[k]:
+            return False
+    return True
+
+
+@inline
 def prepare_race_nb(st, tb):
-    """Once per race, after the Motivation deck is shuffled: each deck card's worth, so the
-    blind-draw estimate is a sum rather than a walk over every card's actions."""
+    """Once per race, after the Motivation deck is shuffled: each deck card's worth by the default
+    weights, so that the blind-draw estimate of a seat with those weights is a sum rather than a walk
+    over every card's actions."""
     for i in range(st.g[G_MN]):
         st.mworth[i] = card_worth_nb(tb, st.mdeck[i])
 
@@ -422,7 +468,7 @@ def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps):
     F_WIND (card_features_nb)."""
     icy = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
     wind = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
-    return (w[k0] * card_worth_nb(tb, c) + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
+    return (w[k0] * worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w) + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
             + w[k0 + 2] * gain + w[k0 + 3] * cost + w[k0 + 4] * steps + w[k0 + 5] * icy
             + w[k0 + 6] * wind)
 
@@ -436,7 +482,7 @@ def card_features_nb(st, tb, trail, s, out):
         c = st.hand[s, i]
         v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
         out[i, F_SCORE] = v
-        out[i, F_WORTH] = card_worth_nb(tb, c)
+        out[i, F_WORTH] = worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, st.params[s])
         out[i, F_INIT] = value_nb(tb.card_init[c], st.dice, 0)
         out[i, F_GAIN] = gain
         out[i, F_PULSE] = cost
@@ -549,8 +595,10 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
                 extra[t] -= 1
                 break
     while sc[BLUE] < wax[BLUE]:
-        if best >= FINISH_SCORE - ctx.limit:
-            break       # the best end crosses the finish within the limit: a lower pulse wins nothing more
+        if best + icy >= FINISH_SCORE - ctx.limit:
+            break       # the best end crosses the finish within the limit (its score less the price of
+                        # an icy action, which crossing the last start line on the way leaves): a lower
+                        # pulse wins nothing more
         v = best_of_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2], cost - blue - 1, out) - icy
         if v - best > w_wax:
             best = v
@@ -619,21 +667,19 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
                              steps[o, 1] + sc[YELLOW], steps[o, 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)
-            adjust = 0
-            for i in range(ctx.n_ends):
-                if ctx.ends[i, E_POS] == sc[6] and ctx.ends[i, E_LANE] == sc[7]:
-                    adjust = ctx.ends[i, E_ADJUST]
-                    break
+            adjust = end_adjust_nb(ctx, sc[6], sc[7])
             p_a = max(0, ctx.pulse + cost - sc[BLUE] + adjust)
             p_o = max(0, ctx.pulse + tb.card_pulse[card, o] - sc[BLUE] + adjust)
             if p_o < p_a or (p_o == p_a and tb.card_icy[card, o] < tb.card_icy[card, best_a]):
                 best_a = o
                 sc[0] = o
     # white wax: calm the wind before shooting if the move reaches the range
-    # (only for a wind it will then choose, judged on its mat, and not where the range's own white
-    # coach zone gives the symbol: the blunder check's wasted_white)
+    # (only for a wind it will then choose, judged on its mat, not where the range's own white
+    # coach zone gives the symbol, and not when the pulse there eliminates it before the wind step:
+    # the blunder check's wasted_white)
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
-        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE:
+        if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE \
+                and ctx.pulse + tb.card_pulse[card, best_a] - sc[BLUE] + end_adjust_nb(ctx, sc[6], sc[7]) <= ctx.limit:
             on_mat = st.seat[SEAT_ON_MAT, s]
             st.seat[SEAT_ON_MAT, s] = 1
             new_wind = choose_wind_nb(st, tb, trail, s)
@@ -912,13 +958,16 @@ def choose_bullets_nb(st, tb, trail, s, hits, coach_max, visit, act_card, action
         sc[0] = own
         sc[1] = coach
         return
-    sc[1] = coach_max
-    room -= coach_max
+    # P_COACH_FIRST 1: the red boost's bullets (free, lost if unused) take the room first; 0: its own
+    # bullets do, and the boost's fill what room is left
+    coach_first = st.params[s, P_COACH_FIRST] >= 0.5
+    coach = coach_max if coach_first else 0
     keep = np.int64(st.params[s, P_BULLET_RESERVE]) if visit == 0 else 0
-    own = max(0, min(room, st.seat[SEAT_BULLETS, s] - keep))
-    while own > 0 and not hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits + coach_max + own, boost):
+    own = max(0, min(room - coach, st.seat[SEAT_BULLETS, s] - keep))
+    while own > 0 and not hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits + coach + own, boost):
         own -= 1
     sc[0] = own
+    sc[1] = coach if coach_first else min(coach_max, room - own)
 
 
 @inline
@@ -947,32 +996,49 @@ def choose_motivation_nb(st, tb, s):
         elif m >= n_face or st.g[G_FACE0 + m] < 0:
             raise ValueError("illegal scripted choice: an empty or missing face-up Motivation slot")
         return m
+    return motivation_choice_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, st.mdeck, st.mworth,
+                                st.g, st.seat[SEAT_SECRET], s, n_face, st.seat[SEAT_PLAYER, s] == REFERENCE,
+                                st.params[s])
+
+
+@outline          # outlined: a few calls a race, each passed a handful of arrays (not the tables and state)
+def motivation_choice_nb(card_steps, card_pulse, card_icy, card_wind, mdeck, mworth, g, secret, s, n_face,
+                         reference, w):
+    """The heuristic's Motivation card: the face-up card of the highest worth (worth_nb by the seat's
+    weights w), unless the blind draw's average worth over the cards it has not seen is higher.
+
+    mworth: the deck's worth by the default weights (prepare_race_nb), used where w's worth weights
+    are the defaults (the same figures, without a walk over every card's actions); g, secret: the
+    state's g and SEAT_SECRET row; reference: whether the seat is a REFERENCE player."""
+    deck_left = g[G_MN] - g[G_MTOP]
+    cached = default_worth_nb(w)
     # the blind draw is worth the average of the cards not seen yet
     blind = NEG
     if deck_left > 0:
         tot = 0.0
-        for i in range(st.g[G_MTOP], st.g[G_MN]):
-            tot += st.mworth[i]
+        for i in range(g[G_MTOP], g[G_MN]):
+            tot += mworth[i] if cached else worth_nb(card_steps, card_pulse, card_icy, card_wind, mdeck[i], w)
         blind = tot / deck_left
-        if st.seat[SEAT_PLAYER, s] == REFERENCE:
+        if reference:
             # the reference does not know which cards the others drew blind: to it they are
             # as likely to be the next card as those still in the deck
             unseen = deck_left
-            for o in range(st.g[G_N]):
-                bits = st.seat[SEAT_SECRET, o]
+            for o in range(g[G_N]):
+                bits = secret[o]
                 if o == s or bits == 0:
                     continue
-                for i in range(st.g[G_MTOP]):
+                for i in range(g[G_MTOP]):
                     if (bits >> np.int64(i)) & 1 == 1:
-                        tot += st.mworth[i]
+                        tot += mworth[i] if cached else worth_nb(card_steps, card_pulse, card_icy, card_wind,
+                                                                 mdeck[i], w)
                         unseen += 1
             blind = tot / unseen
     best = np.int64(MOTIVATION_BLIND if deck_left > 0 else -1)
     best_v = blind
     for slot in range(n_face):
-        c = st.g[G_FACE0 + slot]
+        c = g[G_FACE0 + slot]
         if c >= 0:
-            v = card_worth_nb(tb, c)
+            v = worth_nb(card_steps, card_pulse, card_icy, card_wind, c, w)
             if v >= best_v:
                 best_v = v
                 best = np.int64(slot)
@@ -989,11 +1055,12 @@ def choose_wind_nb(st, tb, trail, s):
             raise ValueError("illegal scripted choice: the wind is N, E, S, W or still (0..4)")
         return st.script[s, SC_WIND]
     spite = st.params[s, P_WIND_SPITE]
+    spaces = np.int64(st.params[s, P_WIND_AHEAD])
     if spite <= 0.0:
         if st.seat[SEAT_ON_MAT, s] == 1:
             return np.int64(STILL)          # about to shoot: windstill gives a hit
         # a tailwind for where it will be skiing next
-        ahead = min(st.seat[SEAT_POS, s] + 3, tb.route_len[trail] - 1)
+        ahead = min(st.seat[SEAT_POS, s] + spaces, tb.route_len[trail] - 1)
         return np.int64((tb.heading[trail, ahead] + 2) % 4)
     # each wind judged by what it does for this racer, less `spite` times what it does for the
     # others still racing (a tailwind +1, a headwind -1, windstill on a mat +1)
@@ -1004,7 +1071,7 @@ def choose_wind_nb(st, tb, trail, s):
         for o in range(st.g[G_N]):
             if st.seat[SEAT_STATUS, o] != STATUS_RACING:
                 continue
-            g = wind_gain_nb(tb, trail, st, o, wind)
+            g = wind_gain_nb(tb, trail, st, o, wind, spaces)
             v += g if o == s else -spite * g
         if v > best_v:
             best_v = v
@@ -1013,14 +1080,14 @@ def choose_wind_nb(st, tb, trail, s):
 
 
 @inline
-def wind_gain_nb(tb, trail, st, o, wind):
-    """+1 if `wind` helps racer o next (a tailwind ahead, or windstill while on a mat), -1 if it is
-    a headwind ahead, 0 otherwise."""
+def wind_gain_nb(tb, trail, st, o, wind, spaces):
+    """+1 if `wind` helps racer o next (a tailwind `spaces` ahead, or windstill while on a mat), -1
+    if it is a headwind there, 0 otherwise."""
     if st.seat[SEAT_ON_MAT, o] == 1:
         return 1.0 if wind == STILL else 0.0
     if wind == STILL:
         return 0.0
-    ahead = min(st.seat[SEAT_POS, o] + 3, tb.route_len[trail] - 1)
+    ahead = min(st.seat[SEAT_POS, o] + spaces, tb.route_len[trail] - 1)
     h = tb.heading[trail, ahead]
     if wind == (h + 2) % 4:
         return 1.0

@@ -124,7 +124,7 @@ class RaceState(NamedTuple):
     hand: np.ndarray        # int64[S, MAX_HAND]: card ids, first hand_n valid
     disc: np.ndarray        # int64[S, MAX_HAND]: discard pile
     mdeck: np.ndarray       # int64[MAX_MOTIVATION]: shuffled Motivation deck
-    mworth: np.ndarray      # float64[MAX_MOTIVATION]: the heuristic's worth of each mdeck card
+    mworth: np.ndarray      # float64[MAX_MOTIVATION]: each mdeck card's worth by the default worth weights
     stats: np.ndarray       # int64[S, N_STATS]
     params: np.ndarray      # float64[S, n_params]: player weights
     scratch: np.ndarray     # int64[N_SCRATCH]: decisions handed from players to the engine

@@ -289,10 +289,12 @@ class Roster:
 
     #: the weights `tune` moves, in kernels' P_* order: not progress (the unit of the move score:
     #: scaling every score weight together changes no choice), not the search players' rollouts,
-    #: place_credit and depth
+    #: place_credit and depth, not worth_flat (the unit of a card's worth), not the switch
+    #: coach_first (0 is dominated: docs/players.md)
     tuned = ("pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve", "wait_gain",
              "coach", "late_wax", "wind_spite", "pickup_hand", "wait_max", "pickup_discard",
-             "pickup_bullets", "white_calm")
+             "pickup_bullets", "white_calm", "worth_uphill", "worth_downhill", "worth_pulse", "worth_icy",
+             "worth_wind", "wind_ahead", "band_window")
 
     #: the initial spread of each weight in a tuning: about a third of a plausible value, a pulse
     #: point or two for high_from, a whole token for the counts (bullet_reserve and pickup_hand act
@@ -301,7 +303,8 @@ class Roster:
         "progress": 0.3, "pulse": 0.15, "pulse_high": 0.1, "high_from": 1.5, "band": 0.3, "icy": 0.75,
         "wax": 0.5, "bullet_reserve": 1.0, "wait_gain": 0.4, "coach": 0.2, "late_wax": 0.15,
         "wind_spite": 0.4, "pickup_hand": 1.0, "wait_max": 1.0, "pickup_discard": 1.0, "pickup_bullets": 1.0,
-        "white_calm": 1.0,
+        "white_calm": 1.0, "worth_uphill": 0.4, "worth_flat": 0.3, "worth_downhill": 0.2, "worth_pulse": 0.2,
+        "worth_icy": 0.4, "worth_wind": 0.2, "wind_ahead": 1.5, "coach_first": 1.0, "band_window": 2.0,
         # the distilled card weights (not in `tuned`: pass them as tune(weights=...)); a weight
         # times its feature is in spaces of progress, so about a third of a space per feature unit
         "card_worth": 0.3, "card_init": 0.2, "card_gain": 0.3, "card_pulse": 0.3, "card_steps": 0.3,

@@ -47,6 +47,16 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "pickup_discard": (0.0, 40.0, "a bullet pick-up needs at least this many cards in the discard pile"),
     "pickup_bullets": (0.0, 10.0, "a bullet pick-up needs at least this many bullets held"),
     "white_calm": (0.0, 10.0, "white wax spent (at most) to calm the wind when a move reaches the range"),
+    "worth_uphill": (0.0, 5.0, "a card's worth (the Motivation choice, the card feature worth): per uphill step"),
+    "worth_flat": (0.0, 5.0, "a card's worth: per flat step"),
+    "worth_downhill": (0.0, 5.0, "a card's worth: per downhill step"),
+    "worth_pulse": (0.0, 5.0, "a card's worth: less this per point of the action's pulse cost"),
+    "worth_icy": (0.0, 10.0, "a card's worth: less this for an icy action"),
+    "worth_wind": (-5.0, 5.0, "a card's worth: plus this for an action with the wind symbol"),
+    "wind_ahead": (0.0, 20.0, "judges the wind for the space this many spaces ahead (whole spaces)"),
+    "coach_first": (0.0, 1.0, "a switch: 1 spends the red coach boost's bullets before its own at a Shoot, "
+                              "0 its own first (dominated, docs/players.md)"),
+    "band_window": (0.0, 30.0, "spaces before the range within which the accuracy band counts"),
     "card_worth": (-50.0, 50.0, "card choice off a mat: weight of the card's position-free worth (as for Motivation cards) (distilled policy; 0: the heuristic)"),
     "card_init": (-50.0, 50.0, "card choice off a mat: weight of its initiative with the dice as they show (distilled policy; 0: the heuristic)"),
     "card_gain": (-50.0, 50.0, "card choice off a mat: weight of spaces its better action gains from here (distilled policy; 0: the heuristic)"),
@@ -63,6 +73,8 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "mat_wind": (-50.0, 50.0, "card choice on a shooting mat: weight of 1 if either action shows the wind symbol (distilled policy; 0: the heuristic)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
+#: weights that are switches: only the two ends of their range mean anything
+SWITCHES = ("coach_first",)
 
 KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD, "reference": K.REFERENCE}
 SEARCH_KINDS = (K.LOOKAHEAD, K.REFERENCE)       # kinds that choose their card by rollouts
@@ -119,7 +131,10 @@ def read_persona(path: Path, known: dict[str, Player], problems: Problems, doc: 
     wt = t.table("weights", {})
     for key, (lo, hi, _) in WEIGHTS.items():
         if wt.has(key):
-            weights[K.PARAM_NAMES.index(key)] = wt.number(key, None, lo, hi)
+            value = wt.number(key, None, lo, hi)
+            if key in SWITCHES and lo < value < hi:
+                wt.problem(key, f"must be {lo:g} or {hi:g} (a switch), got {value:g}")
+            weights[K.PARAM_NAMES.index(key)] = value
     wt.done(hint=WEIGHTS)
     t.done()
     if KINDS[kind] in SEARCH_KINDS and weights[K.P_ROLLOUTS] < 1:

@@ -1,0 +1,143 @@
+"""The Blast heuristic's last strategic constants are persona weights (issue 27, item 3): the card
+worth of the Motivation choice (worth_*), the wind's target (wind_ahead), coach bullets first
+(coach_first) and the accuracy band's window (band_window). Each test plays one hand-built turn
+with the engine's own play_turn_nb (as tests/test_rulebook_examples.py does) twice: with the
+weights of a persona file that changes one of them, and with those of the file's base, and checks
+that the decision changes. A bad value is refused with the file, persona and field, exit status 2.
+"""
+import numpy as np
+import pytest
+
+from kernels.blast import consts as C
+from kernels.blast import events as E
+from kernels.blast.players import HEURISTIC, SC_ACTION, SC_DEST, SC_LANE
+from kernels.blast.state import (
+    G_FACE0, G_MN, G_MTOP, G_WIND, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_PLAYER,
+    SEAT_POS, SEAT_WAITS,
+)
+from sim.blast import load_bundle
+from sim.blast.players import resolve
+from sim.cli import main
+from test_rulebook_examples import events_of, give_card, place, play, reach_nb, rng_state_for, scenario
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_bundle()
+
+
+def persona(tmp_path, weights: str, base: str = "balanced"):
+    """The weight vector of a persona file building on `base` with these `[weights]` lines."""
+    path = tmp_path / "p.toml"
+    path.write_text(f'name = "p"\nbase = "{base}"\n[weights]\n{weights}\n')
+    return np.array(resolve(str(path)).weights)
+
+
+def test_the_worth_weights_choose_the_motivation_card(shipped, tmp_path):
+    """Crossing a start line with the deck empty and two face-up cards: Cheering Crowd (2 uphill
+    and 1 flat step, worth 3.4) over Hot Tea (pulse -3, worth 2.7) by default; a persona that
+    prices pulse at 2 a point (worth_pulse) takes Hot Tea."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    line = int(np.flatnonzero(b.tables.start_line[t])[1])
+    tea, crowd = b.card_id("Hot Tea"), b.card_id("Cheering Crowd")
+    taken = {}
+    for name, w in (("default", persona(tmp_path, "")), ("pulse", persona(tmp_path, "worth_pulse = 2.0"))):
+        st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+        st.params[0] = w
+        place(st, 0, line - 1)
+        give_card(b, st, 0, "Rush More")
+        assert reach_nb(b.tables, t, line - 1, *b.tables.card_steps[b.card_id("Rush More"), C.BOTTOM, :, 0]) >= line
+        st.script[0, SC_ACTION] = C.BOTTOM
+        st.script[0, SC_DEST] = line
+        st.script[0, SC_LANE] = 0
+        st.g[G_FACE0], st.g[G_FACE0 + 1] = tea, crowd
+        st.g[G_MTOP] = st.g[G_MN]                      # no blind draw
+        play(b, st, 0, t)
+        taken[name] = events_of(st, E.MOTIVATION, 0)[0, 1]
+    assert taken == {"default": crowd, "pulse": tea}
+
+
+def test_wind_ahead_sets_the_tailwind_for_that_space(shipped, tmp_path):
+    """A card whose action shows the wind symbol, played where the trail turns: the heuristic
+    (wind_spite 0) sets a tailwind for the space 3 ahead by default, for its own space with
+    wind_ahead = 0."""
+    b = shipped
+    tb = b.tables
+    t = b.trail_id("Kurz")
+    card, action = (int(x) for x in np.argwhere(tb.card_wind[:len(b.card_names)] == 1)[0])
+    h = tb.heading[t]
+    pos = next(p for p in range(1, tb.route_len[t] - 4)
+               if h[p] != h[p + 3] and not tb.is_range[t, p] and not tb.start_line[t, p])
+    new = {}
+    for name, w in (("default", persona(tmp_path, "")), ("here", persona(tmp_path, "wind_ahead = 0"))):
+        st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+        st.params[0] = w
+        place(st, 0, pos)
+        give_card(b, st, 0, b.card_names[card])
+        st.script[0, SC_ACTION] = action
+        st.script[0, SC_DEST] = pos                   # stays: the wind is judged from pos
+        st.script[0, SC_LANE] = 0
+        play(b, st, 0, t)
+        new[name] = events_of(st, E.WIND, 0)[0, 1]
+    assert new == {"default": (h[pos + 3] + 2) % 4, "here": (h[pos] + 2) % 4}
+
+
+def test_coach_first_off_spends_own_bullets_first(shipped, tmp_path):
+    """A shot of 3 hits (room for 2 more) with a red boost of 2 bullets and 3 bullets of its own:
+    by default the boost's 2 bullets add the hits; with coach_first = 0 its own 2 (over the reserve
+    of 1) do, and the boost expires."""
+    b = shipped
+    t = b.trail_id("Short")                            # Port Rock: the Shoot gives 2 uphill steps a hit
+    rng = b.tables.range_pos[t, 0]
+    dice = b.data.rules.dice
+    faces = [0] * len(dice)
+    for colour in ("black", "blue", "yellow"):
+        faces[dice.index(colour)] = 4                  # 3 hits at Pinto's 3+ (pulse 5)
+    spent = {}
+    for name, w in (("default", persona(tmp_path, "")), ("own", persona(tmp_path, "coach_first = 0"))):
+        st = scenario(b, t, [b.biathlete_id("Pinto")], [C.GREEN])
+        st.params[0] = w
+        st.seat[SEAT_PLAYER, 0] = HEURISTIC
+        place(st, 0, rng, 0, on_mat=1, pulse=5)
+        give_card(b, st, 0, "Carnival")
+        st.seat[SEAT_WAITS, 0] = 2                     # waited its most: it shoots
+        st.seat[SEAT_BULLETS, 0] = 3
+        st.seat[SEAT_BOOST_C, 0], st.seat[SEAT_BOOST_S, 0], st.seat[SEAT_BOOST_ROUND, 0] = C.RED, 2, 4
+        st.rng[0] = rng_state_for(faces)
+        st.g[G_WIND] = b.tables.heading[t, rng]        # a headwind at the mats: no hit adjustment
+        play(b, st, 0, t)
+        dice_hits, _, own, coach, hits = events_of(st, E.HITS, 0)[0, :5]
+        assert dice_hits == 3 and hits == 5
+        spent[name] = (own, coach)
+    assert spent == {"default": (0, 2), "own": (2, 0)}
+
+
+def test_band_window_decides_when_the_range_counts(shipped, tmp_path):
+    """Nine spaces before the range, a racer that prices the accuracy band high (band 10) plays
+    Rush More's top action to 7 spaces before it, just outside the band's window of 6 spaces (the
+    default band_window); when the band counts within 20 spaces, every space nearer costs, and it
+    plays the bottom action and stays where it is."""
+    b = shipped
+    t = b.trail_id("Kurz")
+    rng = int(b.tables.range_pos[t, 0])
+    played = {}
+    for name, w in (("near", persona(tmp_path, "band = 10")),
+                    ("far", persona(tmp_path, "band = 10\nband_window = 20"))):
+        st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+        st.params[0] = w
+        place(st, 0, rng - 9, pulse=2)
+        give_card(b, st, 0, "Rush More")
+        play(b, st, 0, t)
+        played[name] = (events_of(st, E.ACTION, 0)[0, 1], st.seat[SEAT_POS, 0] - rng)
+    assert played == {"near": (C.TOP, -7), "far": (C.BOTTOM, -9)}
+
+
+def test_a_bad_weight_is_refused_in_one_line(tmp_path, capsys):
+    path = tmp_path / "half.toml"
+    path.write_text('name = "half"\n[weights]\ncoach_first = 0.5\n')
+    code = main(["run", "--trail", "Kurz", "--players", str(path), "--races", "4", "--jobs", "1"])
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert code == 2 and 1 <= len(lines) <= 2 and "Traceback" not in err     # the problem (under a count)
+    assert "half.toml: half: weights.coach_first: must be 0 or 1 (a switch), got 0.5" in lines[-1]
