@@ -8,7 +8,8 @@ same load. LABEL plays only the warm designs whose label starts with it ("race" 
 else contains it ("search"). It also prints the CPU seconds spent inside LLVM (per-function passes,
 module passes, machine code) against the process's whole: the rest is numba's own Python work.
 With --races=N, each design then plays N races (seed 1): races per second, and a hash of the tables
-to compare trees by.
+to compare trees by. Last, the functions numba compiled more than once, with the argument types
+that differ (a literal constant where a variable is expected compiles a helper once more).
 """
 import resource
 import sys
@@ -27,7 +28,7 @@ game = args[0]
 only = args[1] if len(args) > 1 else None
 mod = games.game(game).load()
 bundle = load_or_report(None, game=game)
-starts, times = {}, []
+starts, times, signatures = {}, [], {}
 
 
 class Timer(ev.Listener):
@@ -38,6 +39,7 @@ class Timer(ev.Listener):
         key = (id(e.data["dispatcher"]), str(e.data["args"]))
         f = e.data["dispatcher"].py_func
         times.append((time.perf_counter() - starts.pop(key), f"{f.__module__}.{f.__qualname__}"))
+        signatures.setdefault(times[-1][1], []).append(tuple(e.data["args"]))
 
 
 ev.register("numba:compile", Timer())
@@ -93,3 +95,11 @@ print("LLVM: " + ", ".join(f"{k} {v:.1f} s" for k, v in llvm.items())
 print(f"functions compiled: {len(times)}; the slowest (each including the functions it compiled):")
 for seconds, name in sorted(times, reverse=True)[:12]:
     print(f"  {seconds:7.1f} s  {name}")
+twice = {name: sigs for name, sigs in signatures.items() if len(sigs) > 1}
+if twice:
+    print("compiled more than once (the arguments whose types differ):")
+    for name, sigs in sorted(twice.items()):
+        differ = [i for i in range(max(map(len, sigs))) if len({str(s[i:i + 1]) for s in sigs}) > 1]
+        print(f"  {name}: {len(sigs)} times; " + ("; ".join(
+            f"argument {i}: " + " / ".join(str(s[i])[:80] if i < len(s) else "-" for s in sigs) for i in differ)
+            or "the same types"))

@@ -49,8 +49,8 @@ from kernels.blast.players import (
     HEURISTIC, LOOKAHEAD, P_DEPTH, P_PLACE_CREDIT, P_ROLLOUTS, REFERENCE, card_worth_nb, choose_card_nb,
 )
 from kernels.blast.state import (
-    G_MN, G_MTOP, G_N, G_ROUND, G_WINNER, MAX_HAND, MAX_MOTIVATION, S_PLACE, SEAT_CHOSEN, SEAT_HAND_N,
-    SEAT_PLAYER, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, W_RED,
+    G_LOG_CAP, G_LOG_N, G_MN, G_MTOP, G_N, G_ROUND, G_WINNER, MAX_HAND, MAX_MOTIVATION, S_PLACE,
+    SEAT_CHOSEN, SEAT_HAND_N, SEAT_PLAYER, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, W_RED,
 )
 
 KEY = np.uint64(0x9E3779B97F4A7C15)
@@ -136,52 +136,48 @@ def determinize_nb(tb, ro, s, pool, where):
 
 
 @splice
-def begin_rollout_nb(tb, st, ro, s, r, reference, pool, where):
-    """Set up rollout r of seat s's decision in `ro` (a copy of st)."""
-    copy_state_nb(st, ro)
-    n = st.g[G_N]
+def begin_rollout_nb(tb, race, board, s, r, reference, pool, where):
+    """Set up rollout r of seat s's decision on `board`, a copy of `race` (the race's state at the
+    round start)."""
+    copy_state_nb(race, board)
+    n = race.g[G_N]
     if reference:
         # the racer's own randomness: the player stream (never the chance stream), round, seat
-        key = st.rng[1] ^ (np.uint64(st.g[G_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
+        key = race.rng[1] ^ (np.uint64(race.g[G_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
         key = mix64_nb(key + np.uint64(r + 1) * KEY)
-        ro.rng[0] = mix64_nb(key)
-        ro.rng[1] = mix64_nb(key ^ KEY2)
-        determinize_nb(tb, ro, s, pool, where)
+        board.rng[0] = mix64_nb(key)
+        board.rng[1] = mix64_nb(key ^ KEY2)
+        determinize_nb(tb, board, s, pool, where)
         for o in range(n):
-            ro.seat[SEAT_PLAYER, o] = HEURISTIC
-            for j in range(st.params.shape[1]):
-                ro.params[o, j] = st.params[s, j]
+            board.seat[SEAT_PLAYER, o] = HEURISTIC
+            for j in range(race.params.shape[1]):
+                board.params[o, j] = race.params[s, j]
     else:
         # exactly kernels.blast.engine.lookahead_card_nb's rollout
         for o in range(n):
-            if ro.seat[SEAT_PLAYER, o] == LOOKAHEAD or ro.seat[SEAT_PLAYER, o] == REFERENCE:
-                ro.seat[SEAT_PLAYER, o] = HEURISTIC
+            if board.seat[SEAT_PLAYER, o] == LOOKAHEAD or board.seat[SEAT_PLAYER, o] == REFERENCE:
+                board.seat[SEAT_PLAYER, o] = HEURISTIC
         key = np.uint64(r + 1) * KEY + np.uint64(s)
-        ro.rng[0] = mix64_nb(st.rng[0] ^ key)
-        ro.rng[1] = mix64_nb(st.rng[1] ^ (key + KEY2))
-        chance = ro.rng[0:1]
-        top = ro.g[G_MTOP]
-        for i in range(ro.g[G_MN] - 1, top, -1):
+        board.rng[0] = mix64_nb(race.rng[0] ^ key)
+        board.rng[1] = mix64_nb(race.rng[1] ^ (key + KEY2))
+        chance = board.rng[0:1]
+        top = board.g[G_MTOP]
+        for i in range(board.g[G_MN] - 1, top, -1):
             j = top + below_nb(chance, i - top + 1)
-            t = ro.mdeck[i]
-            ro.mdeck[i] = ro.mdeck[j]
-            ro.mdeck[j] = t
-            w = ro.mworth[i]
-            ro.mworth[i] = ro.mworth[j]
-            ro.mworth[j] = w
+            t = board.mdeck[i]
+            board.mdeck[i] = board.mdeck[j]
+            board.mdeck[j] = t
+            w = board.mworth[i]
+            board.mworth[i] = board.mworth[j]
+            board.mworth[j] = w
 
 
-@splice
-def search_card_nb(tb, trail, st, s, ro):
-    """A LOOKAHEAD or REFERENCE seat's card, by flat Monte Carlo over the distinct cards in its hand
-    (module docstring)."""
-    n_hand = st.seat[SEAT_HAND_N, s]
-    budget = np.int64(st.params[s, P_ROLLOUTS])
-    reference = st.seat[SEAT_PLAYER, s] == REFERENCE
-    depth = np.int64(st.params[s, P_DEPTH]) if reference else 0
-    cand = np.empty(n_hand, np.int64)
+@inline
+def candidates_nb(tb, st, s, cand):
+    """The distinct cards in seat s's hand (copies that play alike count once), into cand; their
+    number."""
     k = 0
-    for i in range(n_hand):
+    for i in range(st.seat[SEAT_HAND_N, s]):
         c = st.hand[s, i]
         dup = False
         for j in range(k):
@@ -191,87 +187,180 @@ def search_card_nb(tb, trail, st, s, ro):
         if not dup:
             cand[k] = c
             k += 1
-    if budget <= 0 or k <= 1:
-        return choose_card_nb(st, tb, trail, s)
-    n = st.g[G_N]
-    credit = st.params[s, P_PLACE_CREDIT] / max(n - 1, 1)
-    red = ro.work[W_RED:W_RED + MAX_RACERS]
-    pool = np.empty(MAX_MOTIVATION, np.int64)
-    where = np.empty(MAX_MOTIVATION, np.int64)
-    best = cand[0]
-    best_v = -1.0
-    means = np.empty(k)
-    for ci in range(k):
-        total = 0.0
-        for r in range(budget):
-            begin_rollout_nb(tb, st, ro, s, r, reference, pool, where)
-            commit_card_nb(ro, s, cand[ci])
-            for o in range(n):
-                if o != s and ro.seat[SEAT_STATUS, o] == STATUS_RACING:
-                    commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
-            # the rest of the race, or `depth` rounds of it
-            chosen = True
-            rounds = 0
-            ended = False
-            while True:
-                if not chosen:
-                    if depth > 0 and rounds >= depth:
-                        break
-                    if not open_round_nb(tb, trail, ro, red):
-                        ended = True
-                        break
-                    for o in range(n):
-                        if ro.seat[SEAT_STATUS, o] == STATUS_RACING:
-                            commit_card_nb(ro, o, choose_card_nb(ro, tb, trail, o))
-                chosen = False
-                rounds += 1
-                if play_turns_nb(tb, trail, ro, red):
-                    ended = True
-                    break
-            rank_nb(tb, trail, ro)
-            if ro.seat[SEAT_STATUS, s] == STATUS_WON:
-                total += 1.0
-            if ended or ro.g[G_WINNER] >= 0:
-                total += credit * (n - ro.stats[s, S_PLACE])
-            else:
-                total += (n - ro.stats[s, S_PLACE]) / max(n - 1, 1)
-        v = total / budget
-        means[ci] = v
-        if v > best_v:
-            best_v = v
-            best = cand[ci]
-    # each candidate's mean score, left in `ro` (the rollouts' board, scratch once the search is
-    # over) for reading back after a search of one seat (benchmarks/blast_distill_collect.py)
-    ro.mworth[:k] = means[:k]
-    return best
+    return k
+
+
+@inline
+def swap_work_nb(a, b):
+    """Swap the contents of a's and b's player work space (scratch, cand, masks: not copied by
+    copy_state_nb; each board keeps its own)."""
+    for i in range(a.scratch.shape[0]):
+        t = a.scratch[i]
+        a.scratch[i] = b.scratch[i]
+        b.scratch[i] = t
+    for i in range(a.cand.shape[0]):
+        for j in range(a.cand.shape[1]):
+            t = a.cand[i, j]
+            a.cand[i, j] = b.cand[i, j]
+            b.cand[i, j] = t
+    for i in range(a.masks.shape[0]):
+        t = a.masks[i]
+        a.masks[i] = b.masks[i]
+        b.masks[i] = t
 
 
 @splice
 def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
-    """The race's rounds: LOOKAHEAD and REFERENCE seats choose their cards first, each by its
-    rollouts on the round-start state (the choice is simultaneous), then everyone else; the cards
-    are then revealed. With stop_round > 0, returns once the search seats have chosen in that
-    round (their cards in st.work[W_LOOKAHEAD:], nothing committed); with stop_round < 0, st is
-    such a round-start state: the search seats choose again on it, and it returns (tests)."""
+    """The race's rounds: LOOKAHEAD and REFERENCE seats choose their cards first, each by flat Monte
+    Carlo over the distinct cards in its hand (module docstring) on the round-start state (the
+    choice is simultaneous), then everyone else; the cards are then revealed. With stop_round > 0,
+    returns once the search seats have chosen in that round (their cards in st.work[W_LOOKAHEAD:],
+    nothing committed); with stop_round < 0, st is such a round-start state: the search seats
+    choose again on it, and it returns (tests).
+
+    One loop plays the race's rounds and every rollout's, so that the turn, the round start, the
+    card choice and the ranking are each compiled once (docs/studies.md, "Compile time"). Each
+    pass opens a round (unless a rollout has just been set up), chooses and commits its cards and
+    plays its turns. The rollouts are played in st's own arrays: a search sets the race aside in ro
+    (each rollout starts from that copy) and puts it back with its card, before the next search
+    seat's turn to search. (With the board a variable, st or ro, the look-ahead races ran about a
+    tenth slower.)"""
     n = st.g[G_N]
     chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
+    cand = np.empty(MAX_HAND, np.int64)
+    means = np.empty(MAX_HAND)
+    pool = np.empty(MAX_MOTIVATION, np.int64)
+    where = np.empty(MAX_MOTIVATION, np.int64)
     resume = stop_round < 0
-    while resume or open_round_nb(tb, trail, st, red_usable):
-        for s in range(n):
-            chosen[s] = -1
-            kind = st.seat[SEAT_PLAYER, s]
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING and (kind == LOOKAHEAD or kind == REFERENCE):
-                chosen[s] = search_card_nb(tb, trail, st, s, ro)
-        if resume or st.g[G_ROUND] == stop_round:
-            return
-        for s in range(n):
-            if st.seat[SEAT_STATUS, s] == STATUS_RACING:
-                c = chosen[s] if chosen[s] >= 0 else choose_card_nb(st, tb, trail, s)
-                commit_card_nb(st, s, c)
-        reveal_nb(st)
-        if play_turns_nb(tb, trail, st, red_usable):
+    rollout = False         # False: st holds the race; True: a rollout (the race set aside in ro)
+    opening = not resume    # the race's next round is still to be opened
+    seat = 0                # the race's round: the next seat to search, if it is a search seat
+    starting = False        # a rollout is to be set up (rollout r of candidate ci of seat s)
+    first = False           # a rollout's first round: its cards are the searched one's and the others'
+    s = 0
+    k = 0
+    ci = 0
+    r = 0
+    budget = 0
+    depth = 0
+    reference = False
+    credit = 0.0
+    total = 0.0
+    best = 0
+    best_v = -1.0
+    rounds = 0
+    log_cap = 0
+    log_n = 0
+    while True:
+        if starting:
+            begin_rollout_nb(tb, ro, st, s, r, reference, pool, where)
+            starting = False
+            first = True
+            rounds = 0
+        over = False        # the race, or the rollout, is over
+        ended = False       # ... at the race's end (not cut off after `depth` rounds)
+        if rollout and not first and depth > 0 and rounds >= depth:
+            over = True
+        elif (rollout and not first) or opening:
+            if not open_round_nb(tb, trail, st, red_usable):
+                over = True
+                ended = True
+            elif not rollout:
+                opening = False
+                seat = 0
+        if not rollout and not over:
+            # the search seats choose, in seat order; a search leaves for its rollouts and comes
+            # back here with its card
+            while seat < n:
+                s = np.int64(seat)      # never the literal 0: helpers would compile for that type too
+                seat += 1
+                chosen[s] = -1
+                kind = st.seat[SEAT_PLAYER, s]
+                if st.seat[SEAT_STATUS, s] != STATUS_RACING or (kind != LOOKAHEAD and kind != REFERENCE):
+                    continue
+                budget = np.int64(st.params[s, P_ROLLOUTS])
+                reference = kind == REFERENCE
+                depth = np.int64(st.params[s, P_DEPTH]) if reference else 0
+                k = candidates_nb(tb, st, s, cand)
+                if budget <= 0 or k <= 1:
+                    chosen[s] = choose_card_nb(st, tb, trail, s)
+                    continue
+                credit = st.params[s, P_PLACE_CREDIT] / max(n - 1, 1)
+                best = cand[0]
+                best_v = -1.0
+                ci = 0
+                r = 0
+                total = 0.0
+                # the race set aside in ro (its log untouched: rollouts log nothing)
+                log_cap = st.g[G_LOG_CAP]
+                log_n = st.g[G_LOG_N]
+                copy_state_nb(st, ro)
+                swap_work_nb(st, ro)
+                rollout = True
+                starting = True
+                break
+            if rollout:
+                continue
+            if resume or st.g[G_ROUND] == stop_round:
+                return
+        if not over:
+            # the round's cards: in a rollout's first round, the candidate for the searching seat
+            # and the heuristic's for the others (the choice is simultaneous); later, each seat's
+            # own player (no look-ahead in a rollout); in the race, the search seats' cards
+            if first:
+                commit_card_nb(st, s, cand[ci])
+            for o in range(n):
+                if st.seat[SEAT_STATUS, o] != STATUS_RACING or (first and o == s):
+                    continue
+                c = -1 if rollout else chosen[o]
+                if c < 0:
+                    c = choose_card_nb(st, tb, trail, o)
+                commit_card_nb(st, o, c)
+            if not rollout:
+                reveal_nb(st)
+            first = False
+            rounds += 1
+            if play_turns_nb(tb, trail, st, red_usable):
+                over = True
+                ended = True
+            elif not rollout:
+                opening = True
+        if not over:
+            continue
+        rank_nb(tb, trail, st)
+        if not rollout:
             break
-    rank_nb(tb, trail, st)
+        # the rollout's score; then the next rollout, the next candidate, or the search's card
+        if st.seat[SEAT_STATUS, s] == STATUS_WON:
+            total += 1.0
+        if ended or st.g[G_WINNER] >= 0:
+            total += credit * (n - st.stats[s, S_PLACE])
+        else:
+            total += (n - st.stats[s, S_PLACE]) / max(n - 1, 1)
+        r += 1
+        if r >= budget:
+            v = total / budget
+            means[ci] = v
+            if v > best_v:
+                best_v = v
+                best = cand[ci]
+            ci += 1
+            r = 0
+            total = 0.0
+            if ci >= k:
+                # the race back in st, with the search's card
+                copy_state_nb(ro, st)
+                st.g[G_LOG_CAP] = log_cap
+                st.g[G_LOG_N] = log_n
+                swap_work_nb(st, ro)
+                chosen[s] = best
+                # each candidate's mean score, left in ro (scratch once the search is over) for
+                # reading back after a search of one seat (benchmarks/blast_distill_collect.py)
+                for i in range(k):
+                    ro.mworth[i] = means[i]
+                rollout = False
+                continue
+        starting = True
 
 
 @entry
