@@ -1013,3 +1013,21 @@ def test_the_front_trades_the_binding_player_against_a_bound_one(tmp_path, monke
     from reports.pages import _front_section
     section = _front_section(page["front"])
     assert [name for name, _, _ in section.figures] == ["front"] and "result is point" in section.findings[0]
+
+
+def test_a_list_of_options_plays_every_design_once_per_table(tmp_path, capsys):
+    """[designs] options as a list of tables (Ski Tour's two board sides): every scenario, racer
+    count and persona once per table, labelled by the table's values; a single table keeps the
+    labels (and so the seeds) it had; anything else is refused naming the field."""
+    f = skitour_case(tmp_path)
+    text = f.read_text()
+    one = load_balance(f)
+    assert [d.label for d in one.designs] == ["Starter-4-balanced"]
+    f.write_text(text.replace('racers = [4]', 'racers = [4]\noptions = [{ side = "basic" }, { side = "advanced" }]'))
+    bf = load_balance(f)
+    assert [(d.label, d.design.side) for d in bf.designs] == [("Starter-basic-4-balanced", "basic"),
+                                                               ("Starter-advanced-4-balanced", "advanced")]
+    assert bf.designs[0].seed != bf.designs[1].seed
+    f.write_text(text.replace('racers = [4]', 'racers = [4]\noptions = ["basic"]'))
+    assert main(["balance", str(f), "--dry-run"]) == 2
+    assert "balance.toml: designs.options: must be a table of option = value, or a list of such tables" in capsys.readouterr().err
