@@ -377,3 +377,18 @@ def test_bad_reading_switch(datadir, key, value, expected):
     line = next(x for x in text.splitlines() if x.startswith(key + " "))
     edit(datadir / "game.toml", line, f"{key} = {value}")
     one_problem(datadir, f"game.toml: [switches]: {key}: ", expected)
+
+
+def test_the_unbalanced_set_stays_as_a_named_example(tmp_path, monkeypatch):
+    """The nations as shipped before issue 31's balance search load by name from any folder
+    (--data skitour-unbalanced), each file saying once what it is, and differ from the shipped set
+    only in nation values (the rules, tiles and courses are the same)."""
+    from sim.data import examples_dir
+
+    monkeypatch.chdir(tmp_path)
+    old = load_bundle("skitour-unbalanced")
+    new = load_bundle()
+    assert old.nation_names == new.nation_names and old.course_names == new.course_names
+    assert old.data.rules == new.data.rules and old.data.tiles == new.data.tiles
+    for p in (examples_dir() / "skitour-unbalanced").rglob("*.toml"):
+        assert p.read_text().count('NAMED EXAMPLE "skitour-unbalanced"') == 1, p
