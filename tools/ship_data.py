@@ -20,7 +20,7 @@ MARK = "# BALANCED BY THE TOOL"
 #: per game: the issue whose search shipped the set, the section of the docs that describes it, and
 #: the named example the earlier set stays as
 SHIPS = {"blast": ("17", 'docs/balance.md, "The shipped Blast set"', "blast-unbalanced"),
-         "skitour": ("31", 'docs/skitour/data-format.md, "The shipped nations"', "skitour-unbalanced")}
+         "skitour": ("31", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-unbalanced")}
 
 
 def block(balance_file: str, run_dir: str, rows: pd.DataFrame, game: str = "blast") -> list[str]:
