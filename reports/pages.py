@@ -316,6 +316,8 @@ def balance_page(out: str | Path, description: str, changes: pd.DataFrame, check
         z = 1.959963984540054
         t = sens[sens.knob.isin(set(changes.knob))].copy()
         t["low"], t["high"] = t.per_step - z * t.se_per_step, t.per_step + z * t.se_per_step
+        for c in ("from", "to"):        # a choice may be a list (a Ski Tour stamina layout): shown as its text
+            t[c] = t[c].map(lambda v: str(v) if isinstance(v, (list, tuple)) else v)
         t = t.sort_values("races", ascending=False).drop_duplicates(["knob", "from", "to", "design", "statistic"])
         sv.table("sensitivities", t.sort_values(["knob", "design", "statistic"]),
                  "Change of every target statistic per knob step (changed knobs, every step tried)", percent=False)

@@ -1045,3 +1045,38 @@ def test_the_front_trades_the_binding_player_against_a_bound_one(tmp_path, monke
     from reports.pages import _front_section
     section = _front_section(page["front"])
     assert [name for name, _, _ in section.figures] == ["front"] and "result is point" in section.findings[0]
+
+
+def test_a_list_of_options_plays_every_design_once_per_table(tmp_path, capsys):
+    """[designs] options as a list of tables (Ski Tour's two board sides): every scenario, racer
+    count and persona once per table, labelled by the table's values; a single table keeps the
+    labels (and so the seeds) it had; anything else is refused naming the field."""
+    f = skitour_case(tmp_path)
+    text = f.read_text()
+    one = load_balance(f)
+    assert [d.label for d in one.designs] == ["Starter-4-balanced"]
+    f.write_text(text.replace('racers = [4]', 'racers = [4]\noptions = [{ side = "basic" }, { side = "advanced" }]'))
+    bf = load_balance(f)
+    assert [(d.label, d.design.side) for d in bf.designs] == [("Starter-basic-4-balanced", "basic"),
+                                                               ("Starter-advanced-4-balanced", "advanced")]
+    assert bf.designs[0].seed != bf.designs[1].seed
+    f.write_text(text.replace('racers = [4]', 'racers = [4]\noptions = ["basic"]'))
+    assert main(["balance", str(f), "--dry-run"]) == 2
+    assert "balance.toml: designs.options: must be a table of option = value, or a list of such tables" in capsys.readouterr().err
+
+
+def test_sensitivities_of_a_knob_whose_choices_are_lists():
+    """A choice knob may move a whole list (a Ski Tour stamina layout): the page reads its first
+    step as a choice, by its text, not as a number."""
+    from sim.balance.page import sensitivity_lines
+
+    old, new, other = ["5G", "4Y", "1B"], ["6G", "5G", "1B"], ["5G", "4G", "1B"]
+    changes = pd.DataFrame([{"knob": "austria-stamina", "old": old, "new": new}])
+    row = dict(knob="austria-stamina", steps=1.0, design="Long-advanced-4-balanced", races=2000, incumbent=0.06)
+    sens = pd.DataFrame([{**row, "from": str(old), "to": str(new), "statistic": "nation Austria",
+                          "candidate": 0.26, "per_step": 0.20, "se_per_step": 0.01},
+                         {**row, "from": str(old), "to": str(other), "statistic": "nation Austria",
+                          "candidate": 0.10, "per_step": 0.04, "se_per_step": 0.01}])
+    lines = sensitivity_lines(sens, changes)
+    assert len(lines) == 1 and lines[0].startswith("- austria-stamina (")
+    assert "nation Austria +20.00 pp" in lines[0] and "+4.00" not in lines[0]

@@ -1,23 +1,29 @@
-"""Copy a balance search's changed biathlete files into the shipped Blast set (sim/data/blast/).
+"""Copy a balance search's changed data files into the game's shipped set (sim/data/GAME/).
 
     python tools/ship_data.py RUN_DIR BALANCE_FILE
 
-Each changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a
+The game is the balance file's `game` (Blast when it names none). Each changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a
 new block naming the command and every change (entry, field, old -> new, from RUN_DIR/changes.csv),
 and the body of RUN_DIR/data's file. Files the search did not change are left as they are.
 """
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 import pandas as pd
 
-SHIPPED = Path(__file__).resolve().parents[1] / "sim" / "data" / "blast"
+DATA = Path(__file__).resolve().parents[1] / "sim" / "data"
 MARK = "# BALANCED BY THE TOOL"
 
+#: per game: the issue whose search shipped the set, the section of the docs that describes it, and
+#: the named example the earlier set stays as
+SHIPS = {"blast": ("17", 'docs/balance.md, "The shipped Blast set"', "blast-unbalanced"),
+         "skitour": ("31", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-unbalanced")}
 
-def block(balance_file: str, run_dir: str, rows: pd.DataFrame) -> list[str]:
+
+def block(balance_file: str, run_dir: str, rows: pd.DataFrame, game: str = "blast") -> list[str]:
     items = [f"{r.entry} {r.field} {r.old} -> {r.new}" for r in rows.itertuples()]
     body: list[str] = []
     for item in items:                  # whole items on a line, as many as fit
@@ -25,10 +31,11 @@ def block(balance_file: str, run_dir: str, rows: pd.DataFrame) -> list[str]:
             body[-1] += "; " + item
         else:
             body.append(item)
-    return [f"{MARK} (issue 17): the values below were moved by the balance search",
+    issue, where, example = SHIPS[game]
+    return [f"{MARK} (issue {issue}): the values below were moved by the balance search",
             f"#   biathlon-sim balance {balance_file} --out {run_dir} --jobs 2",
-            "# (docs/balance.md, \"The shipped Blast set\") from the earlier illustrative set, which stays",
-            "# as the example blast-unbalanced. Changed in this file:"] + [f"#   {line}" for line in body]
+            f"# ({where}) from the earlier illustrative set, which stays",
+            f"# as the example {example}. Changed in this file:"] + [f"#   {line}" for line in body]
 
 
 def _body_start(lines: list[str]) -> int:
@@ -42,9 +49,14 @@ def main(run_dir: str, balance_file: str) -> None:
             print(f"ship_data: {need}: not found (RUN_DIR must be a finished balance search's --out)",
                   file=sys.stderr)
             sys.exit(2)
+    game = tomllib.loads(Path(balance_file).read_text()).get("game", "blast")
+    if game not in SHIPS:
+        print(f"ship_data: {balance_file}: game: must be one of {', '.join(SHIPS)}, got {game!r}", file=sys.stderr)
+        sys.exit(2)
+    shipped_dir = DATA / game
     changes = pd.read_csv(Path(run_dir) / "changes.csv")
     for name, rows in changes.groupby("file", sort=True):
-        shipped = (SHIPPED / name).read_text().splitlines()
+        shipped = (shipped_dir / name).read_text().splitlines()
         cut = [i for i, line in enumerate(shipped) if line.startswith(MARK)]
         if cut:                         # the header ends where the last search's block begins
             head = shipped[:cut[0]]
@@ -55,7 +67,7 @@ def main(run_dir: str, balance_file: str) -> None:
             head.append("#")
         new = (Path(run_dir) / "data" / name).read_text().splitlines()
         body = new[_body_start(new):]
-        (SHIPPED / name).write_text("\n".join(head + block(balance_file, run_dir, rows) + [""] + body) + "\n")
+        (shipped_dir / name).write_text("\n".join(head + block(balance_file, run_dir, rows, game) + [""] + body) + "\n")
         print(f"{name}: {len(rows)} change(s)")
 
 

@@ -101,32 +101,37 @@ def load_balance(path: str | Path) -> BalanceFile:
     if personas and not info.players:
         dt.problem("personas", f"{info.title} has no players (every seat is played by the dice): leave personas out")
         personas = []
-    if not isinstance(options, dict):
-        dt.problem("options", "must be a table of option = value")
-        options = {}
+    # one table: every design plays it; a list of tables: every design once per table (e.g. Ski
+    # Tour's two board sides), the labels then naming each table's values ("Long-advanced-4-balanced")
+    option_sets = options if isinstance(options, list) and options else [options]
+    if not all(isinstance(o, dict) for o in option_sets):
+        dt.problem("options", "must be a table of option = value, or a list of such tables")
+        option_sets = [{}]
     designs: list[DesignSpec] = []
     for s in scen:
         if s not in known:
             continue
-        for n in racers:
-            if not isinstance(n, int) or isinstance(n, bool):
-                dt.problem("racers", f"must be whole numbers, got {n!r}")
-                continue
-            for persona in personas or [None]:
-                kwargs = {"options": options or None}
-                if persona is not None:
-                    kwargs["players"] = (persona,)
-                try:
-                    info.check_racers(n)
-                    design = mod.make_design(s, n, **kwargs)
-                    mod.check_design(bundle, design)
-                except (KeyError, ValueError) as exc:
-                    dt.problem("personas" if persona else "racers", str(exc.args[0]) if exc.args else str(exc))
+        for opts in option_sets:
+            tag = "".join(f"-{v}" for v in opts.values()) if len(option_sets) > 1 else ""
+            for n in racers:
+                if not isinstance(n, int) or isinstance(n, bool):
+                    dt.problem("racers", f"must be whole numbers, got {n!r}")
                     continue
-                who = persona or _persona(info, design)
-                label = f"{s}-{n}-{who}"
-                designs.append(DesignSpec(label, s, n, who, design, cell_seed(seed or 0, label),
-                                          cell_seed(check_seed, "check:" + label)))
+                for persona in personas or [None]:
+                    kwargs = {"options": opts or None}
+                    if persona is not None:
+                        kwargs["players"] = (persona,)
+                    try:
+                        info.check_racers(n)
+                        design = mod.make_design(s, n, **kwargs)
+                        mod.check_design(bundle, design)
+                    except (KeyError, ValueError) as exc:
+                        dt.problem("personas" if persona else "racers", str(exc.args[0]) if exc.args else str(exc))
+                        continue
+                    who = persona or _persona(info, design)
+                    label = f"{s}{tag}-{n}-{who}"
+                    designs.append(DesignSpec(label, s, n, who, design, cell_seed(seed or 0, label),
+                                              cell_seed(check_seed, "check:" + label)))
 
     # targets
     axes = list(info.axes)

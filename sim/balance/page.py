@@ -94,7 +94,7 @@ def sensitivity_lines(sens: pd.DataFrame, changes: pd.DataFrame, top: int = 4) -
         first = changes[changes.knob == knob].iloc[0]
         old, new = _py(first.old), _py(first.new)
         rows = sens[(sens.knob == knob) & (sens["from"].astype(str) == str(old))]
-        if isinstance(old, str) or isinstance(new, str):
+        if not all(isinstance(v, (int, float)) for v in (old, new)):      # a choice: a word or a list
             rows = rows[rows["to"].astype(str) == str(new)]
         else:
             rows = rows[[(_py(t) - old) * (new - old) > 0 for t in rows["to"]]]

@@ -14,6 +14,7 @@ from kernels.skitour.consts import (
     TWO_PLAYER_SEATS, WAX_ICON_NAMES,
 )
 
+from ..data import resolve
 from ..validation import Patch, Problems, Table
 from .model import (
     Course, Die, Nation, Rules, SkiTourData, Slot, Switches, Tile, TileSide, WaxToken,
@@ -35,9 +36,10 @@ def default_data_dir() -> Path:
 
 
 def load_data(path: str | Path | None = None, patches: list[Patch] = ()) -> SkiTourData:
-    """Read and validate a data directory (the shipped one by default), with `patches` applied
-    to the files as they are read (a data variant)."""
-    root = Path(path) if path is not None else default_data_dir()
+    """Read and validate a data directory (the shipped one by default, or a shipped example set by
+    its name, such as skitour-unbalanced), with `patches` applied to the files as they are read (a
+    data variant)."""
+    root = resolve(path) if path is not None else default_data_dir()
     p = Problems(root, patches)
     if not root.is_dir():
         p.add(str(root), "", "", f"must be a data directory ({FORMAT})")

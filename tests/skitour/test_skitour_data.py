@@ -377,3 +377,32 @@ def test_bad_reading_switch(datadir, key, value, expected):
     line = next(x for x in text.splitlines() if x.startswith(key + " "))
     edit(datadir / "game.toml", line, f"{key} = {value}")
     one_problem(datadir, f"game.toml: [switches]: {key}: ", expected)
+
+
+
+def test_the_balanced_nations_are_a_named_example_that_keeps_the_books_facts(tmp_path, monkeypatch):
+    """Issue 31's balance search result loads by name from any folder (--data skitour-balanced),
+    each file saying once what it is; it differs from the shipped set only in nation values, and
+    keeps what the rulebook and the box say of the boards: one basic layout, every advanced
+    nation's stamina its own, Austria and Italy with columns full at three, Italy's and the United
+    Kingdom's flip boxes, Finland's printed token, eight distinct token sets per side."""
+    from sim.data import examples_dir
+
+    monkeypatch.chdir(tmp_path)
+    new = load_bundle("skitour-balanced")
+    old = load_bundle()
+    assert new.nation_names == old.nation_names and new.course_names == old.course_names
+    assert new.data.rules == old.data.rules and new.data.tiles == old.data.tiles
+    assert new.data.switches == old.data.switches and new.data.courses == old.data.courses
+    assert new.data_hash != old.data_hash
+    nations = {n.name: n for n in new.data.nations}
+    basic = [n for n in nations.values() if n.side == "basic"]
+    advanced = [n for n in nations.values() if n.side == "advanced"]
+    assert len({(n.stamina, n.capacity, n.full_at, n.boxes, n.sprint) for n in basic}) == 1
+    assert len({n.stamina for n in advanced} | {basic[0].stamina}) == 6
+    assert 3 in nations["Austria"].full_at and 3 in nations["Italy"].full_at
+    assert "flip" in nations["Italy"].boxes and "flip" in nations["United Kingdom"].boxes
+    assert nations["Finland"].printed_wax is not None
+    assert len({tuple(sorted(map(str, n.wax))) for n in nations.values()}) == 10
+    for p in (examples_dir() / "skitour-balanced").rglob("*.toml"):
+        assert p.read_text().count('NAMED EXAMPLE "skitour-balanced"') == 1, p
