@@ -10,7 +10,7 @@ not depend on the block it was played in. The state is one int32 table `st[seat,
 tables and work arrays travel as two NamedTuples of borrowed views (kernels/borrow.py).
 
 How it compiles (kernels/jit.py): the parts of a turn that have one caller each (turn_nb,
-prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shoot_nb) are
+prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shot_nb) are
 `splice`d into the entry point at numba's IR level; the helpers called from several places stay
 `inline` (compiled once, inlined by LLVM); and every helper is compiled for the plain types of
 its arguments, not once per constant a caller passes (nolit.py). With every part `inline`, the
@@ -1528,13 +1528,13 @@ def wax_moment_nb(T, W, seat, moment):
             return
         if tc < 0:
             raise ValueError("wax: a stamina icon could not be paid after being checked")
-    if mode == WAX_ONE_OF:
-        do_icon_nb(T, W, seat, action, shooting)
-    else:
-        for i in range(7):
-            bit = 1 << i
-            if (icons & bit) != 0:
-                do_icon_nb(T, W, seat, bit, shooting)
+    # a "/" token does the one icon chosen (a single bit of its icons), any other token each of
+    # its icons in order: one loop, so the icons' code is compiled once
+    use = action if mode == WAX_ONE_OF else icons
+    for i in range(7):
+        bit = 1 << i
+        if (use & bit) != 0:
+            do_icon_nb(T, W, seat, bit, shooting)
 
 
 # =================================================================================================
@@ -1764,32 +1764,33 @@ def popcount_nb(x):
 # a turn (§4.8)
 # =================================================================================================
 @splice
-def shoot_nb(T, W, seat, shots):
+def shot_nb(T, W, seat):
+    """One shot at the racer's next target (§4.4), before its moment C."""
     st = W.st
-    tv = W.tv
     nat = st[seat, S_NAT]
     nt = T.rl[R_TARGETS]
-    tv[TV_FIRST_SHOT] = st[seat, S_SHOTS]
-    k = min(shots, nt - st[seat, S_SHOTS])
-    for _ in range(k):
-        t = st[seat, S_SHOTS]
-        die = shot_die_nb(st[seat, S_MK:S_MK + nt], T.sd[nat], t)
-        face = draw_nb(W, T.dien[die])
-        hit = is_hit_nb(T.dief, die, face)
-        st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
-        st[seat, S_TD + t] = die
-        st[seat, S_SHOTS] = t + 1
-        st[seat, C_SHOTS] += 1
-        if hit:
-            st[seat, C_HITS] += 1
-        ev4_nb(T, W, seat, EV_SHOT, t, die, face, 1 if hit else 0)
-        v = W.visits[st[seat, S_VROW]]
-        v.shots = t + 1
-        v.hits = visit_hits_nb(T, W, seat)
-        v.misses = v.shots - v.hits
-        wax_moment_nb(T, W, seat, MOMENT_C)
-        if st[seat, S_STATUS] != RACING:
-            return
+    t = st[seat, S_SHOTS]
+    die = shot_die_nb(st[seat, S_MK:S_MK + nt], T.sd[nat], t)
+    face = draw_nb(W, T.dien[die])
+    hit = is_hit_nb(T.dief, die, face)
+    st[seat, S_TG + t] = TARGET_HIT if hit else TARGET_MISS
+    st[seat, S_TD + t] = die
+    st[seat, S_SHOTS] = t + 1
+    st[seat, C_SHOTS] += 1
+    if hit:
+        st[seat, C_HITS] += 1
+    ev4_nb(T, W, seat, EV_SHOT, t, die, face, 1 if hit else 0)
+    v = W.visits[st[seat, S_VROW]]
+    v.shots = t + 1
+    v.hits = visit_hits_nb(T, W, seat)
+    v.misses = v.shots - v.hits
+
+
+@splice
+def shooting_done_nb(T, W, seat):
+    """After a shooting turn's last shot: the penalty laps once every target is shot."""
+    st = W.st
+    nt = T.rl[R_TARGETS]
     if st[seat, S_SHOTS] >= nt and st[seat, S_DONE] == 0:
         hits = visit_hits_nb(T, W, seat)
         misses = nt - hits
@@ -1832,21 +1833,40 @@ def turn_nb(T, W, seat):
         W.visits[st[seat, S_VROW]].leave_round = tv[TV_ROUND]
     ev_nb(T, W, seat, EV_TURN, 1 if shooting else 0, r, l, st[seat, S_INLANE], st[seat, S_LAPS],
           st[seat, S_LAPMV], st[seat, S_SHOTS], 0, 0, 0, 0, 0, 0)
-    wax_moment_nb(T, W, seat, MOMENT_A)
-    if st[seat, S_STATUS] != RACING:
-        return                # collapsed paying a token (collapse_on = any)
-    dice = column_step_nb(T, W, seat)
-    if st[seat, S_STATUS] != RACING:
-        return
-    tv[TV_DICE] = dice
-    wax_moment_nb(T, W, seat, MOMENT_B)
-    if st[seat, S_STATUS] != RACING:
-        return
+    # The wax moments (§4.6): A before the column step, B after it, and on a shooting turn C
+    # after each shot. One loop with one call site, so the moment's code (over half of the
+    # turn's) is compiled once, not once per moment.
+    dice = 0
+    left = 0                  # shots still to fire this turn
+    moment = MOMENT_A
+    while True:
+        wax_moment_nb(T, W, seat, moment)
+        if st[seat, S_STATUS] != RACING:
+            if moment == MOMENT_C:
+                W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]
+            return            # collapsed paying a token (collapse_on = any)
+        if moment == MOMENT_A:
+            dice = column_step_nb(T, W, seat)
+            if st[seat, S_STATUS] != RACING:
+                return
+            tv[TV_DICE] = dice
+            moment = MOMENT_B
+            continue
+        if moment == MOMENT_B:
+            if not shooting:
+                break
+            shots = max(dice + tv[TV_PLUS] - tv[TV_MINUS], 0)
+            ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 0, shots,
+                  tv[TV_SPRINT], 0, 0, 0, 0, 0, 0)
+            tv[TV_FIRST_SHOT] = st[seat, S_SHOTS]
+            left = min(shots, nt - st[seat, S_SHOTS])
+            moment = MOMENT_C
+        if left <= 0:
+            break
+        left -= 1
+        shot_nb(T, W, seat)
     if shooting:
-        shots = max(dice + tv[TV_PLUS] - tv[TV_MINUS], 0)
-        ev_nb(T, W, seat, EV_COUNT, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV], 0, shots,
-              tv[TV_SPRINT], 0, 0, 0, 0, 0, 0)
-        shoot_nb(T, W, seat, shots)
+        shooting_done_nb(T, W, seat)
         W.visits[st[seat, S_VROW]].range_paid = st[seat, V_PAID]
         return
     # a moving turn
