@@ -43,16 +43,9 @@ report: $(STAMP)
 # an array raises instead of touching foreign memory; the kernels' cache keeps checked and unchecked
 # kernels apart), built at LLVM optimisation level 1 (NUMBA_OPT=1: a sixth less compile time, the
 # same races a little slower; also kept apart in the cache). Every kernel is compiled first, side
-# by side, then the tests run on every core. Beside the compile, the rulebook tests run once to
-# compile (and cache) the Python-callable twins of the kernel helpers they call (the whole Blast
-# turn among them, about a minute) in the time one compile process would otherwise wait for the
-# other; the suite then runs them again, from the cache, and is what passes or fails.
-RULEBOOK_TESTS := tests/test_rulebook_examples.py tests/skitour/test_skitour_rulebook.py
+# by side, then the tests run on every core.
 test: $(STAMP) $(BROWSER)
-	@NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(RULEBOOK_TESTS) \
-		>$(VENV)/rulebook-warm.log 2>&1 & warm=$$!; \
-	NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1 $(BIN)/biathlon-sim compile --jobs $(CORES); status=$$?; \
-	wait $$warm; echo "rulebook twins compiled beside the kernels ($(VENV)/rulebook-warm.log)"; exit $$status
+	NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1 $(BIN)/biathlon-sim compile --jobs $(CORES)
 	NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1 $(BIN)/python -m pytest -n $(CORES) --dist loadfile --durations=15
 
 clean:
