@@ -813,6 +813,24 @@ step = 1
 
 
 
+
+def test_a_data_folder_edited_between_two_searches_is_read_again(tmp_path):
+    """Candidates' data stays loaded in a process for the tasks that follow (candidate_bundle), and
+    processes outlive a search: a second search on the same folder, edited in between, must play
+    the edited data, not the first search's."""
+    from minidata import edit
+
+    f = blast_case(tmp_path)
+    bf = load_balance(f)
+    base = {k.name: 0 for k in bf.knobs}
+    quarter = {k: v // 4 for k, v in Search(bf, tmp_path / "x", log=lambda s: None).n_blocks.items()}
+    first = Search(bf, tmp_path / "first", log=lambda s: None).evaluate(base, quarter)
+    edit(tmp_path / "data" / "biathletes" / "ann.toml", "accuracy = [4, 5, 5]", "accuracy = [2, 3, 4]")
+    second_search = Search(load_balance(f), tmp_path / "second", log=lambda s: None)
+    second = second_search.evaluate(base, quarter)
+    assert second.bundle_hash == second_search.base_bundle.data_hash != first.bundle_hash
+    assert any(not np.array_equal(first.sums[k], second.sums[k]) for k in first.sums)
+
 @pytest.mark.parametrize("jobs", [1, 2, 16])
 def test_guided_tasks_cover_the_work_once_largest_first(jobs):
     """A batch's work is cut into tasks that cover every block of every piece exactly once, in order,

@@ -122,8 +122,8 @@ class Outcome:
             blk = s.block[label]
             return by_label[label].design, by_label[label].check_seed, a * blk, e * blk, s.stats[label], blk
 
-        for which, label, a, e, _, invalid, arr in play_guided(s.bf.game, s.bf.data, work, patches, part,
-                                                               s.n_jobs, s.scheduler, play_sums):
+        for which, label, a, e, _, invalid, arr in play_guided(s.bf.game, s.bf.data, s.base_bundle.data_hash, work,
+                                                               patches, part, s.n_jobs, s.scheduler, play_sums):
             if invalid:             # (played by the search already: cannot happen unless the data changed)
                 raise RuntimeError(f"the check's data set '{which}' is no longer valid: {invalid}")
             sums[(label, which)][:, a:e] = arr

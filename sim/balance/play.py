@@ -26,11 +26,12 @@ def load_candidate(game: str, data, patches: list[Patch]):
         return None, "; ".join(str(p) for p in exc.problems[:3])
 
 
-def candidate_bundle(game: str, data, patches: list[Patch]):
+def candidate_bundle(game: str, data, base_hash: str, patches: list[Patch]):
     """load_candidate, kept in this process for the next tasks that play the same candidate (a
     candidate's races are cut into several tasks, and reading, patching and compiling its data
-    takes 15 to 25 ms)."""
-    key = (game, str(data), tuple((p.file, p.path, repr(p.value)) for p in patches))
+    takes 15 to 25 ms). base_hash, the base data's hash as the search read it, is part of the key:
+    a worker process outlives a search, and a folder edited between two searches is other data."""
+    key = (game, str(data), base_hash, tuple((p.file, p.path, repr(p.value)) for p in patches))
     hit = _bundles.pop(key, None)
     if hit is None:
         hit = load_candidate(game, data, patches)
@@ -47,7 +48,7 @@ def play_sums(game: str, bundle, design, seed: int, a: int, b: int, stats: list[
     return block_sums(seats, stats, a // block, (b - a) // block, block)
 
 
-def play_candidates(game: str, data, work: list[tuple], play=None) -> list[tuple]:
+def play_candidates(game: str, data, base_hash: str, work: list[tuple], play=None) -> list[tuple]:
     """A task: for each (patches, parts) of `work`, the candidate's data loaded (candidate_bundle),
     then each of its parts (design, seed, a, b, stats, block) played down to block sums (play:
     play_sums by default). Per candidate: (data hash, "", [sums per part]), or ("", why, []) when
@@ -55,7 +56,7 @@ def play_candidates(game: str, data, work: list[tuple], play=None) -> list[tuple
     play = play or play_sums
     out = []
     for patches, parts in work:
-        bundle, invalid = candidate_bundle(game, data, patches)
+        bundle, invalid = candidate_bundle(game, data, base_hash, patches)
         if invalid:
             out.append(("", invalid, []))
         else:
@@ -95,11 +96,12 @@ def guided_tasks(work: list[tuple], n_jobs: int, smallest: int = 1) -> list[list
     return tasks
 
 
-def play_guided(game: str, data, work: list[tuple], patches: dict, part, n_jobs: int,
+def play_guided(game: str, data, base_hash: str, work: list[tuple], patches: dict, part, n_jobs: int,
                 scheduler: str | None = None, play=None):
     """Play `work` (guided_tasks' pieces: (owner, label, b0, b1, races per block)) on the workers:
-    owner's data is the game's `data` with patches[owner]; part(owner, label, a, e) gives the
-    arguments of play for blocks a .. e-1 (design, seed, first race, end race, stats, block).
+    owner's data is the game's `data` (whose hash is base_hash) with patches[owner]; part(owner,
+    label, a, e) gives the arguments of play for blocks a .. e-1 (design, seed, first race, end
+    race, stats, block).
     Yields, per piece as its task comes back (in task order): (owner, label, a, e, data hash,
     invalid, block sums or None when the owner's data is invalid)."""
     from ..runner import Task, run_tasks
@@ -108,8 +110,8 @@ def play_guided(game: str, data, work: list[tuple], patches: dict, part, n_jobs:
     for pieces in guided_tasks(work, n_jobs):
         owners = list(dict.fromkeys(owner for owner, *_ in pieces))
         args = [(patches[o], [part(o, lab, a, e) for k, lab, a, e in pieces if k == o]) for o in owners]
-        tasks.append(Task(pieces, play_candidates, (game, data, args, play),
-                          sum((e - a) * part(k, lab, a, e)[5] for k, lab, a, e in pieces)))
+        races = sum(stop - start for _, parts in args for _, _, start, stop, _, _ in parts)
+        tasks.append(Task(pieces, play_candidates, (game, data, base_hash, args, play), races))
     for task, results in run_tasks(tasks, n_jobs, scheduler):
         owners = list(dict.fromkeys(owner for owner, *_ in task.key))
         for owner, (data_hash, invalid, sums) in zip(owners, results):

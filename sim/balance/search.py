@@ -169,7 +169,8 @@ class Search:
             left[key] += b1 - b0
         patches = {key: patches_for(self.bf, ev.pos) for key, (ev, _) in todo.items()}
         for key, label, a, e, data_hash, invalid, arr in play_guided(
-                self.bf.game, self.bf.data, work, patches, part, self.n_jobs, self.scheduler, play_sums):
+                self.bf.game, self.bf.data, self.base_bundle.data_hash, work, patches, part, self.n_jobs,
+                self.scheduler, play_sums):
             ev, want = todo[key]
             left[key] -= e - a
             if invalid:
