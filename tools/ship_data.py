@@ -2,14 +2,14 @@
 
     python tools/ship_data.py RUN_DIR BALANCE_FILE
 
-The game is the balance file's `game` (Blast when it names none). Each changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a
-new block naming the command and every change (entry, field, old -> new, from RUN_DIR/changes.csv),
+The game is the balance file's (read as the `balance` command reads it, `extends` included). Each
+changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a new
+block naming the command and every change (entry, field, old -> new, from RUN_DIR/changes.csv),
 and the body of RUN_DIR/data's file. Files the search did not change are left as they are.
 """
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
 import pandas as pd
@@ -49,7 +49,14 @@ def main(run_dir: str, balance_file: str) -> None:
             print(f"ship_data: {need}: not found (RUN_DIR must be a finished balance search's --out)",
                   file=sys.stderr)
             sys.exit(2)
-    game = tomllib.loads(Path(balance_file).read_text()).get("game", "blast")
+    from sim.balance import load_balance
+    from sim.validation import DataError
+
+    try:
+        game = load_balance(balance_file).game
+    except DataError as exc:
+        print(f"ship_data: {exc.problems[0]}", file=sys.stderr)
+        sys.exit(2)
     if game not in SHIPS:
         print(f"ship_data: {balance_file}: game: must be one of {', '.join(SHIPS)}, got {game!r}", file=sys.stderr)
         sys.exit(2)
