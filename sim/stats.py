@@ -18,13 +18,15 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
+
+# scipy.stats and statsmodels are imported where they are first used: together they take about
+# 1.7 s to import on the 2-core machine, which every command (`run`, `compile`, a study's worker
+# processes) paid on start although most of them never compute an interval.
 
 
 def z_value(confidence: float = 0.95) -> float:
     """The two-sided standard normal quantile: 1.96 for 95%."""
+    from scipy import stats
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
     return float(stats.norm.ppf(0.5 + confidence / 2))
@@ -37,6 +39,7 @@ def wilson_interval(successes, n, confidence: float = 0.95):
     which matters for rates such as a floor player's win rate. n == 0 gives (nan, nan).
     (statsmodels' proportion_confint, method "wilson".)
     """
+    from statsmodels.stats.proportion import proportion_confint
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     if np.any(k < 0) or np.any(k > n):
@@ -56,6 +59,7 @@ def two_sided_p(z):
     """Two-sided p-value of a standard normal statistic (arrays welcome): 2 * the normal's
     survival function at |z| (scipy), accurate far out in the tail (no rounding to 0 before
     |z| of about 38)."""
+    from scipy import stats
     p = 2 * stats.norm.sf(np.abs(np.asarray(z, dtype=np.float64)))
     return float(p) if np.ndim(p) == 0 else p
 
@@ -113,6 +117,7 @@ def fair_share_test(wins, expected, variance):
 
 
 def _adjust(p, method: str):
+    from statsmodels.stats.multitest import multipletests
     p = np.asarray(p, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
@@ -149,6 +154,7 @@ def ranks(x) -> np.ndarray:
 def spearman(x, y) -> float:
     """Spearman's rank correlation (scipy; ties given their average rank); NaN for fewer than two
     items or a constant ranking."""
+    from scipy import stats
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
@@ -158,6 +164,7 @@ def spearman(x, y) -> float:
 def kendall(x, y) -> float:
     """Kendall's tau-b (scipy): (concordant - discordant pairs) over the geometric mean of the
     pairs not tied in x and not tied in y; NaN where either ranking is constant."""
+    from scipy import stats
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float("nan")
@@ -171,6 +178,7 @@ def spearman_p(x, y, exact_up_to: int = 9) -> float:
     observed one (8 items: 40,320 orderings; scipy's permutation_test over every pairing). Beyond:
     the normal approximation rho * sqrt(n - 1).
     """
+    from scipy import stats
     rx, ry = ranks(x), ranks(y)
     n = rx.size
     rho = spearman(rx, ry)
