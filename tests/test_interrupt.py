@@ -13,8 +13,8 @@ from sim.run import read_results, run_races
 
 def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "run"
-    args = [sys.executable, "-m", "sim.cli", "run", "--trail", "Kurz", "--racers", "4", "--races", "24000",
-            "--chunk", "400", "--seed", "21", "--out", str(out), "--quiet"]
+    args = [sys.executable, "-m", "sim.cli", "run", "--trail", "Kurz", "--racers", "4", "--races", "9600",
+            "--chunk", "160", "--seed", "21", "--out", str(out), "--quiet"]
     # SIGINT back to its default in the child: a CI job started in the background may run with
     # SIGINT ignored, which Python would inherit (and then never raise KeyboardInterrupt)
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -34,5 +34,5 @@ def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
     again = subprocess.run(args, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert f"{len(kept)} finished chunk(s) of an earlier run reused" in again.stdout
-    whole, _ = run_races(load_bundle(), Design("Kurz", 4), 24000, 21, chunk_size=6000, progress=False)
+    whole, _ = run_races(load_bundle(), Design("Kurz", 4), 9600, 21, chunk_size=2400, progress=False)
     pd.testing.assert_frame_equal(read_results(out), whole)
