@@ -300,7 +300,7 @@ class _Referee:
         arr = np.asarray(log)
         if arr.ndim != 2 or arr.shape[1] != E.N_COLS:
             raise _Discrepancy(f"the log must be an array of shape (n, {E.N_COLS}); it has shape {arr.shape}")
-        rows = [[int(x) for x in row] for row in arr]
+        rows = arr.astype(np.int64).tolist()  # Python ints, row by row as lists
         while rows and not any(rows[-1]):
             rows.pop()
         self.rows = rows

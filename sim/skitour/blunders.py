@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .referee import (
-    Game, Mismatch, Referee, TAKE, W_PLUS, W_SPRINT, load_game,
+    Game, Mismatch, Referee, TAKE, W_PLUS, W_SPRINT, load_game, log_rows,
 )
 
 CLASSES = ("paid_entry", "wasted_token", "wasted_column", "wasted_shot_token")
@@ -140,10 +140,7 @@ def count_blunders(data_dir_or_game, setup: dict, events) -> Counter:
     """Replay one race's log and count its dominated decisions (module docstring). Raises
     ValueError when the referee does not accept the log."""
     game = data_dir_or_game if isinstance(data_dir_or_game, Game) else load_game(data_dir_or_game)
-    rows = [tuple(int(v) for v in r) for r in events]
-    while rows and not any(rows[-1]):
-        rows.pop()
-    ref = BlunderReferee(game, setup, rows)
+    ref = BlunderReferee(game, setup, log_rows(events))
     try:
         ref.run()
     except Mismatch as e:
