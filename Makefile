@@ -10,7 +10,7 @@ JOBS ?= -1
 # processes that compile kernels and run tests side by side: one per core
 CORES ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: report test validate clean
+.PHONY: report pages page-balance page-mania page-skitour test validate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,16 +28,20 @@ $(BROWSER): $(STAMP)
 	fi
 	@if [ -x /usr/bin/chromium ]; then touch $(BROWSER); fi
 
-# Each game's balance study (resumes where it stopped), then its report: out/balance/report.html
-# (Biathlon Blast), out/mania/report.html (Biathlon Mania), out/skitour/report.html (Ski Tour).
+# Each game's balance study (resumes where it stopped), then the three reports:
+# out/balance/report.html (Biathlon Blast), out/mania/report.html (Biathlon Mania),
+# out/skitour/report.html (Ski Tour). A study uses every core; a report is one process, so the three
+# are written side by side, one per core (make -j), each one's output kept together (-O).
 report: $(STAMP)
 	$(BIN)/biathlon-sim compile --no-lookahead --jobs $(CORES)   # side by side; seconds once cached
 	$(BIN)/biathlon-sim study experiments/balance.toml --out runs/balance --jobs $(JOBS)
-	$(BIN)/biathlon-sim report runs/balance --out out/balance
 	$(BIN)/biathlon-sim study experiments/mania.toml --out runs/mania --jobs $(JOBS)
-	$(BIN)/biathlon-sim report runs/mania --out out/mania
 	$(BIN)/biathlon-sim study experiments/skitour.toml --out runs/skitour --jobs $(JOBS)
-	$(BIN)/biathlon-sim report runs/skitour --out out/skitour
+	$(MAKE) --no-print-directory -j $(CORES) -O pages
+
+pages: page-balance page-mania page-skitour
+page-balance page-mania page-skitour: page-%:
+	$(BIN)/biathlon-sim report runs/$* --out out/$*
 
 # The whole suite, once, with every kernel array index checked (NUMBA_BOUNDSCHECK=1: an index past
 # an array raises instead of touching foreign memory; the kernels' cache keeps checked and unchecked
