@@ -203,6 +203,8 @@ def _screen_variants(problems: Problems, file: str, path: Path, st: Table, game:
         return {}
     out = {}
     for knob in bf.knobs:
+        if knob.hold:                       # held at its [start] value: not a lever
+            continue
         b = base_position(bf, knob)
         for k in sorted({b + d for d in range(-steps, steps + 1) if d}):
             if not allowed(bf, knob, k):

@@ -466,6 +466,27 @@ def test_a_search_can_start_from_an_earlier_result(tmp_path, capsys):
     assert "start: bo-one-initiative: must be a value the knob reaches" in err
 
 
+def test_a_held_knob_keeps_its_start_value(tmp_path, capsys):
+    """`hold = true`: the knob is set by [start] and never moved, though moving it back to the base
+    would lower the change cost (an earlier result's change on entrants the designs do not play);
+    its change is still a change of the result. A held knob without a [start] value is refused."""
+    f = blast_case(tmp_path)
+    f.write_text(f.read_text().replace("step = 1\ncost = 2", "step = 1\ncost = 2\nhold = true")
+                 + '\n[start]\n"bo-one-initiative" = 3\n')
+    bf = load_balance(f)
+    held = bf.start["bo-one-initiative"]
+    assert held != 0 and next(k for k in bf.knobs if k.name == "bo-one-initiative").hold
+    s = Search(bf, tmp_path / "out", budget_races=10**6, log=lambda line: None)
+    assert all(k.name != "bo-one-initiative" for k, _ in s.neighbours({}))
+    res = s.run()
+    assert res.base.pos["bo-one-initiative"] == 0
+    assert res.final.pos["bo-one-initiative"] == held
+    f.write_text(f.read_text().replace('\n[start]\n"bo-one-initiative" = 3\n', ""))
+    assert main(["balance", str(f), "--out", str(tmp_path / "o2")]) == 2
+    err = capsys.readouterr().err
+    assert "knob 'bo-one-initiative': hold: a held knob is never moved by the search: give its value in [start]" in err
+
+
 def test_the_model_step_combines_steps_that_each_overshoot(tmp_path):
     """Two knobs that each fix one biathlete but break another (alone, neither lowers the score)
     and together fix both: coordinate descent is stuck, the model step proposes both at once.

@@ -190,6 +190,7 @@ def load_balance(path: str | Path) -> BalanceFile:
         name = kt.str("name", "") or (members[0].label() if members[0] else f"knob {i + 1}")
         kt.entry = f"knob {name!r}"
         cost = kt.number("cost", 1.0, 0.0, 1e6)
+        hold = kt.bool("hold", False)
         choices = kt.raw("choices") if kt.has("choices") else None
         if choices is not None:
             if not isinstance(choices, list) or len(choices) < 2:
@@ -198,7 +199,7 @@ def load_balance(path: str | Path) -> BalanceFile:
             for k in ("min", "max", "step"):
                 if kt.has(k):
                     kt.problem(k, "a knob has either choices or min, max and step, not both")
-            knob = Knob(name, tuple(m for m in members if m), choices=tuple(choices), cost=cost)
+            knob = Knob(name, tuple(m for m in members if m), choices=tuple(choices), cost=cost, hold=hold)
         else:
             lo = kt.number("min", None)
             hi = kt.number("max", None)
@@ -207,7 +208,7 @@ def load_balance(path: str | Path) -> BalanceFile:
                 kt.problem("step", f"must be above 0, got {step}")
             if lo is not None and hi is not None and lo > hi:
                 kt.problem("max", f"must be at least min ({lo:g}), got {hi:g}")
-            knob = Knob(name, tuple(m for m in members if m), lo, hi, step, cost=cost)
+            knob = Knob(name, tuple(m for m in members if m), lo, hi, step, cost=cost, hold=hold)
         kt.done(hint=("file", "path", "index", "token", "key"))
         if any(m is None for m in members):
             continue
@@ -238,6 +239,10 @@ def load_balance(path: str | Path) -> BalanceFile:
                      check_races, alpha, cost_weight, budget_races, budget_minutes, max_rounds, designs,
                      targets, knobs, docs)
     bf.start = _start_positions(bf, raw_start, Table(problems, file, "start", raw_start))
+    for knob in bf.knobs:
+        if knob.hold and knob.name not in bf.start and isinstance(raw_start, dict):
+            problems.add(file, f"knob {knob.name!r}", "hold",
+                         "a held knob is never moved by the search: give its value in [start]")
     bf.model_steps, bf.model_reach, bf.model_repeats = model_steps, model_reach, model_repeats
     bf.fresh_rounds = fresh_rounds
     bf.confirm, bf.confirm_z = confirm, confirm_z

@@ -251,6 +251,8 @@ class Search:
     def neighbours(self, pos: dict[str, int]) -> list[tuple[Knob, int]]:
         out = []
         for knob in self.bf.knobs:
+            if knob.hold:                   # [start] sets it; the search never moves it
+                continue
             k = pos.get(knob.name, base_position(self.bf, knob))
             moves = [j for j in range(len(knob.choices)) if j != k] if knob.choices else [k - 1, k + 1]
             out += [(knob, j) for j in moves if allowed(self.bf, knob, j)]

@@ -43,7 +43,9 @@ class Member:
 class Knob:
     """A value a designer allows to move. Numeric: base + k x step within [lo, hi]; choice: one of
     `choices`. `members`: every path moved by it (a group gets the same change: the same number of
-    steps on each numeric member, the same choice on each choice member). cost: per step."""
+    steps on each numeric member, the same choice on each choice member). cost: per step. hold: set
+    by the file's [start] and never moved by the search (an earlier result's change on entrants the
+    designs do not play)."""
 
     name: str
     members: tuple[Member, ...]
@@ -52,6 +54,7 @@ class Knob:
     step: float | None = None
     choices: tuple | None = None
     cost: float = 1.0
+    hold: bool = False
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,8 @@ def cmd_balance(args: argparse.Namespace) -> int:
             print(f"  target {t.name}: {what}")
         for k in bf.knobs:
             span = f"choices {list(k.choices)}" if k.choices else f"{k.lo:g} .. {k.hi:g} step {k.step:g}"
-            print(f"  knob {k.name}: {', '.join(m.label() for m in k.members)}; {span}; cost {k.cost:g}")
+            print(f"  knob {k.name}: {', '.join(m.label() for m in k.members)}; {span}; cost {k.cost:g}"
+                  + ("; held at its [start] value" if k.hold else ""))
         print(f"  change cost of the base data: {change_cost(bf, {}):g}")
         return 0
     if not args.out:

@@ -281,10 +281,11 @@ def warm_designs(bundle: SkiTourBundle):
 def golden_log(case: dict) -> str:
     """A golden case's text (tests/golden/skitour/cases.toml): the numbered event log
     (eventlog.render, and a newline) of play_one(course, nations, seed, race, players,
-    seat_players) on the shipped data."""
+    seat_players) on a data set (`data`: a folder or a shipped example set's name; default the
+    shipped data)."""
     from .eventlog import render
 
-    bundle = load_bundle()
+    bundle = load_bundle(case.get("data"))
     nat = [bundle.nation_id(n) for n in case["nations"]]
     _, _, log = P.play_one(bundle, case["course"], nat, seed=case["seed"], race=case["race"],
                            players=tuple(case["players"]), seat_players=list(case["seat_players"]))

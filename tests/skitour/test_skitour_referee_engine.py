@@ -233,11 +233,14 @@ def test_two_player_finish_in_the_movers_own_bonus_ends_the_race_at_once():
     """The case the sample above may miss: the mover's own downhill bonus carries it over the line
     (found by scanning races; seed 5, race 7 under balanced, with the sprint icon's dice counted twice,
     the default before issue 28, so that reading is pinned here, and balanced's weights before
-    issue 27's stamina pace: old_default). FINISH, in the bonus phase of the
+    issue 27's stamina pace: old_default; and the nations before issue 31's balance search, the
+    example skitour-unbalanced). FINISH, in the bonus phase of the
     finisher's own turn, is followed by END alone, and the referee accepts the log."""
+    from sim.data import resolve
+
     mix = DATA_MIX + [("game.toml", "switches.sprint_icon_column", True)]
-    bundle = load_bundle(patches=[Patch(f, k, v) for f, k, v in mix])
-    game = load_game(patches=mix)
+    bundle = load_bundle("skitour-unbalanced", patches=[Patch(f, k, v) for f, k, v in mix])
+    game = load_game(resolve("skitour-unbalanced"), patches=mix)
     names = ["Germany", "United Kingdom", "Italy", "Sweden"]
     seats, visits, log = play_one(bundle, "Long", names, seed=5, race=7, players=(old_default(),),
                                   variant="two_player")

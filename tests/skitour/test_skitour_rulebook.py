@@ -36,6 +36,13 @@ def bundle():
     return load_bundle()
 
 
+@pytest.fixture(scope="module")
+def unbalanced():
+    """The set shipped before issue 31's balance search (example skitour-unbalanced): its Finland
+    has the uneven columns and the three-way tie at the top that the rule tests below need."""
+    return load_bundle("skitour-unbalanced")
+
+
 def nation(bundle, name):
     """The nation's rows of the tables, as the kernel would index them."""
     t, i = bundle.tables, bundle.nation_id(name)
@@ -302,9 +309,9 @@ def test_collapse_when_forced_to_pay_with_every_marker_blue(bundle):
     assert pay(nat, m, forced=True) == 4 and on_blue(m, nat["n_slots"]) == 5
 
 
-def test_uneven_columns_pay_by_value_not_by_slot(bundle):
+def test_uneven_columns_pay_by_value_not_by_slot(unbalanced):
     """Finland's outer columns start one slot lower: equal slot index, lower value."""
-    nat = nation(bundle, "Finland")
+    nat = nation(unbalanced, "Finland")
     assert list(nat["n_slots"]) == [5, 6, 6, 6, 5]
     m = np.zeros(5, np.int64)                                   # long race: every marker on its top
     assert pay(nat, m) == 1                                      # 6 beats the outer 5s; leftmost 6
@@ -348,10 +355,10 @@ def test_every_placed_six_needs_a_decision(bundle):
         place_roll(b, np.array([6, 6]), np.array([C.SIX_SPRINT]), nat["capacity"], nat["sprint"], 0)
 
 
-def test_a_tie_for_the_highest_value_is_the_players_choice(bundle):
+def test_a_tie_for_the_highest_value_is_the_players_choice(unbalanced):
     """§4.2: the highest value pays; among equal highest markers the player picks (a `choice` that
     is one of them), and a choice that is not one of them changes nothing (the leftmost pays)."""
-    nat = nation(bundle, "Finland")                             # long race: columns 2-4 tie at 6
+    nat = nation(unbalanced, "Finland")                         # long race: columns 2-4 tie at 6
     for choice, paid in ((3, 3), (2, 2), (AUTO, 1), (0, 1), (4, 1)):
         m = np.zeros(5, np.int64)
         assert pay(nat, m, choice=choice) == paid
