@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.rules import value_nb as _value_nb
 from kernels.blast.state import (

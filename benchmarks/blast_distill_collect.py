@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.state import G_ROUND, G_WINNER, SEAT_HAND_N, SEAT_STATUS, W_LOOKAHEAD, new_state
 from kernels.blast_reference.search import play_races_reference_nb

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.engine import same_card_nb
 from kernels.blast.events import STATUS_RACING

@@ -253,7 +253,7 @@ def _blank_unmeasured(t: pd.DataFrame) -> pd.DataFrame:
     return t.assign(**{c: t[c].where(~off) for c in ("change", "low", "high", "z", "p") if c in t.columns})
 
 
-#: the columns that say how much of its gear a racer used (kernels/results.py)
+#: the columns that say how much of its gear a racer used (kernels/blast/results.py)
 USAGE_COLUMNS = ["wax_black", "wax_yellow", "wax_green", "wax_blue", "wax_white", "bullets_left", "wax_left"]
 
 
@@ -419,7 +419,7 @@ def cards_section(ctx: Context) -> Section:
     """A per-card view needs card-play counts, which Blast's result record does not carry."""
     s = Section("cards", "Cards")
     s.skipped = ("A per-card view (how often each card is played and what it does to the win rate) cannot be "
-                 "drawn: the results carry no card-play counts (kernels/results.py has no per-card column). "
+                 "drawn: the results carry no card-play counts (kernels/blast/results.py has no per-card column). "
                  "It needs the Blast kernel to count plays per card in the result record.")
     return s
 

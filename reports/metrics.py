@@ -3,8 +3,8 @@
 Every rate comes with its sample size (`n`, or `races` for win rates) and a confidence interval
 (`low`, `high`); tests of many groups at once carry Holm-adjusted p-values (`p_holm`) and
 Benjamini-Hochberg q-values (`q_bh`) over the whole table, and `significant` (p_holm <= alpha).
-Columns read are those of the game-neutral result record (kernels/results.py) and the names the
-reader adds; nothing here knows the rules of a game.
+Columns read are those of the shared seat and visit records (kernels/records.py; Blast's own in
+kernels/blast/results.py) and the names the reader adds; nothing here knows the rules of a game.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sim.stats import (benjamini_hochberg, fair_share_test, holm, kendall, paire
                     spearman, spearman_p, two_sided_p, wilson_interval, z_value)
 
 ALPHA = 0.05
-#: the result record's codes (kernels/results.py)
+#: Blast's result codes (kernels/blast/results.py)
 WIND_NAMES = {0: "still", 1: "crosswind", 2: "headwind", 3: "tailwind"}
 ELIM_CAUSES = {1: "no cards left", 2: "pulse over the limit"}
 RANGE_VISITS = (1, 2)

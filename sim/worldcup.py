@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 
 from .blast.compile import CompiledBundle

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast import state as S

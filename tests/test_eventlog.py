@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from sim.blast.compile import load_bundle

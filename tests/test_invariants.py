@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from blastrace import random_setups
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from sim.blast import load_bundle

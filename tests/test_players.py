@@ -87,7 +87,7 @@ def test_lookahead_without_rollouts_plays_exactly_as_balanced(bundle):
     a = play_block(bundle, [make_setup(bundle, "Kurz", ["Owens", "Wei", "Pinto"], None, [bal] * 3)] * 60, 4, races)
     b = play_block(bundle, [make_setup(bundle, "Kurz", ["Owens", "Wei", "Pinto"], None, [la0, bal, la0])] * 60, 4,
                    races)
-    from kernels import results as R
+    from kernels.blast import results as R
     a[:, R.PLAYER] = b[:, R.PLAYER] = 0
     assert (a == b).all()
 

@@ -3,7 +3,7 @@ knows, its races are legal and reproducible, and its blind-card bookkeeping foll
 import numpy as np
 import pytest
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.state import (
     G_MN, G_MTOP, G_N, G_ROUND, SEAT_HAND_N, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, new_state,

@@ -7,7 +7,7 @@ from numba import njit
 from scipy import stats
 
 from blastrace import random_setups
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.rng import below_nb, seed_stream_nb
 from kernels.blast.rules import shot_hits_nb

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kernels import results as R
+from kernels.blast import results as R
 from sim.blast import load_bundle
 from sim.blast.play import RaceSetup, play_one
 from sim.blast.players import resolve

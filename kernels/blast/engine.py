@@ -1,7 +1,7 @@
 """The Biathlon Blast race engine: set-up, rounds and turns by the full rules (docs/rules.md).
 
 `play_races_nb` (and kernels.blast_reference's `play_races_reference_nb`, for races with look-ahead
-or reference players) play a block of races on a `RaceState` and fill one result row per race and seat (`kernels.results`). Every choice goes through
+or reference players) play a block of races on a `RaceState` and fill one result row per race and seat (`kernels.blast.results`). Every choice goes through
 `kernels.blast.players`; every chance outcome comes from the race's own random stream, so a race is
 the same whether played alone or among millions. With a log capacity the race writes its event log
 (docs/event-log.md).
@@ -46,7 +46,7 @@ from .state import (
     S_CROSSWIND0, S_DICE_HITS0, S_ELIM_CAUSE, S_ELIM_ROUND, S_HITS0, S_ICY, S_ICY_LAP0, S_MAX_PULSE,
     S_MOTIVATION, S_PLACE, S_SHOT_PULSE0, S_SHOTS0, S_TURNS, S_WAITS, S_WAX0, S_WIND_CHANGES,
 )
-from .. import results as R
+from . import results as R
 
 #: range visits with columns of their own in a result row (shots_1, shots_2, ...); later visits
 #: count in the totals (waits, bullets_hits ...) and keep their statistics in the race state
@@ -745,7 +745,7 @@ def rank_nb(tb, trail, st):
 
 @inline
 def write_results_nb(tb, trail, st, race, out, row0):
-    """One result row per seat (columns: kernels.results.FIELDS)."""
+    """One result row per seat (columns: kernels.blast.results.FIELDS)."""
     n = st.g[G_N]
     for s in range(n):
         r = out[row0 + s]

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from kernels.results import ROUNDS, STALLED
+from kernels.blast.results import ROUNDS, STALLED
 
 from .compile import CompiledBundle
 from .play import RaceSetup, play_block

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast.players import PLAYER_KINDS

@@ -1,7 +1,7 @@
 """Biathlon Blast as a registered game (sim.games): what the shared runner, store, commands and
 conformance suite call.
 
-The Blast kernel fills its own int32 rows (kernels/results.py, one row per race and seat, with
+The Blast kernel fills its own int32 rows (kernels/blast/results.py, one row per race and seat, with
 the two range visits as paired columns); `records` turns them into the shared structured records:
 the core seat fields plus Blast's own, and one visits row per racer and range visit reached.
 Every value of a Blast column is the kernel's, unchanged (tests/test_records_blast.py keeps a
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from kernels import records as REC
-from kernels import results as R
+from kernels.blast import results as R
 
 from . import design as _design
 from .compile import CompiledBundle, load_bundle as _load_bundle

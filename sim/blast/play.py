@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast.engine import play_races_nb
 from kernels.blast.players import LOOKAHEAD, N_PARAMS, REFERENCE

@@ -1,7 +1,7 @@
-"""The result record every game's kernel fills: one int32 row per race and racer.
+"""The result row Blast's kernel fills: one int32 row per race and racer.
 
-Game-neutral: reports read these columns whatever the game; a game that has no such thing (wax in
-a game without wax) leaves the column 0. `FIELDS` are the column names, in order; each name below is
+Blast's own (kernels/blast/, so an edit recompiles Blast's kernels alone); the records every game
+shares are kernels/records.py. `FIELDS` are the column names, in order; each name below is
 that column's index. -1 means "did not happen" (no shot at a range visit, never arrived).
 """
 
