@@ -12,7 +12,7 @@ import pytest
 import minidata as M
 from kernels.blast import events as E
 from kernels.blast import state as S
-from kernels.blast.engine import VISIT_COLUMNS
+from kernels.blast.results import RANGE_VISITS
 from sim.blast import compile_data, load_bundle, load_data
 from sim.blast.compile import capacity_problems
 from sim.blast.play import make_setup, play_block, play_one
@@ -115,7 +115,7 @@ def test_three_range_visits_keep_each_visits_statistics(minidir):
     """Visits 1 and 2 fill shots_1/_2 ... (the result record's columns); the third counts in the
     totals and never overwrites another statistic (it wrote into hits_1 before issue 12)."""
     bundle = three_visits(minidir)
-    assert bundle.tables.range_pos.shape == (1, 3) and VISIT_COLUMNS == 2
+    assert bundle.tables.range_pos.shape == (1, 3) and RANGE_VISITS == 2
     play_and_check(bundle)
     third = 0
     for race in range(12):

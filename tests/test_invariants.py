@@ -4,7 +4,6 @@ import pandas as pd
 import pytest
 
 from blastrace import random_setups
-from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from sim.blast import load_bundle
@@ -77,7 +76,7 @@ def test_invariants_along_logged_races(bundle):
 
 def test_invariants_over_thousands_of_races(bundle):
     setups = random_setups(bundle, 4000, np.random.default_rng(3))
-    df = pd.DataFrame(play_block(bundle, setups, 3, np.arange(len(setups))), columns=R.FIELDS)
+    df = pd.DataFrame(play_block(bundle, setups, 3, np.arange(len(setups))))
     limit = bundle.data.rules.pulse_limit
     by_race = df.groupby("race")
     # places are a permutation of 1..n

@@ -7,7 +7,6 @@ from numba import njit
 from scipy import stats
 
 from blastrace import random_setups
-from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.rng import below_nb, seed_stream_nb
 from kernels.blast.rules import shot_hits_nb
@@ -66,7 +65,7 @@ def test_dice_hits_in_real_races_match_the_binomial():
     accuracy band: the decision to shoot never sees the dice."""
     b = load_bundle()
     setups = random_setups(b, 3000, np.random.default_rng(8), players=("heuristic",))
-    df = pd.DataFrame(play_block(b, setups, 8, np.arange(len(setups))), columns=R.FIELDS)
+    df = pd.DataFrame(play_block(b, setups, 8, np.arange(len(setups))))
     acc = b.tables.accuracy
     rows = []
     for v in (1, 2):

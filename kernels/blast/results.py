@@ -1,52 +1,68 @@
-"""The result row Blast's kernel fills: one int32 row per race and racer.
+"""Blast's records: the shared seat and visit records (kernels/records.py) with Blast's own fields,
+which the race kernel fills directly (kernels.blast.engine.write_results_nb).
 
-Blast's own (kernels/blast/, so an edit recompiles Blast's kernels alone); the records every game
-shares are kernels/records.py. `FIELDS` are the column names, in order; each name below is
-that column's index. -1 means "did not happen" (no shot at a range visit, never arrived).
+Blast's own module (kernels/blast/, so an edit recompiles Blast's kernels alone). The core fields
+Blast has no use for: team = seat, leg = 0, finished = won (a Blast race ends when its winner
+crosses the line), penalty_laps = 0 (misses cost no laps in Blast). -1 means "did not happen" (no
+shot at a range visit, never arrived).
+
+A visits row for each of the first RANGE_VISITS range visits a racer reached: shots = the dice
+rolled if the racer shot there, else 0; hits = the final hits (bullets included) if it shot, else
+0; misses = shots - hits; penalties = 0. The same visits' numbers stay in the seat record as paired
+fields (shots_1, shots_2, ...), which the reports' shooting sections read.
 """
+import numpy as np
 
-FIELDS = (
-    "race",              # race index within the study (with the seed, replays the race alone)
-    "trail",             # trail id of the compiled bundle
-    "n_racers",
-    "seat",              # 0 .. n_racers-1
-    "colour",            # ski colour id (red 0 .. white 5)
-    "biathlete",         # biathlete id of the compiled bundle
-    "player",            # player kind
-    "place",             # 1 = winner
-    "won",
-    "eliminated",
-    "elim_cause",        # 0 none, 1 no cards left, 2 pulse above the limit
-    "elim_round",
-    "rounds",            # rounds the race lasted
-    "stalled",           # 1 if the race hit the round cap
-    "distance_left",     # spaces to the finish at the end
-    "final_pulse",
-    "max_pulse",
-    "shots_1", "shots_2",            # 1 if the racer shot at range visit 1 / 2
-    "hits_1", "hits_2",              # final hits (bullets included), -1 if no shot
-    "dice_hits_1", "dice_hits_2",    # hits from the dice alone
-    "shot_pulse_1", "shot_pulse_2",  # pulse when shooting
-    "arrive_pulse_1", "arrive_pulse_2",  # pulse after the turn that reached the range
-    "arrive_round_1", "arrive_round_2",
-    "shot_wind_1", "shot_wind_2",    # wind at the shot: 0 still, 1 crosswind, 2 head, 3 tail
-    "waits",
-    "bullets_pickup", "bullets_hits", "coach_bullets",
-    "wax_black", "wax_yellow", "wax_green", "wax_blue", "wax_white",
-    "motivation",        # Motivation cards taken
-    "icy",               # icy actions used (cards removed)
-    "icy_lap_1", "icy_lap_2", "icy_lap_3",
-    "turns", "boosts", "wind_changes",
-    "lead_changes",      # race-wide: changes of the leading racer
-    "leader_after_range",  # 1 if this racer led when the leader first passed the last range
-    "bullets_left", "wax_left",
+from ..records import seat_dtype, visit_dtype
+from .consts import MAX_RACERS
+
+#: range visits with fields of their own in the seat record (shots_1, shots_2, ...) and a visits
+#: row each; later visits count in the totals (waits, bullets_hits ...) only
+RANGE_VISITS = 2
+
+SEAT_EXTRA = (
+    ("colour", "i2"),            # ski colour id (red 0 .. white 5)
+    ("biathlete", "i2"),         # biathlete id of the compiled bundle
+    ("elim_round", "i2"),
+    ("final_pulse", "i2"),
+    ("max_pulse", "i2"),
+    ("shots_1", "i2"), ("shots_2", "i2"),                # 1 if the racer shot at range visit 1 / 2
+    ("hits_1", "i2"), ("hits_2", "i2"),                  # final hits (bullets included), -1 if no shot
+    ("dice_hits_1", "i2"), ("dice_hits_2", "i2"),        # hits from the dice alone
+    ("shot_pulse_1", "i2"), ("shot_pulse_2", "i2"),      # pulse when shooting
+    ("arrive_pulse_1", "i2"), ("arrive_pulse_2", "i2"),  # pulse after the turn that reached the range
+    ("arrive_round_1", "i2"), ("arrive_round_2", "i2"),
+    ("shot_wind_1", "i2"), ("shot_wind_2", "i2"),        # wind at the shot: 0 still, 1 crosswind, 2 head, 3 tail
+    ("waits", "i2"),
+    ("bullets_pickup", "i2"), ("bullets_hits", "i2"), ("coach_bullets", "i2"),
+    ("wax_black", "i2"), ("wax_yellow", "i2"), ("wax_green", "i2"), ("wax_blue", "i2"), ("wax_white", "i2"),
+    ("motivation", "i2"),        # Motivation cards taken
+    ("icy", "i2"),               # icy actions used (cards removed)
+    ("icy_lap_1", "i2"), ("icy_lap_2", "i2"), ("icy_lap_3", "i2"),
+    ("turns", "i2"), ("boosts", "i2"), ("wind_changes", "i2"),
+    ("bullets_left", "i2"), ("wax_left", "i2"),
 )
-N_FIELDS = len(FIELDS)
 
-RACE, TRAIL, N_RACERS, SEAT, COLOUR, BIATHLETE, PLAYER, PLACE, WON, ELIMINATED, ELIM_CAUSE, \
-    ELIM_ROUND, ROUNDS, STALLED, DISTANCE_LEFT, FINAL_PULSE, MAX_PULSE, SHOTS_1, SHOTS_2, HITS_1, \
-    HITS_2, DICE_HITS_1, DICE_HITS_2, SHOT_PULSE_1, SHOT_PULSE_2, ARRIVE_PULSE_1, ARRIVE_PULSE_2, \
-    ARRIVE_ROUND_1, ARRIVE_ROUND_2, SHOT_WIND_1, SHOT_WIND_2, WAITS, BULLETS_PICKUP, BULLETS_HITS, \
-    COACH_BULLETS, WAX_BLACK, WAX_YELLOW, WAX_GREEN, WAX_BLUE, WAX_WHITE, MOTIVATION, ICY, ICY_LAP_1, \
-    ICY_LAP_2, ICY_LAP_3, TURNS, BOOSTS, WIND_CHANGES, LEAD_CHANGES, LEADER_AFTER_RANGE, \
-    BULLETS_LEFT, WAX_LEFT = range(N_FIELDS)
+VISIT_EXTRA = (
+    ("dice_hits", "i2"), ("shot_pulse", "i2"), ("arrive_pulse", "i2"), ("arrive_round", "i2"),
+    ("shot_wind", "i2"), ("biathlete", "i2"), ("colour", "i2"),
+)
+
+SEAT_DTYPE = seat_dtype(SEAT_EXTRA, scenario="trail")
+VISIT_DTYPE = visit_dtype(VISIT_EXTRA)
+
+
+def buffers(races: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed records for the kernel to fill for `races` races: seats (row i * MAX_RACERS + seat for
+    races[i]; rows of absent seats stay zero) and visits (row (i * MAX_RACERS + seat) * RANGE_VISITS
+    + visit - 1; `visit` 0 where the racer never reached that visit)."""
+    return (np.zeros(races * MAX_RACERS, SEAT_DTYPE),
+            np.zeros(races * MAX_RACERS * RANGE_VISITS, VISIT_DTYPE))
+
+
+def reached(visits: np.ndarray) -> np.ndarray:
+    """The visits rows of visits reached, in the kernel's order (race, seat, visit)."""
+    return visits[visits["visit"] > 0]
+
+
+__all__ = ["RANGE_VISITS", "SEAT_EXTRA", "VISIT_EXTRA", "SEAT_DTYPE", "VISIT_DTYPE", "buffers", "reached"]
