@@ -8,16 +8,17 @@ shot at a range visit, never arrived).
 
 A visits row for each of the first RANGE_VISITS range visits a racer reached: shots = the dice
 rolled if the racer shot there, else 0; hits = the final hits (bullets included) if it shot, else
-0; misses = shots - hits; penalties = 0. The same visits' numbers stay in the seat record as paired
-fields (shots_1, shots_2, ...), which the reports' shooting sections read.
+0; misses = shots - hits; penalties = 0. What happened at a visit is there alone: the seat record
+keeps only the totals over every visit (waits, bullets_hits ...). Results written before
+2026-11-28 also held the first two visits as paired seat columns (shots_1, shots_2, hits_1 ...).
 """
 import numpy as np
 
 from ..records import seat_dtype, visit_dtype
 from .consts import MAX_RACERS
 
-#: range visits with fields of their own in the seat record (shots_1, shots_2, ...) and a visits
-#: row each; later visits count in the totals (waits, bullets_hits ...) only
+#: range visits with a visits row each; later visits count in the seat record's totals (waits,
+#: bullets_hits ...) only
 RANGE_VISITS = 2
 
 SEAT_EXTRA = (
@@ -26,13 +27,6 @@ SEAT_EXTRA = (
     ("elim_round", "i2"),
     ("final_pulse", "i2"),
     ("max_pulse", "i2"),
-    ("shots_1", "i2"), ("shots_2", "i2"),                # 1 if the racer shot at range visit 1 / 2
-    ("hits_1", "i2"), ("hits_2", "i2"),                  # final hits (bullets included), -1 if no shot
-    ("dice_hits_1", "i2"), ("dice_hits_2", "i2"),        # hits from the dice alone
-    ("shot_pulse_1", "i2"), ("shot_pulse_2", "i2"),      # pulse when shooting
-    ("arrive_pulse_1", "i2"), ("arrive_pulse_2", "i2"),  # pulse after the turn that reached the range
-    ("arrive_round_1", "i2"), ("arrive_round_2", "i2"),
-    ("shot_wind_1", "i2"), ("shot_wind_2", "i2"),        # wind at the shot: 0 still, 1 crosswind, 2 head, 3 tail
     ("waits", "i2"),
     ("bullets_pickup", "i2"), ("bullets_hits", "i2"), ("coach_bullets", "i2"),
     ("wax_black", "i2"), ("wax_yellow", "i2"), ("wax_green", "i2"), ("wax_blue", "i2"), ("wax_white", "i2"),
@@ -44,8 +38,12 @@ SEAT_EXTRA = (
 )
 
 VISIT_EXTRA = (
-    ("dice_hits", "i2"), ("shot_pulse", "i2"), ("arrive_pulse", "i2"), ("arrive_round", "i2"),
-    ("shot_wind", "i2"), ("biathlete", "i2"), ("colour", "i2"),
+    ("dice_hits", "i2"),         # hits from the dice alone (-1 if no shot)
+    ("shot_pulse", "i2"),        # pulse when shooting (-1 if no shot)
+    ("arrive_pulse", "i2"),      # pulse after the turn that reached the range
+    ("arrive_round", "i2"),
+    ("shot_wind", "i2"),         # wind at the shot: 0 still, 1 crosswind, 2 head, 3 tail (0 if no shot)
+    ("biathlete", "i2"), ("colour", "i2"),
 )
 
 SEAT_DTYPE = seat_dtype(SEAT_EXTRA, scenario="trail")

@@ -127,9 +127,9 @@ def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
 
 
 def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races,
-               player_names: list[str] | None = None) -> np.ndarray:
+               player_names: list[str] | None = None, visits: bool = False):
     """Play races[i] with setups[i]; returns their seat records (kernels.blast.results.SEAT_DTYPE),
-    one per race and seat in the order of `races` (play_arrays gives the visits too).
+    one per race and seat in the order of `races`; with `visits`, (seats, visits) records.
 
     The `player` field holds each seat's index in `player_names`, or its player kind without."""
     ids = None
@@ -138,7 +138,8 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
         ids = np.zeros((len(setups), C.MAX_RACERS), np.int32)
         for i, s in enumerate(setups):
             ids[i, :s.n] = [index[p.name] for p in s.players]
-    return play_arrays(bundle, _block_arrays(setups), seed, races, ids)[0]
+    seats_visits = play_arrays(bundle, _block_arrays(setups), seed, races, ids)
+    return seats_visits if visits else seats_visits[0]
 
 
 def play_arrays(bundle: CompiledBundle, arrays, seed: int, races,
