@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.rules import value_nb as _value_nb
 from kernels.blast.state import (
@@ -42,7 +42,7 @@ for race in range(races):
     for rnd in range(1, 60):
         st = new_state(K.N_PARAMS, 0)
         play_races_reference_nb(tb, *arrays, 11, np.array([race], np.int64), st,
-                                np.zeros((6, R.N_FIELDS), np.int32), 0, new_state(K.N_PARAMS, 0), rnd)
+                                *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd)
         if st.g[G_ROUND] != rnd or st.g[G_WINNER] >= 0 or st.seat[SEAT_STATUS, 0] != 0:
             break
         ref = int(st.work[W_LOOKAHEAD])

@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.state import G_ROUND, G_WINNER, SEAT_HAND_N, SEAT_STATUS, W_LOOKAHEAD, new_state
 from kernels.blast_reference.search import play_races_reference_nb
@@ -57,7 +57,7 @@ def main():
             race_id = np.array([race + 100000 * seed], np.int64)
             for rnd in range(1, 80):
                 st = new_state(K.N_PARAMS, 0)
-                play_races_reference_nb(tb, *arrays, 11, race_id, st, np.zeros((6, R.N_FIELDS), np.int32), 0,
+                play_races_reference_nb(tb, *arrays, 11, race_id, st, *R.buffers(1), 0,
                                         new_state(K.N_PARAMS, 0), rnd)
                 if st.g[G_ROUND] != rnd or st.g[G_WINNER] >= 0:
                     break
@@ -75,7 +75,7 @@ def main():
                     st.params[:4, K.P_ROLLOUTS] = 0
                     st.params[s, K.P_ROLLOUTS] = rollouts
                     ro = new_state(K.N_PARAMS, 0)
-                    play_races_reference_nb(tb, *arrays, 11, race_id, st, np.zeros((6, R.N_FIELDS), np.int32), 0,
+                    play_races_reference_nb(tb, *arrays, 11, race_id, st, *R.buffers(1), 0,
                                             ro, -1)
                     ref = st.work[W_LOOKAHEAD:W_LOOKAHEAD + 4].copy()
                     vals = np.full(64, np.nan)

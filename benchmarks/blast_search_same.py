@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.engine import same_card_nb
 from kernels.blast.events import STATUS_RACING
@@ -72,13 +72,13 @@ for name, (trail, players) in LINEUPS.items():
         for rnd_stop in (3, 9):
             st = new_state(K.N_PARAMS, 0)
             play_races_reference_nb(bundle.tables, *arrays, 11, np.array([race], np.int64), st,
-                                    np.zeros((6, R.N_FIELDS), np.int32), 0, new_state(K.N_PARAMS, 0), rnd_stop)
+                                    *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd_stop)
             for a in st:
                 h.update(np.ascontiguousarray(a).tobytes())
             again = type(st)(*(a.copy() for a in st))
             ro = new_state(K.N_PARAMS, 0)
             play_races_reference_nb(bundle.tables, *arrays, 11, np.array([0], np.int64), again,
-                                    np.zeros((6, R.N_FIELDS), np.int32), 0, ro, -1)
+                                    *R.buffers(1), 0, ro, -1)
             h.update(again.work[W_LOOKAHEAD:W_LOOKAHEAD + 6].tobytes())
             h.update(last_search_means(again, ro).tobytes())
     print(f"{name}: {h.hexdigest()[:16]} ({time.process_time() - t0:.1f} CPU s)", flush=True)

@@ -74,14 +74,24 @@ def colour_section(ctx: Context, rows: pd.DataFrame) -> Section:
     return s
 
 
+#: the visits table's columns the shooting section reads
+VISIT_COLUMNS = ["race", "seat", "visit", "shots", "hits", "dice_hits", "shot_pulse", "shot_wind", "arrive_pulse",
+                 "biathlete_name"]
+
+
 def shooting_section(ctx: Context, rows: pd.DataFrame) -> Section:
-    o = ctx.o
+    """Shooting per biathlete from the visits table (one row per racer and range visit reached)."""
+    o, src = ctx.o, ctx.source
     s = Section("shooting", "Shooting")
+    if src.read_visits is None:
+        s.skipped = "These results have no visits table (one row per racer and range visit)."
+        return s
+    visits = src.read_visits(VISIT_COLUMNS, ctx.main_cells, [src.base])
     s.intro = ("Hits per shot at the range (both visits pooled): final hits count bullets added after "
                "the roll; dice hits are the dice alone (with the wind), the measure of accuracy. Pulse "
                f"bands start at {', '.join(map(str, (0, *ctx.pulse_bands)))} (the data's accuracy bands). Means carry normal "
                f"{o.confidence:.0%} intervals.")
-    shot = M.shots(rows, ctx.pulse_bands)
+    shot = M.shots(visits, ctx.pulse_bands)
     hits = s.table("hits_per_shot", M.means(shot, "hits", ["biathlete_name"], o.confidence).merge(
         M.means(shot, "dice_hits", ["biathlete_name"], o.confidence).drop(columns="n"), on="biathlete_name",
         suffixes=("", "_dice")).sort_values("mean", ascending=False),
@@ -106,12 +116,13 @@ def shooting_section(ctx: Context, rows: pd.DataFrame) -> Section:
                       "Dice hits per shot by wind at the shot", percent=False)
     s.figure("hits_by_wind", F.bars(by_wind, "biathlete_name", "mean", "Dice hits per shot by wind", "dice hits",
                                     hue="wind"), "Mean dice hits per shot by the wind at the shot")
-    arrivals = pd.concat([pd.DataFrame({"biathlete_name": rows.biathlete_name, "visit": k,
-                                        "pulse": rows[f"arrive_pulse_{k}"]}) for k in M.RANGE_VISITS])
+    arrivals = visits.sort_values("visit", kind="stable")
+    arrivals = pd.DataFrame({"biathlete_name": arrivals.biathlete_name, "visit": arrivals.visit,
+                             "pulse": arrivals.arrive_pulse})
     arrivals = arrivals[arrivals.pulse >= 0]
     s.table("arrival_pulse", M.means(arrivals, "pulse", ["biathlete_name", "visit"], o.confidence),
             "Pulse on arrival at the range per biathlete and visit", percent=False)
-    s.figure("arrival_pulse", F.histograms(arrivals.assign(visit=arrivals.visit.map({k: f"visit {k}" for k in M.RANGE_VISITS})),
+    s.figure("arrival_pulse", F.histograms(arrivals.assign(visit=arrivals.visit.map(lambda k: f"visit {k}")),
                                            "pulse", "visit", "Pulse on arrival at the range", "pulse"),
              "Distribution of pulse on arrival at the range, per visit")
     best, worst = dice.iloc[0], dice.iloc[-1]
@@ -253,7 +264,7 @@ def _blank_unmeasured(t: pd.DataFrame) -> pd.DataFrame:
     return t.assign(**{c: t[c].where(~off) for c in ("change", "low", "high", "z", "p") if c in t.columns})
 
 
-#: the columns that say how much of its gear a racer used (kernels/results.py)
+#: the columns that say how much of its gear a racer used (kernels/blast/results.py)
 USAGE_COLUMNS = ["wax_black", "wax_yellow", "wax_green", "wax_blue", "wax_white", "bullets_left", "wax_left"]
 
 
@@ -419,13 +430,11 @@ def cards_section(ctx: Context) -> Section:
     """A per-card view needs card-play counts, which Blast's result record does not carry."""
     s = Section("cards", "Cards")
     s.skipped = ("A per-card view (how often each card is played and what it does to the win rate) cannot be "
-                 "drawn: the results carry no card-play counts (kernels/results.py has no per-card column). "
+                 "drawn: the results carry no card-play counts (kernels/blast/results.py has no per-card column). "
                  "It needs the Blast kernel to count plays per card in the result record.")
     return s
 
 
 #: the columns of the main rows Blast's sections read
 MAIN_COLUMNS = ["race", "place", "rounds", "turns", "stalled", "lead_changes", "eliminated", "elim_cause", "leader_after_range",
-                "icy_lap_1", "icy_lap_2", "icy_lap_3",
-                *(f"{c}_{k}" for k in M.RANGE_VISITS for c in ("shots", "hits", "dice_hits", "shot_pulse",
-                                                                "shot_wind", "arrive_pulse"))]
+                "icy_lap_1", "icy_lap_2", "icy_lap_3"]

@@ -3,8 +3,8 @@
 Every rate comes with its sample size (`n`, or `races` for win rates) and a confidence interval
 (`low`, `high`); tests of many groups at once carry Holm-adjusted p-values (`p_holm`) and
 Benjamini-Hochberg q-values (`q_bh`) over the whole table, and `significant` (p_holm <= alpha).
-Columns read are those of the game-neutral result record (kernels/results.py) and the names the
-reader adds; nothing here knows the rules of a game.
+Columns read are those of the shared seat and visit records (kernels/records.py; Blast's own in
+kernels/blast/results.py) and the names the reader adds; nothing here knows the rules of a game.
 """
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ from sim.stats import (benjamini_hochberg, fair_share_test, holm, kendall, paire
                     spearman, spearman_p, two_sided_p, wilson_interval, z_value)
 
 ALPHA = 0.05
-#: the result record's codes (kernels/results.py)
+#: Blast's result codes (kernels/blast/results.py)
 WIND_NAMES = {0: "still", 1: "crosswind", 2: "headwind", 3: "tailwind"}
 ELIM_CAUSES = {1: "no cards left", 2: "pulse over the limit"}
-RANGE_VISITS = (1, 2)
 
 
 def flag(table: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
@@ -241,24 +240,19 @@ def rates(rows: pd.DataFrame, flag: str | pd.Series, by: list[str], confidence: 
 
 # --- shooting --------------------------------------------------------------------------------------
 
-def shots(rows: pd.DataFrame, bands: tuple[int, ...] = (3, 7)) -> pd.DataFrame:
-    """One row per shot: rows' range visits stacked (visit 1, 2), visits without a shot left out.
+def shots(visits: pd.DataFrame, bands: tuple[int, ...] = (3, 7)) -> pd.DataFrame:
+    """One row per shot: the visits table's rows (one per racer and range visit reached) where the
+    racer shot, visit 1's before visit 2's.
 
     Columns: biathlete_name, trail_name (where present), visit, hits (final, bullets included),
     dice_hits, pulse (at the shot), band (pulse band: `bands` are the first pulse of each band
     after the one from 0), wind (WIND_NAMES).
     """
-    keep = [c for c in ("biathlete_name", "trail_name") if c in rows.columns]
-    parts = []
-    for k in RANGE_VISITS:
-        shot = rows[f"shots_{k}"].to_numpy() == 1
-        part = rows.loc[shot, keep].copy()
-        part["visit"] = k
-        for col, src in (("hits", "hits"), ("dice_hits", "dice_hits"), ("pulse", "shot_pulse"),
-                         ("wind", "shot_wind")):
-            part[col] = rows.loc[shot, f"{src}_{k}"].to_numpy()
-        parts.append(part)
-    out = pd.concat(parts, ignore_index=True)
+    keep = [c for c in ("biathlete_name", "trail_name") if c in visits.columns]
+    shot = visits[visits.shots.to_numpy() > 0].sort_values("visit", kind="stable")
+    out = shot[[*keep, "visit", "hits", "dice_hits"]].reset_index(drop=True)
+    out["pulse"] = shot.shot_pulse.to_numpy()
+    out["wind"] = shot.shot_wind.to_numpy()
     out["band"] = pulse_band(out.pulse.to_numpy(), bands)
     out["wind"] = pd.Categorical(out.wind.map(WIND_NAMES), categories=list(WIND_NAMES.values()))
     return out

@@ -43,6 +43,8 @@ import pandas as pd
 
 _PART = re.compile(r"^part-(\d+)-(\d+)\.parquet$")
 LEDGER_FORMAT = 1
+#: a manifest's record layouts: a folder's parts and the parts added to it must agree on them
+COLUMN_KEYS = ("seat_columns", "visit_columns")
 #: the key of a part's Parquet metadata that holds the identity it was played under
 META_KEY = b"biathlon_sim_identity"
 
@@ -153,6 +155,11 @@ class ChunkStore:
                 if norm(key, old.get(key)) != norm(key, manifest.get(key)):
                     raise FolderError(f"{self.manifest_path.parent} holds another run ({key} differs: "
                                       f"{_short(old.get(key))} there, {_short(manifest.get(key))} now); "
+                                      f"choose another folder or remove it")
+            for key in COLUMN_KEYS:       # parts of two layouts would not read back as one table
+                if key in old and key in manifest and old[key] != manifest[key]:
+                    raise FolderError(f"{self.manifest_path.parent} holds results with other {key.replace('_', ' ')} "
+                                      f"(written by another version of biathlon-sim): its parts cannot be extended; "
                                       f"choose another folder or remove it")
         if self.ledger_path.exists():
             ledger = self._read_ledger()

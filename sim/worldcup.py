@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 
 from .blast.compile import CompiledBundle
@@ -47,6 +47,8 @@ from .run import run_races
 from .seeds import cell_seed
 
 TRAILS = ("Lang", "Kurz", "Short", "Long")
+#: a kept race's record: Blast's seat record, then the cup and the race's number in it (1-based)
+RACE_DTYPE = np.dtype(R.SEAT_DTYPE.descr + [("cup", "i4"), ("race_no", "i2")])
 DRAFT_RULES = ("rated", "random")
 #: tags the generator of a cup's own random choices, apart from every other use of the seed
 _CUP_STREAM = 0x0C0B
@@ -180,7 +182,7 @@ def _play_cups(bundle: CompiledBundle, rules: CupRules, prefs: np.ndarray | None
                stop: int, keep_races: bool) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
     """Cups start .. stop-1. Returns per-cup arrays (colours, biathletes, places: int[cups, races,
     players]; pick: int[cups, players], 1 = first in the race 1 draft) and, with keep_races, the
-    races' result rows with the cup and race number appended (int32[rows, N_FIELDS + 2])."""
+    races' seat records with the cup and race number (RACE_DTYPE), by cup, race number and seat."""
     cups = np.arange(start, stop, dtype=np.int64)
     n, P, K = len(cups), rules.racers, len(rules.trails)
     nb = len(bundle.biathlete_names)
@@ -209,17 +211,21 @@ def _play_cups(bundle: CompiledBundle, rules: CupRules, prefs: np.ndarray | None
         setups = [RaceSetup(t, tuple(int(b) for b in biathletes[i, k]), tuple(int(c) for c in colours[i, k]),
                             seat_players) for i in range(n)]
         races = cups * K + k
-        rows = play_block(bundle, setups, seed, races, names)
-        places[:, k] = rows[:, R.PLACE].reshape(n, P)
+        seats = play_block(bundle, setups, seed, races, names)
+        places[:, k] = seats["place"].reshape(n, P)
         if keep_races:
-            extra = np.column_stack([np.repeat(cups, P), np.full(n * P, k + 1)]).astype(np.int32)
-            rows_out.append(np.hstack([rows, extra]))
+            kept = np.zeros(n * P, RACE_DTYPE)
+            for name in R.SEAT_DTYPE.names:
+                kept[name] = seats[name]
+            kept["cup"] = np.repeat(cups, P)
+            kept["race_no"] = k + 1
+            rows_out.append(kept)
         if k + 1 < K:
             colours[:, k + 1] = colours_by_finish(places[:, k], ski_order)
     races_rows = None
     if keep_races:
         races_rows = np.concatenate(rows_out)
-        order = np.lexsort((races_rows[:, R.SEAT], races_rows[:, -1], races_rows[:, -2]))
+        order = np.lexsort((races_rows["seat"], races_rows["race_no"], races_rows["cup"]))
         races_rows = races_rows[order]          # cup, race number, seat
     return {"cup": cups, "colours": colours, "biathletes": biathletes, "places": places, "pick": pick + 1}, races_rows
 
@@ -329,7 +335,8 @@ def play_world_cups(bundle: CompiledBundle, rules: CupRules, cups: int, seed: in
     if out is not None:
         store = _cup_store(Path(out) / "runs" / "cups", bundle, rules, prefs, seed, keep_races, command, repair, log)
         for a, _, path in store.finished():
-            done[a] = _unpack_cups(store.read_part(path), store.read_part(store.visits / path.name), rules)
+            done[a] = _unpack_cups(store.read_part(path), store.read_part(store.visits / path.name), rules,
+                                   store.visits / path.name)
         bounds = store.missing(cups, chunk_size)
     else:
         bounds = [(a, min(a + chunk_size, cups)) for a in range(0, cups, chunk_size)]
@@ -346,11 +353,9 @@ def play_world_cups(bundle: CompiledBundle, rules: CupRules, cups: int, seed: in
     races = None
     if keep_races:
         rows = np.concatenate([p[1] for p in parts])
-        rows = rows[rows[:, -2] < cups]
+        rows = rows[rows["cup"] < cups]
         names = list(dict.fromkeys(p.name for p in rules.seat_players()))
-        races = results_table(bundle, rows[:, :R.N_FIELDS], names)
-        races["cup"] = rows[:, -2]
-        races["race_no"] = rows[:, -1].astype(np.int16)
+        races = results_table(bundle, rows, names)
     return WorldCups(rules, seed, table, races, ratings, seconds, tuple(bundle.biathlete_names))
 
 
@@ -403,7 +408,7 @@ def _cup_store(folder: Path, bundle, rules: CupRules, prefs, seed: int, keep_rac
 
 def _pack_cups(arrays: dict[str, np.ndarray], rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """A chunk of `_play_cups` as the store's two records: one row per cup and player (cup, pick,
-    and colour, biathlete and place in every race), and the races' rows (none unless kept)."""
+    and colour, biathlete and place in every race), and the races' records (none unless kept)."""
     n, K, P = arrays["places"].shape
     fields = [("cup", np.int64), ("pick", np.int64)] + [(f"{w}_{k}", np.int64) for k in range(K)
                                                         for w in ("colour", "biathlete", "place")]
@@ -413,15 +418,10 @@ def _pack_cups(arrays: dict[str, np.ndarray], rows: np.ndarray | None) -> tuple[
     for k in range(K):
         for w, key in (("colour", "colours"), ("biathlete", "biathletes"), ("place", "places")):
             seats[f"{w}_{k}"] = arrays[key][:, k].reshape(-1)
-    if rows is None:
-        return seats, np.zeros(0, [("c0", np.int32)])
-    races = np.empty(len(rows), [(f"c{i}", rows.dtype) for i in range(rows.shape[1])])
-    for i in range(rows.shape[1]):
-        races[f"c{i}"] = rows[:, i]
-    return seats, races
+    return seats, (np.zeros(0, RACE_DTYPE) if rows is None else rows)
 
 
-def _unpack_cups(seats: pd.DataFrame, races: pd.DataFrame, rules: CupRules):
+def _unpack_cups(seats: pd.DataFrame, races: pd.DataFrame, rules: CupRules, where=""):
     """`_pack_cups`'s records (read back from a stored part) as `_play_cups` returned them."""
     P, K = rules.racers, len(rules.trails)
     n = len(seats) // P
@@ -432,7 +432,23 @@ def _unpack_cups(seats: pd.DataFrame, races: pd.DataFrame, rules: CupRules):
     arrays = {"cup": seats.cup.to_numpy(np.int64)[::P], "pick": grid("pick")}
     for w, key in (("colour", "colours"), ("biathlete", "biathletes"), ("place", "places")):
         arrays[key] = np.stack([grid(f"{w}_{k}") for k in range(K)], axis=1)
-    return arrays, (races.to_numpy(np.int32) if len(races) else None)
+    return arrays, (_race_records(races, where) if len(races) else None)
+
+
+def _race_records(races: pd.DataFrame, where) -> np.ndarray:
+    """A stored part's kept races as RACE_DTYPE records; FolderError for a part written before
+    Blast's kernel filled named records (positional columns c0, c1, ...)."""
+    missing = [name for name in RACE_DTYPE.names if name not in races.columns]
+    if missing:
+        from .store import FolderError
+
+        raise FolderError(f"{where} holds kept races without the columns {', '.join(missing[:3])}"
+                          f"{' ...' if len(missing) > 3 else ''} (written by an older biathlon-sim, whose "
+                          f"races were positional columns): remove the folder or play into another one")
+    out = np.zeros(len(races), RACE_DTYPE)
+    for name in RACE_DTYPE.names:
+        out[name] = races[name].to_numpy()
+    return out
 
 
 def cup_table(bundle: CompiledBundle, rules: CupRules, arrays: dict[str, np.ndarray]) -> pd.DataFrame:

@@ -12,7 +12,7 @@ import pytest
 import minidata as M
 from kernels.blast import events as E
 from kernels.blast import state as S
-from kernels.blast.engine import VISIT_COLUMNS
+from kernels.blast.results import RANGE_VISITS
 from sim.blast import compile_data, load_bundle, load_data
 from sim.blast.compile import capacity_problems
 from sim.blast.play import make_setup, play_block, play_one
@@ -94,8 +94,7 @@ def play_and_check(bundle, races=3):
     setups = [make_setup(bundle, i % len(bundle.trail_names), list(range(k)), players=kind)
               for i, (k, kind) in enumerate(((6, "heuristic"), (2, "random"), (4, "heuristic")))
               if k <= n][:races]
-    rows = play_block(bundle, setups, 3, np.arange(len(setups)))
-    check_results(bundle, setups, rows)
+    check_results(bundle, setups, *play_block(bundle, setups, 3, np.arange(len(setups)), visits=True))
     for i, s in enumerate(setups):
         log = play_one(bundle, s, 4, i)
         report = referee_race(bundle, s.trail, list(s.biathletes), list(s.colours), log.events)
@@ -112,10 +111,10 @@ def three_visits(minidir):
 
 
 def test_three_range_visits_keep_each_visits_statistics(minidir):
-    """Visits 1 and 2 fill shots_1/_2 ... (the result record's columns); the third counts in the
-    totals and never overwrites another statistic (it wrote into hits_1 before issue 12)."""
+    """Visits 1 and 2 have visits records; the third counts in the totals and never overwrites
+    another statistic (it wrote into visit 1's hits before issue 12)."""
     bundle = three_visits(minidir)
-    assert bundle.tables.range_pos.shape == (1, 3) and VISIT_COLUMNS == 2
+    assert bundle.tables.range_pos.shape == (1, 3) and RANGE_VISITS == 2
     play_and_check(bundle)
     third = 0
     for race in range(12):
@@ -136,8 +135,7 @@ def test_lookahead_players_on_data_at_the_limits(minidir):
     weights[P_ROLLOUTS] = 2                                      # two rollouts per card
     look = dataclasses.replace(look, weights=tuple(weights))
     setups = [make_setup(bundle, 0, list(range(4)), players=[look, "heuristic", "random", look])]
-    rows = play_block(bundle, setups, 5, [0])
-    check_results(bundle, setups, rows)
+    check_results(bundle, setups, *play_block(bundle, setups, 5, [0], visits=True))
 
 
 @pytest.mark.skipif(not numba.config.BOUNDSCHECK, reason="only under NUMBA_BOUNDSCHECK=1")
@@ -173,9 +171,8 @@ def test_shipped_data_plays_within_bounds():
         for n in range(2, 7):
             bis = [int(b) for b in rng.choice(len(bundle.biathlete_names), n, replace=False)]
             setups.append(make_setup(bundle, trail, bis, players=[kinds[(trail + n + k) % 6] for k in range(n)]))
-    rows = play_block(bundle, setups, 8, np.arange(len(setups)))
-    check_results(bundle, setups, rows)
+    check_results(bundle, setups, *play_block(bundle, setups, 8, np.arange(len(setups)), visits=True))
     for i, s in enumerate(setups[::4]):
         check_log(play_one(bundle, s, 8, i))
     with_look = [dataclasses.replace(s, players=(look,) + s.players[1:]) for s in setups[:3]]
-    check_results(bundle, with_look, play_block(bundle, with_look, 8, np.arange(3)))
+    check_results(bundle, with_look, *play_block(bundle, with_look, 8, np.arange(3), visits=True))

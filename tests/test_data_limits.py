@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast import state as S
@@ -294,49 +293,48 @@ def spec(changes: dict) -> Spec:
     return sp
 
 
-def check_results(bundle, setups, rows):
-    """Every result row of a block is a possible outcome."""
+def check_results(bundle, setups, rows, visits):
+    """Every seat and visit record of a block is a possible outcome."""
     rules = bundle.data.rules
     k = 0
     for s in setups:
         r = rows[k:k + s.n]
         k += s.n
-        assert sorted(r[:, R.PLACE]) == list(range(1, s.n + 1))
-        assert r[:, R.WON].sum() <= 1
-        assert (r[:, R.WON].sum() == 1) or r[0, R.STALLED] == 1 or r[:, R.ELIMINATED].all()
-        assert (r[:, R.ROUNDS] <= rules.round_cap).all()
-        for v in range(2):
-            shots, hits = r[:, R.SHOTS_1 + v], r[:, R.HITS_1 + v]
-            dice_hits = r[:, R.DICE_HITS_1 + v]
-            assert set(shots) <= {0, 1}
-            assert ((hits == -1) == (shots == 0)).all()
-            assert ((hits >= -1) & (hits <= rules.max_hits)).all()
-            assert ((dice_hits >= -1) & (dice_hits <= len(rules.dice))).all()
-            if v >= rules.range_visits:
-                assert (shots == 0).all() and (r[:, R.ARRIVE_ROUND_1 + v] == -1).all()
-        assert (r[:, R.DISTANCE_LEFT] >= 0).all()
-        assert (r[:, R.MAX_PULSE] >= 0).all()
+        mine = visits[visits["race"] == r[0]["race"]]
+        assert sorted(r["place"]) == list(range(1, s.n + 1))
+        assert r["won"].sum() <= 1
+        assert (r["won"].sum() == 1) or r[0]["stalled"] == 1 or r["eliminated"].all()
+        assert (r["rounds"] <= rules.round_cap).all()
+        assert set(mine["shots"]) <= {0, len(rules.dice)} and set(mine["seat"]) <= set(range(s.n))
+        assert ((mine["dice_hits"] == -1) == (mine["shots"] == 0)).all()
+        assert ((mine["hits"] >= 0) & (mine["hits"] <= rules.max_hits)).all()
+        assert ((mine["dice_hits"] >= -1) & (mine["dice_hits"] <= len(rules.dice))).all()
+        assert (mine["visit"] <= min(rules.range_visits, 2)).all() and (mine["arrive_round"] >= 0).all()
+        assert (r["distance_left"] >= 0).all()
+        assert (r["max_pulse"] >= 0).all()
 
 
 def check_log(log):
-    """The result rows of a race against its event log: the k-th shot of a racer is its k-th
+    """The seat and visit records of a race against its event log: the k-th shot of a racer is its k-th
     range visit (a racer leaves a mat only by shooting), and totals count every visit."""
     ev = log.events
     kind, seat = ev[:, E.COL_KIND], ev[:, E.COL_SEAT]
     a = ev[:, E.COL_ARG:]
     for s, row in enumerate(log.results):
         shots = a[(kind == E.HITS) & (seat == s)]
-        for v in range(2):
-            if v < len(shots):
-                assert (row[R.SHOTS_1 + v], row[R.HITS_1 + v], row[R.DICE_HITS_1 + v]) == \
-                    (1, shots[v, 4], shots[v, 0]), f"seat {s} visit {v + 1}"
-            else:
-                assert (row[R.SHOTS_1 + v], row[R.HITS_1 + v], row[R.DICE_HITS_1 + v]) == (0, -1, -1)
-        assert row[R.BULLETS_HITS] == shots[:, 2].sum()
-        assert row[R.MOTIVATION] == ((kind == E.MOTIVATION) & (seat == s)).sum()
-        assert row[R.TURNS] == ((kind == E.TURN) & (seat == s)).sum()
-        assert row[R.BOOSTS] == ((kind == E.BOOST) & (seat == s)).sum()
-        assert row[R.ICY] == (a[(kind == E.CARD_END) & (seat == s), 1] == 1).sum()
+        assert row["bullets_hits"] == shots[:, 2].sum()
+        assert row["motivation"] == ((kind == E.MOTIVATION) & (seat == s)).sum()
+        assert row["turns"] == ((kind == E.TURN) & (seat == s)).sum()
+        assert row["boosts"] == ((kind == E.BOOST) & (seat == s)).sum()
+        assert row["icy"] == (a[(kind == E.CARD_END) & (seat == s), 1] == 1).sum()
+        # the visits records: one per visit reached (the first two), the k-th shot's hits in the k-th
+        mine = log.visits[log.visits["seat"] == s]
+        assert mine["visit"].tolist() == list(range(1, len(mine) + 1)) and len(mine) >= min(len(shots), 2)
+        for v, w in enumerate(mine):
+            shot = v < len(shots)
+            assert (w["shots"] > 0, w["hits"], w["dice_hits"]) == \
+                (shot, shots[v, 4] if shot else 0, shots[v, 0] if shot else -1), f"seat {s} visit {v + 1}"
+            assert w["misses"] == w["shots"] - w["hits"] and w["arrive_round"] >= 0
 
 
 @pytest.mark.parametrize("name,changes,ok", CASES, ids=[c[0] for c in CASES])
@@ -357,13 +355,12 @@ def test_field_at_its_limit_is_refused_or_plays_cleanly(tmp_path, name, changes,
     setups = [make_setup(bundle, i % n_trails, list(range(i % 5, i % 5 + n)), players=kind)
               for i, (n, kind) in enumerate(((6, "heuristic"), (2, "random"), (4, "random"), (3, "heuristic")))
               if i % 5 + n <= len(names)]
-    rows = play_block(bundle, setups, 1, np.arange(len(setups)))
-    check_results(bundle, setups, rows)
+    check_results(bundle, setups, *play_block(bundle, setups, 1, np.arange(len(setups)), visits=True))
     for i, s in enumerate(setups[:2]):
         log = play_one(bundle, s, 2, i)
         report = referee_race(bundle, s.trail, list(s.biathletes), list(s.colours), log.events)
         assert report.ok, f"{name}: race {i}: {report.message}"
-        check_results(bundle, [s], log.results)
+        check_results(bundle, [s], log.results, log.visits)
         check_log(log)
         render_log(bundle, log)                       # the readable log (`replay`) too
 

@@ -7,7 +7,6 @@ import sys
 import numpy as np
 import pytest
 
-from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from sim.blast.compile import load_bundle
@@ -69,19 +68,19 @@ def test_ranking_matches_results(bundle, rendered):
             seat = next(s for s in range(log.setup.n)
                         if bundle.biathlete_names[log.setup.biathletes[s]] == m.group(2)
                         and C.COLOUR_NAMES[log.setup.colours[s]] == m.group(3))
-            assert log.results[seat, R.PLACE] == int(m.group(1))
-            assert (m.group(4) == "won") == bool(log.results[seat, R.WON])
+            assert log.results[seat]["place"] == int(m.group(1))
+            assert (m.group(4) == "won") == bool(log.results[seat]["won"])
         won = [m for m in ranks if m.group(4) == "won"]
-        if log.results[:, R.WON].any():
+        if log.results["won"].any():
             winners += 1
             (m,) = won
             assert m.group(1) == "1"
-            seat = int(np.flatnonzero(log.results[:, R.WON])[0])
+            seat = int(np.flatnonzero(log.results["won"])[0])
             assert m.group(2) == bundle.biathlete_names[log.setup.biathletes[seat]]
             assert re.search(rf"\| {m.group(2)} \({m.group(3)} skis\) .*\| WINS: ", text)
         else:
             assert not won
-            assert f"stalled after {log.rounds} rounds" in text or log.results[:, R.ELIMINATED].all()
+            assert f"stalled after {log.rounds} rounds" in text or log.results["eliminated"].all()
     assert winners >= 3
 
 

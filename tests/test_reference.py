@@ -3,7 +3,7 @@ knows, its races are legal and reproducible, and its blind-card bookkeeping foll
 import numpy as np
 import pytest
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.state import (
     G_MN, G_MTOP, G_N, G_ROUND, SEAT_HAND_N, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, new_state,
@@ -35,7 +35,7 @@ def stop_at(bundle, setup, race, rnd):
     arrays = _block_arrays([setup])
     st = new_state(K.N_PARAMS, 0)
     play_races_reference_nb(bundle.tables, *arrays, SEED, np.array([race], np.int64), st,
-                            np.zeros((6, R.N_FIELDS), np.int32), 0, new_state(K.N_PARAMS, 0), rnd)
+                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd)
     return st, arrays
 
 
@@ -43,7 +43,7 @@ def decide(bundle, st, arrays):
     """The search seats' cards, chosen again on the round-start state st (a copy is used)."""
     st = type(st)(*(a.copy() for a in st))
     play_races_reference_nb(bundle.tables, *arrays, SEED, np.array([0], np.int64), st,
-                            np.zeros((6, R.N_FIELDS), np.int32), 0, new_state(K.N_PARAMS, 0), -1)
+                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), -1)
     return st.work[W_LOOKAHEAD:W_LOOKAHEAD + 6].copy()
 
 

@@ -227,3 +227,15 @@ def test_a_cell_folder_copied_under_another_name_is_refused(study_dir, tmp_path,
     refused(capsys, report(study_dir, tmp_path), "variant=ghost", "foreign folder")
     refused(capsys, ["study", str(study_dir.parent / "tiny.toml"), "--out", str(study_dir), "--quiet"], "variant=ghost",
             "foreign folder")
+
+
+def test_a_run_written_with_other_columns_still_reports_and_is_not_extended(run_dir, tmp_path, capsys):
+    """A folder from a version whose seat table had other columns (Blast's per-visit shots_1,
+    hits_1 ... before 2026-11-28): a report reads it (shooting from its visits table); a resume
+    that would add parts of another layout is refused in one line."""
+    path = run_dir / "manifest.json"
+    m = json.loads(path.read_text())
+    m["seat_columns"] = [*m["seat_columns"], "shots_1", "hits_1"]
+    path.write_text(json.dumps(m))
+    reads_whole(run_dir, 96)
+    refused(capsys, resume(run_dir), "other seat columns", "another folder")

@@ -7,7 +7,6 @@ from numba import njit
 from scipy import stats
 
 from blastrace import random_setups
-from kernels import results as R
 from kernels.blast import consts as C
 from kernels.rng import below_nb, seed_stream_nb
 from kernels.blast.rules import shot_hits_nb
@@ -66,14 +65,11 @@ def test_dice_hits_in_real_races_match_the_binomial():
     accuracy band: the decision to shoot never sees the dice."""
     b = load_bundle()
     setups = random_setups(b, 3000, np.random.default_rng(8), players=("heuristic",))
-    df = pd.DataFrame(play_block(b, setups, 8, np.arange(len(setups))), columns=R.FIELDS)
+    _, visits = play_block(b, setups, 8, np.arange(len(setups)), visits=True)
     acc = b.tables.accuracy
-    rows = []
-    for v in (1, 2):
-        shot = df[df[f"shots_{v}"] == 1]
-        band = np.where(shot[f"shot_pulse_{v}"] <= 2, 0, np.where(shot[f"shot_pulse_{v}"] <= 6, 1, 2))
-        rows.append(pd.DataFrame({"threshold": acc[shot.biathlete, band], "hits": shot[f"dice_hits_{v}"]}))
-    shots_df = pd.concat(rows)
+    shot = visits[visits["shots"] > 0]
+    band = np.where(shot["shot_pulse"] <= 2, 0, np.where(shot["shot_pulse"] <= 6, 1, 2))
+    shots_df = pd.DataFrame({"threshold": acc[shot["biathlete"], band], "hits": shot["dice_hits"]})
     tested = 0
     for threshold, group in shots_df.groupby("threshold"):
         if len(group) < 500:

@@ -3,7 +3,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kernels import results as R
 from sim.blast import load_bundle
 from sim.blast.play import RaceSetup, play_one
 from sim.blast.players import resolve
@@ -76,7 +75,7 @@ def test_a_cup_race_replays_alone(bundle, random_cups):
     setup = RaceSetup(bundle.trail_id("Short"), tuple(line.biathlete), tuple(line.colour),
                       (resolve("default"),) * 4)      # the cup's players: the default
     log = play_one(bundle, setup, 5, cup * 4 + k - 1)
-    assert log.results[:, R.PLACE].tolist() == line.place.tolist()
+    assert log.results["place"].tolist() == line.place.tolist()
 
 
 def test_title_odds_sum_to_one(random_cups):
@@ -215,3 +214,18 @@ def test_worldcup_command_resumes_its_out_folder_and_refuses_other_cups_in_one_l
     assert main([*argv, "--seed", "2"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("biathlon-sim worldcup: ") and "seed differs" in err and len(err.splitlines()) == 1
+
+
+def test_kept_races_read_back_by_name_and_an_older_positional_part_is_refused_in_one_line():
+    from sim.store import FolderError
+    from sim.worldcup import RACE_DTYPE, _race_records
+
+    kept = np.zeros(3, RACE_DTYPE)
+    kept["race"], kept["place"], kept["cup"], kept["race_no"] = [7, 7, 8], [2, 1, 1], [1, 1, 2], [1, 1, 2]
+    frame = pd.DataFrame({name: kept[name] for name in reversed(RACE_DTYPE.names)})     # by name, not position
+    assert (_race_records(frame, "part") == kept).all()
+    old = pd.DataFrame({f"c{i}": np.zeros(3, np.int32) for i in range(54)})          # before the named records
+    with pytest.raises(FolderError) as info:
+        _race_records(old, "DIR/runs/cups/visits/part-1.parquet")
+    message = str(info.value)
+    assert "DIR/runs/cups/visits/part-1.parquet" in message and "older" in message and "\n" not in message

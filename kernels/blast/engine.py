@@ -1,10 +1,10 @@
 """The Biathlon Blast race engine: set-up, rounds and turns by the full rules (docs/rules.md).
 
 `play_races_nb` (and kernels.blast_reference's `play_races_reference_nb`, for races with look-ahead
-or reference players) play a block of races on a `RaceState` and fill one result row per race and seat (`kernels.results`). Every choice goes through
-`kernels.blast.players`; every chance outcome comes from the race's own random stream, so a race is
-the same whether played alone or among millions. With a log capacity the race writes its event log
-(docs/event-log.md).
+or reference players) play a block of races on a `RaceState` and fill the seat and visit records of
+each race (`kernels.blast.results`). Every choice goes through `kernels.blast.players`; every chance
+outcome comes from the race's own random stream, so a race is the same whether played alone or among
+millions. With a log capacity the race writes its event log (docs/event-log.md).
 """
 import numpy as np
 from ..arrays import copy1_nb, copy2_nb
@@ -46,12 +46,11 @@ from .state import (
     S_CROSSWIND0, S_DICE_HITS0, S_ELIM_CAUSE, S_ELIM_ROUND, S_HITS0, S_ICY, S_ICY_LAP0, S_MAX_PULSE,
     S_MOTIVATION, S_PLACE, S_SHOT_PULSE0, S_SHOTS0, S_TURNS, S_WAITS, S_WAX0, S_WIND_CHANGES,
 )
-from .. import results as R
+from .results import RANGE_VISITS
 
-#: range visits with columns of their own in a result row (shots_1, shots_2, ...); later visits
-#: count in the totals (waits, bullets_hits ...) and keep their statistics in the race state
-VISIT_COLUMNS = R.SHOTS_2 - R.SHOTS_1 + 1
-assert VISIT_COLUMNS <= MAX_VISITS
+# range visits with records of their own (kernels.blast.results); later visits count in the totals
+# (waits, bullets_hits ...) and keep their statistics in the race state
+assert RANGE_VISITS <= MAX_VISITS
 
 
 # --- the event log -------------------------------------------------------------------------------
@@ -744,56 +743,83 @@ def rank_nb(tb, trail, st):
 
 
 @inline
-def write_results_nb(tb, trail, st, race, out, row0):
-    """One result row per seat (columns: kernels.results.FIELDS)."""
+def write_results_nb(tb, trail, st, race, out, visits, row0):
+    """The seat record of each seat, out[row0 + seat], and the records of its first RANGE_VISITS
+    range visits, visits[(row0 + seat) * RANGE_VISITS + visit - 1] (visit 0 for a visit it never
+    reached): kernels.blast.results."""
     n = st.g[G_N]
+    n_dice = tb.rules[R_N_DICE]
     for s in range(n):
         r = out[row0 + s]
-        r[R.RACE] = race
-        r[R.TRAIL] = trail
-        r[R.N_RACERS] = n
-        r[R.SEAT] = s
-        r[R.COLOUR] = st.seat[SEAT_COLOUR, s]
-        r[R.BIATHLETE] = st.seat[SEAT_BIATHLETE, s]
-        r[R.PLAYER] = st.seat[SEAT_PLAYER, s]
-        r[R.PLACE] = st.stats[s, S_PLACE]
-        r[R.WON] = 1 if st.seat[SEAT_STATUS, s] == STATUS_WON else 0
-        r[R.ELIMINATED] = 1 if st.seat[SEAT_STATUS, s] == STATUS_ELIMINATED else 0
-        r[R.ELIM_CAUSE] = st.stats[s, S_ELIM_CAUSE]
-        r[R.ELIM_ROUND] = st.stats[s, S_ELIM_ROUND]
-        r[R.ROUNDS] = st.g[G_ROUND]
-        r[R.STALLED] = st.g[G_STALLED]
-        r[R.DISTANCE_LEFT] = tb.finish_pos[trail] - st.seat[SEAT_POS, s]
-        r[R.FINAL_PULSE] = st.seat[SEAT_PULSE, s]
-        r[R.MAX_PULSE] = st.stats[s, S_MAX_PULSE]
-        for v in range(VISIT_COLUMNS):     # statistics of visits the trail lacks stay "never"
-            r[R.SHOTS_1 + v] = st.stats[s, S_SHOTS0 + v]
-            r[R.HITS_1 + v] = st.stats[s, S_HITS0 + v]
-            r[R.DICE_HITS_1 + v] = st.stats[s, S_DICE_HITS0 + v]
-            r[R.SHOT_PULSE_1 + v] = st.stats[s, S_SHOT_PULSE0 + v]
-            r[R.ARRIVE_PULSE_1 + v] = st.stats[s, S_ARRIVE_PULSE0 + v]
-            r[R.ARRIVE_ROUND_1 + v] = st.stats[s, S_ARRIVE_ROUND0 + v]
-            r[R.SHOT_WIND_1 + v] = st.stats[s, S_CROSSWIND0 + v]
-        r[R.WAITS] = st.stats[s, S_WAITS]
-        r[R.BULLETS_PICKUP] = st.stats[s, S_BULLETS_PICKUP]
-        r[R.BULLETS_HITS] = st.stats[s, S_BULLETS_HITS]
-        r[R.COACH_BULLETS] = st.stats[s, S_COACH_BULLETS]
-        for c in range(N_COLOURS - 1):
-            r[R.WAX_BLACK + c] = st.stats[s, S_WAX0 + c]
-        r[R.MOTIVATION] = st.stats[s, S_MOTIVATION]
-        r[R.ICY] = st.stats[s, S_ICY]
-        for lap in range(3):
-            r[R.ICY_LAP_1 + lap] = st.stats[s, S_ICY_LAP0 + lap]
-        r[R.TURNS] = st.stats[s, S_TURNS]
-        r[R.BOOSTS] = st.stats[s, S_BOOSTS]
-        r[R.WIND_CHANGES] = st.stats[s, S_WIND_CHANGES]
-        r[R.LEAD_CHANGES] = st.g[G_LEAD_CHANGES]
-        r[R.LEADER_AFTER_RANGE] = 1 if st.g[G_LEADER_AFTER_RANGE] == s else 0
-        r[R.BULLETS_LEFT] = st.seat[SEAT_BULLETS, s]
+        won = 1 if st.seat[SEAT_STATUS, s] == STATUS_WON else 0
+        r.race = race
+        r.trail = trail
+        r.n_racers = n
+        r.seat = s
+        r.team = s
+        r.leg = 0
+        r.player = st.seat[SEAT_PLAYER, s]
+        r.place = st.stats[s, S_PLACE]
+        r.won = won
+        r.finished = won
+        r.eliminated = 1 if st.seat[SEAT_STATUS, s] == STATUS_ELIMINATED else 0
+        r.elim_cause = st.stats[s, S_ELIM_CAUSE]
+        r.rounds = st.g[G_ROUND]
+        r.stalled = st.g[G_STALLED]
+        r.distance_left = tb.finish_pos[trail] - st.seat[SEAT_POS, s]
+        r.penalty_laps = 0
+        r.lead_changes = st.g[G_LEAD_CHANGES]
+        r.leader_after_range = 1 if st.g[G_LEADER_AFTER_RANGE] == s else 0
+        r.colour = st.seat[SEAT_COLOUR, s]
+        r.biathlete = st.seat[SEAT_BIATHLETE, s]
+        r.elim_round = st.stats[s, S_ELIM_ROUND]
+        r.final_pulse = st.seat[SEAT_PULSE, s]
+        r.max_pulse = st.stats[s, S_MAX_PULSE]
+        r.waits = st.stats[s, S_WAITS]
+        r.bullets_pickup = st.stats[s, S_BULLETS_PICKUP]
+        r.bullets_hits = st.stats[s, S_BULLETS_HITS]
+        r.coach_bullets = st.stats[s, S_COACH_BULLETS]
+        r.wax_black = st.stats[s, S_WAX0]
+        r.wax_yellow = st.stats[s, S_WAX0 + 1]
+        r.wax_green = st.stats[s, S_WAX0 + 2]
+        r.wax_blue = st.stats[s, S_WAX0 + 3]
+        r.wax_white = st.stats[s, S_WAX0 + 4]
+        r.motivation = st.stats[s, S_MOTIVATION]
+        r.icy = st.stats[s, S_ICY]
+        r.icy_lap_1 = st.stats[s, S_ICY_LAP0]
+        r.icy_lap_2 = st.stats[s, S_ICY_LAP0 + 1]
+        r.icy_lap_3 = st.stats[s, S_ICY_LAP0 + 2]
+        r.turns = st.stats[s, S_TURNS]
+        r.boosts = st.stats[s, S_BOOSTS]
+        r.wind_changes = st.stats[s, S_WIND_CHANGES]
+        r.bullets_left = st.seat[SEAT_BULLETS, s]
         left = 0
         for c in range(1, N_COLOURS):
             left += st.wax[s, c]
-        r[R.WAX_LEFT] = left
+        r.wax_left = left
+        for v in range(RANGE_VISITS):
+            w = visits[(row0 + s) * RANGE_VISITS + v]
+            if st.stats[s, S_ARRIVE_ROUND0 + v] < 0:
+                w.visit = 0
+                continue
+            shots = n_dice if st.stats[s, S_SHOTS0 + v] == 1 else 0
+            hits = st.stats[s, S_HITS0 + v] if shots else 0
+            w.race = race
+            w.seat = s
+            w.team = s
+            w.leg = 0
+            w.visit = v + 1
+            w.shots = shots
+            w.hits = hits
+            w.misses = shots - hits
+            w.penalties = 0
+            w.dice_hits = st.stats[s, S_DICE_HITS0 + v]
+            w.shot_pulse = st.stats[s, S_SHOT_PULSE0 + v]
+            w.arrive_pulse = st.stats[s, S_ARRIVE_PULSE0 + v]
+            w.arrive_round = st.stats[s, S_ARRIVE_ROUND0 + v]
+            w.shot_wind = st.stats[s, S_CROSSWIND0 + v]
+            w.biathlete = st.seat[SEAT_BIATHLETE, s]
+            w.colour = st.seat[SEAT_COLOUR, s]
 
 
 @inline
@@ -818,12 +844,15 @@ def check_capacity_nb(tb, st):
 # The races without search seats (nearly all) compile without the rollout code: races with
 # LOOKAHEAD or REFERENCE seats are played by kernels.blast_reference.search.play_races_reference_nb.
 @entry
-def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, log_cap):
-    """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat. No seat
+def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, visits,
+                  log_cap):
+    """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat and its
+    range visits' records (write_results_nb). No seat
     may be LOOKAHEAD or REFERENCE (kernels.blast_reference.search.play_races_reference_nb plays those).
 
     trails, n_racers, races: int64[k]; biathletes, colours, players: int64[k, 6];
-    params: float64[k, 6, n_params]; out: int32[k * 6, N_FIELDS] (rows of absent seats untouched);
+    params: float64[k, 6, n_params]; out, visits: kernels.blast.results.buffers(k) (rows of absent
+    seats untouched);
     log_cap: room in st.log for the events of a race (0: no log; with one race, its log).
     """
     tb = borrow_tables_nb(tb)
@@ -835,4 +864,4 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
                  races[i], st, log_cap)
         red_usable[:] = 0
         finish_race_nb(tb, trails[i], st, red_usable, False)
-        write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
+        write_results_nb(tb, trails[i], st, races[i], out, visits, i * MAX_RACERS)

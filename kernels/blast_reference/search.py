@@ -365,7 +365,7 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
 
 @entry
 def play_races_reference_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out,
-                            log_cap, ro, stop_round):
+                            visits, log_cap, ro, stop_round):
     """kernels.blast.engine.play_races_nb for races with LOOKAHEAD or REFERENCE seats; `ro`: a
     second state, the rollouts' board.
 
@@ -386,4 +386,4 @@ def play_races_reference_nb(tb, trails, n_racers, biathletes, colours, players, 
             red_usable[:] = 0
         search_rounds_nb(tb, trails[i], st, red_usable, ro, stop_round)
         if stop_round == 0:
-            write_results_nb(tb, trails[i], st, races[i], out, i * MAX_RACERS)
+            write_results_nb(tb, trails[i], st, races[i], out, visits, i * MAX_RACERS)

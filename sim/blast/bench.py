@@ -8,7 +8,6 @@ import time
 import numpy as np
 import pandas as pd
 
-from kernels.results import ROUNDS, STALLED
 
 from .compile import CompiledBundle
 from .play import RaceSetup, play_block
@@ -42,8 +41,8 @@ def bench_rows(bundle: CompiledBundle, trails: list[int], racers: list[int], rac
             first = out[::n]            # one row per race
             rows.append({
                 "trail": bundle.trail_names[t], "racers": n, "races": races, "seconds": round(dt, 3),
-                "races_per_s": round(races / dt), "mean_rounds": round(float(first[:, ROUNDS].mean()), 2),
-                "stalled_share": round(float(first[:, STALLED].mean()), 4),
+                "races_per_s": round(races / dt), "mean_rounds": round(float(first["rounds"].mean()), 2),
+                "stalled_share": round(float(first["stalled"].mean()), 4),
             })
     df = pd.DataFrame(rows)
     df.attrs["compile_s"] = compile_s

@@ -1,4 +1,4 @@
-"""Biathlon Blast's line-up designs: who races in each race of a run, and the kernel's rows as a
+"""Biathlon Blast's line-up designs: who races in each race of a run, and the kernel's records as a
 table. A design gives every race index its set-up as a function of (design, seed, race index) only,
 so a run's table is the same whatever the chunk size or the number of workers.
 """
@@ -9,12 +9,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast.players import N_PARAMS
 
 from ..blocks import rotation
-from ..store import add_names
+from ..store import add_names, frame
 from .compile import CompiledBundle
 from .play import RaceSetup, make_setup, play_arrays
 from .players import Player, available, resolve
@@ -106,9 +105,10 @@ class Design:
         return bis, cols
 
 
-def play_rows(bundle: CompiledBundle, design: Design, seed: int, start: int, stop: int) -> np.ndarray:
-    """The kernel's rows of races start .. stop-1: the set-ups of the whole chunk built as the
-    kernel's arrays with numpy (no object per race)."""
+def play_records(bundle: CompiledBundle, design: Design, seed: int, start: int,
+                 stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """The (seats, visits) records of races start .. stop-1 (kernels.blast.results): the set-ups of
+    the whole chunk built as the kernel's arrays with numpy (no object per race)."""
     races = np.arange(start, stop, dtype=np.int64)
     players = design._seats(design.resolved())      # persona files read once per chunk, not once per use
     k, n = len(races), design.racers
@@ -131,28 +131,16 @@ def _padded(like: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
-#: columns of `narrow_frame` kept int32 (every other column fits int16)
-WIDE_COLUMNS = ("race",)
-
-
-def narrow_frame(rows: np.ndarray) -> pd.DataFrame:
-    """Result rows as a frame of int16 columns (race: int32), as they are stored."""
-    if len(rows) and (rows.max(axis=0)[1:] > np.iinfo(np.int16).max).any():
-        raise OverflowError("a result column no longer fits int16; widen it in sim.run.WIDE_COLUMNS")
-    return pd.DataFrame({f: rows[:, i].astype(np.int32 if f in WIDE_COLUMNS else np.int16)
-                         for i, f in enumerate(R.FIELDS)})
-
-
 def table_names(bundle: CompiledBundle, player_names: list[str]) -> dict[str, list[str]]:
     """What the id columns of a run's table stand for (the `player` column: `player_names`)."""
     return {"trail": list(bundle.trail_names), "colour": list(C.COLOUR_NAMES),
             "biathlete": list(bundle.biathlete_names), "player": list(player_names)}
 
 
-def results_table(bundle: CompiledBundle, rows: np.ndarray, player_names: list[str]) -> pd.DataFrame:
-    """The kernel's result rows as a table: ids kept, names added (trail, biathlete, ski colour,
-    player: `player` indexes `player_names`)."""
-    return add_names(narrow_frame(rows), table_names(bundle, player_names))
+def results_table(bundle: CompiledBundle, seats: np.ndarray, player_names: list[str]) -> pd.DataFrame:
+    """Seat records as a table: ids kept, names added (trail, biathlete, ski colour, player:
+    `player` indexes `player_names`)."""
+    return add_names(frame(seats), table_names(bundle, player_names))
 
 
 def design_from_manifest(manifest: dict) -> Design:
@@ -178,7 +166,7 @@ def design_from_manifest(manifest: dict) -> Design:
 
 def warm_up(bundle: CompiledBundle, design: Design) -> None:
     """Play one race here so that the kernels are compiled and cached before workers load them."""
-    play_rows(bundle, design, 0, 0, 1)
+    play_records(bundle, design, 0, 0, 1)
 
 
 def design_dict(design: Design) -> dict:

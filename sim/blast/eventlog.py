@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kernels import results as R
 from kernels.blast import consts as C
 from kernels.blast import events as E
 from kernels.blast.players import PLAYER_KINDS
@@ -509,7 +508,7 @@ def _render_turn(ctx: _Context, events: np.ndarray, i: int, lines: list[str], st
 
 
 def _render_end(ctx: _Context, race_log, tail: np.ndarray, lines: list[str]) -> None:
-    res = np.asarray(getattr(race_log, "results", np.zeros((0, R.N_FIELDS))))
+    res = getattr(race_log, "results", ())        # seat records (kernels.blast.results)
     lines.append("")
     for row in tail:
         _, seat, kind, a = _split(row)
@@ -525,13 +524,13 @@ def _render_end(ctx: _Context, race_log, tail: np.ndarray, lines: list[str]) -> 
         if 0 <= seat < len(res):
             r = res[seat]
             if status == E.STATUS_ELIMINATED:
-                cause = CAUSES.get(int(r[R.ELIM_CAUSE]), "?")
-                text += f" in round {int(r[R.ELIM_ROUND])} ({cause})"
+                cause = CAUSES.get(int(r["elim_cause"]), "?")
+                text += f" in round {int(r['elim_round'])} ({cause})"
             elif status == E.STATUS_RACING:
-                left = int(r[R.DISTANCE_LEFT])
+                left = int(r["distance_left"])
                 text += f", {left} space{'s' if left != 1 else ''} from the finish"
             elif status == E.STATUS_WON:
-                text += f" in round {int(r[R.ROUNDS])}"
+                text += f" in round {int(r['rounds'])}"
         lines.append(text)
 
 

@@ -1,11 +1,9 @@
 """Biathlon Blast as a registered game (sim.games): what the shared runner, store, commands and
 conformance suite call.
 
-The Blast kernel fills its own int32 rows (kernels/results.py, one row per race and seat, with
-the two range visits as paired columns); `records` turns them into the shared structured records:
-the core seat fields plus Blast's own, and one visits row per racer and range visit reached.
-Every value of a Blast column is the kernel's, unchanged (tests/test_records_blast.py keeps a
-fixture of the table from before the records were composed).
+The Blast kernel fills the shared structured records directly (kernels/blast/results.py: the core
+seat fields plus Blast's own, and one visits row per racer and range visit reached).
+tests/test_records_blast.py keeps a fixture of the table from before the records were composed.
 """
 from __future__ import annotations
 
@@ -13,31 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels import records as REC
-from kernels import results as R
+from kernels.blast import results as R
 
 from . import design as _design
 from .compile import CompiledBundle, load_bundle as _load_bundle
 from .load import default_data_dir as _default_data_dir
 
-#: the range visits the kernel's rows have columns for
-RANGE_VISITS = (1, 2)
-_PER_VISIT = ("shots", "hits", "dice_hits", "shot_pulse", "arrive_pulse", "arrive_round", "shot_wind")
-
-#: Blast's seat fields after the core ones: every kernel column that is neither core nor per visit
-#: (the per-visit columns stay too, as Blast's own, so that the reports' shooting sections read
-#: them as before; the visits table holds the same numbers in long form)
-_CORE_FROM_KERNEL = {"race": "race", "trail": "trail", "n_racers": "n_racers", "seat": "seat",
-                     "player": "player", "place": "place", "won": "won", "eliminated": "eliminated",
-                     "elim_cause": "elim_cause", "rounds": "rounds", "stalled": "stalled",
-                     "distance_left": "distance_left", "lead_changes": "lead_changes",
-                     "leader_after_range": "leader_after_range"}
-_EXTRA = tuple(f for f in R.FIELDS if f not in _CORE_FROM_KERNEL)
-
-SEAT_DTYPE = REC.seat_dtype([(f, "i2") for f in _EXTRA], scenario="trail")
-VISIT_DTYPE = REC.visit_dtype([("dice_hits", "i2"), ("shot_pulse", "i2"), ("arrive_pulse", "i2"),
-                               ("arrive_round", "i2"), ("shot_wind", "i2"), ("biathlete", "i2"),
-                               ("colour", "i2")])
+SEAT_DTYPE = R.SEAT_DTYPE
+VISIT_DTYPE = R.VISIT_DTYPE
 
 LABELS = {"elim_cause": ["none", "no cards left", "pulse over the limit"],
           "shot_wind": ["still", "crosswind", "headwind", "tailwind"]}
@@ -104,42 +85,6 @@ def summary(bundle: CompiledBundle) -> str:
     from .summary import summary as text
 
     return text(bundle)
-
-
-def records(rows: np.ndarray, n_dice: int = 5) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's int32 rows [n, N_FIELDS] as (seats, visits) structured records.
-
-    Core fields Blast has no use for: team = seat, leg = 0, finished = won (a Blast race ends
-    when its winner crosses the line), penalty_laps = 0 (misses cost no laps in Blast). A visits
-    row for each range visit the racer reached (arrive_round >= 0): shots = the dice rolled if
-    the racer shot there, else 0; misses = shots - hits; penalties = 0."""
-    seats = np.zeros(len(rows), SEAT_DTYPE)
-    for core, col in _CORE_FROM_KERNEL.items():
-        seats[core] = rows[:, R.FIELDS.index(col)]
-    seats["team"] = seats["seat"]
-    seats["finished"] = seats["won"]
-    for f in _EXTRA:
-        seats[f] = rows[:, R.FIELDS.index(f)]
-    parts = []
-    for k in RANGE_VISITS:
-        col = {name: rows[:, R.FIELDS.index(f"{name}_{k}")] for name in _PER_VISIT}
-        reached = np.flatnonzero(col["arrive_round"] >= 0)
-        v = np.zeros(len(reached), VISIT_DTYPE)
-        v["race"] = rows[reached, R.RACE]
-        v["seat"] = v["team"] = rows[reached, R.SEAT]
-        v["visit"] = k
-        shot = col["shots"][reached] == 1
-        v["shots"] = np.where(shot, n_dice, 0)
-        v["hits"] = np.where(shot, col["hits"][reached], 0)
-        v["misses"] = v["shots"] - v["hits"]
-        for name in ("dice_hits", "shot_pulse", "arrive_pulse", "arrive_round", "shot_wind"):
-            v[name] = col[name][reached]
-        v["biathlete"] = rows[reached, R.BIATHLETE]
-        v["colour"] = rows[reached, R.COLOUR]
-        parts.append(v)
-    visits = np.concatenate(parts)
-    visits = visits[np.lexsort((visits["visit"], visits["seat"], visits["race"]))]
-    return seats, visits
 
 
 # --- designs -----------------------------------------------------------------------------------
@@ -212,7 +157,7 @@ def names(bundle: CompiledBundle, design) -> dict[str, list[str]]:
 
 
 def play_chunk(bundle: CompiledBundle, design, seed: int, start: int, stop: int):
-    return records(_design.play_rows(bundle, design, seed, start, stop), len(bundle.tables.dice_colour))
+    return _design.play_records(bundle, design, seed, start, stop)
 
 
 def replay(bundle: CompiledBundle, design, seed: int, race: int, states: bool = False) -> str:
@@ -350,8 +295,8 @@ class Roster:
 
     @staticmethod
     def play(bundle: CompiledBundle, seed: int, pieces, names: list[str], options: dict | None = None):
-        """The kernel's rows of the pieces (arrangement index, trail, arrangement, first race, end
-        race), played as one block, their player ids indexing `names`; each row's arrangement."""
+        """The seat records of the pieces (arrangement index, trail, arrangement, first race, end
+        race), played as one block, their player ids indexing `names`; each record's arrangement."""
         from .design import Design
         from .play import play_block
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import results as R
+from kernels.blast import results as R
 from kernels.blast import consts as C
 from kernels.blast.engine import play_races_nb
 from kernels.blast.players import LOOKAHEAD, N_PARAMS, REFERENCE
@@ -109,68 +109,75 @@ class RaceLog:
     seed: int
     race: int
     events: np.ndarray          # int16[n_events, N_COLS]
-    results: np.ndarray         # int32[n_seats, N_FIELDS]
+    results: np.ndarray         # SEAT_DTYPE[n_seats] (kernels.blast.results)
     rounds: int
+    visits: np.ndarray          # VISIT_DTYPE: the range visits reached, in seat order
 
 
 def play_one(bundle: CompiledBundle, setup: RaceSetup, seed: int, race: int,
              log_cap: int = DEFAULT_LOG_CAP) -> RaceLog:
     """Play race `race` of the study with `seed`, recording its event log."""
     st = new_state(N_PARAMS, log_cap)
-    out = _play(bundle, _block_arrays([setup]), seed, np.array([race], np.int64), st, log_cap)
+    seats, visits = _play(bundle, _block_arrays([setup]), seed, np.array([race], np.int64), st, log_cap)
     if st.g[G_LOG_OVERFLOW]:
         raise RuntimeError(f"the event log of race {race} needs more than {log_cap} rows; "
                            f"pass a larger log_cap")
-    return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), out[:setup.n], int(st.g[G_ROUND]))
+    return RaceLog(setup, seed, race, st.log[:st.g[G_LOG_N]].copy(), seats[:setup.n], int(st.g[G_ROUND]),
+                   R.reached(visits))
 
 
 def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races,
-               player_names: list[str] | None = None) -> np.ndarray:
-    """Play races[i] with setups[i]; returns int32[sum of racers, N_FIELDS] result rows.
+               player_names: list[str] | None = None, visits: bool = False):
+    """Play races[i] with setups[i]; returns their seat records (kernels.blast.results.SEAT_DTYPE),
+    one per race and seat in the order of `races`; with `visits`, (seats, visits) records.
 
-    The `player` column holds each seat's index in `player_names`, or its player kind without."""
+    The `player` field holds each seat's index in `player_names`, or its player kind without."""
     ids = None
     if player_names is not None:
         index = {name: i for i, name in enumerate(player_names)}
         ids = np.zeros((len(setups), C.MAX_RACERS), np.int32)
         for i, s in enumerate(setups):
             ids[i, :s.n] = [index[p.name] for p in s.players]
-    return play_arrays(bundle, _block_arrays(setups), seed, races, ids)
+    seats_visits = play_arrays(bundle, _block_arrays(setups), seed, races, ids)
+    return seats_visits if visits else seats_visits[0]
 
 
-def play_arrays(bundle: CompiledBundle, arrays, seed: int, races, player_ids: np.ndarray | None = None) -> np.ndarray:
-    """play_block for set-ups given as the kernel's arrays (trails, racer counts, then per race and
-    seat padded to MAX_RACERS: biathletes, ski colours, player kinds, player weights), as a design
-    builds them for a whole block with numpy; `player_ids` [race, seat]: the `player` column."""
+def play_arrays(bundle: CompiledBundle, arrays, seed: int, races,
+                player_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(seats, visits) records of set-ups given as the kernel's arrays (trails, racer counts, then
+    per race and seat padded to MAX_RACERS: biathletes, ski colours, player kinds, player weights),
+    as a design builds them for a whole block with numpy; `player_ids` [race, seat]: the `player`
+    field. Both in the order of `races`, then seat (then visit)."""
     # contiguous, as every caller's: a reversed or strided view is another type signature to numba,
     # and a whole second compile of the race kernel (it cost tests/test_determinism.py 44-162 s in CI)
     races = np.ascontiguousarray(races, np.int64)
     n_racers = arrays[1]
     k = len(n_racers)
-    out = _play(bundle, arrays, seed, races, new_state(N_PARAMS, 0), 0)
+    seats, visits = _play(bundle, arrays, seed, races, new_state(N_PARAMS, 0), 0)
     keep = (np.arange(k * C.MAX_RACERS) % C.MAX_RACERS) < np.repeat(n_racers, C.MAX_RACERS)
     if player_ids is not None:
-        out[:, R.PLAYER] = player_ids.reshape(-1)
-    return out[keep]
+        seats["player"] = player_ids.reshape(-1)
+    return seats[keep], R.reached(visits)
 
 
 def _play(bundle: CompiledBundle, arrays, seed: int, races: np.ndarray, st, log_cap: int):
-    """The kernel's rows (6 per race) for these set-ups (the kernel's arrays); races with a
+    """The kernel's records (kernels.blast.results.buffers) for these set-ups (the kernel's arrays); races with a
     look-ahead or reference seat go through the search players' entry point
     (kernels.blast_reference, compiled on first use), the others through the plain one (which
     compiles without the rollouts)."""
     trails, n_racers, bis, cols, pls, params = arrays
-    out = np.zeros((len(trails) * C.MAX_RACERS, R.N_FIELDS), np.int32)
+    seats, visits = R.buffers(len(trails))
     if ((pls == REFERENCE) | (pls == LOOKAHEAD)).any():
         from kernels.blast_reference.search import play_races_reference_nb
 
         with _first_call("play_races_reference"):
-            play_races_reference_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out,
-                                    log_cap, new_state(N_PARAMS, 0), 0)
+            play_races_reference_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, seats,
+                                    visits, log_cap, new_state(N_PARAMS, 0), 0)
     else:
         with _first_call("play_races"):
-            play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, out, log_cap)
-    return out
+            play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, seats, visits,
+                          log_cap)
+    return seats, visits
 
 
 __all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "play_arrays"]
