@@ -360,18 +360,35 @@ class ChunkStore:
         seats_frame = frame(seats)
         name = part_name(start, stop)
         entry = {"first": int(start), "end": int(stop), "identity": ledger.get("identity_hash", "")}
-        tmps = []
-        for table, df in (("visits", frame(visits)), ("seats", seats_frame)):
-            final = self._folder(table) / name
-            tmp = final.with_suffix(".tmp")
-            _write_parquet(df, tmp, ledger.get("identity", {}))
-            entry[table] = {"rows": int(len(df)), "bytes": tmp.stat().st_size, "sha256": checksum(tmp)}
-            tmps.append((tmp, final))
-        ledger["parts"] = [e for e in ledger["parts"] if (e["first"], e["end"]) != (start, stop)] + [entry]
-        self._save_ledger()
-        for tmp, final in tmps:
-            os.replace(tmp, final)
+        tables = {"visits": frame(visits), "seats": seats_frame}
+        tmps = [(self._folder(t) / name, (self._folder(t) / name).with_suffix(".tmp")) for t in tables]
+        try:
+            for (table, df), (final, tmp) in zip(tables.items(), tmps):
+                _write_parquet(df, tmp, ledger.get("identity", {}))
+                entry[table] = {"rows": int(len(df)), "bytes": tmp.stat().st_size, "sha256": checksum(tmp)}
+            ledger["parts"] = [e for e in ledger["parts"] if (e["first"], e["end"]) != (start, stop)] + [entry]
+            self._save_ledger()
+            for final, tmp in tmps:
+                os.replace(tmp, final)
+        except BaseException:
+            self._tidy_interrupted(start, stop, tmps)
+            raise
         return seats_frame
+
+    def _tidy_interrupted(self, start: int, stop: int, tmps) -> None:
+        """A write stopped part-way (Ctrl-C, a full disk): leave the chunk either finished or not
+        there, as the ledger on disk says, and no temporary file behind (what opening the folder
+        for writing would do next time, done now)."""
+        self._ledger = None
+        try:
+            listed = any((e["first"], e["end"]) == (start, stop) for e in self.ledger()["parts"])
+        except FolderError:
+            listed = False
+        for final, tmp in tmps:
+            if listed and tmp.exists():
+                os.replace(tmp, final)
+            else:
+                tmp.unlink(missing_ok=True)
 
     def adopt(self, identity: dict) -> None:
         """Write the ledger of a store from before ledgers, listing every part there as it is

@@ -167,6 +167,45 @@ def test_an_interrupted_write_is_finished_or_forgotten_on_resume(run_dir, capsys
     assert last.exists() and not stray.exists() and len(read_results(run_dir)) == 96 * 3
 
 
+@pytest.mark.parametrize("stage", ["seats file", "ledger", "rename"])
+def test_a_write_interrupted_at_any_stage_leaves_the_chunk_whole_or_absent(run_dir, monkeypatch, stage):
+    """Ctrl-C while a chunk is written: no temporary file is left, and the chunk is either listed
+    and whole (the ledger was saved) or neither listed nor on disk."""
+    import os
+
+    import pyarrow.parquet as pq
+
+    from sim import store as S
+
+    store = S.ChunkStore.of_run(run_dir)
+    seats = pq.read_table(parts(run_dir)[-1]).to_pandas().to_records(index=False)
+    visits = pq.read_table(parts(run_dir, "visits")[-1]).to_pandas().to_records(index=False)
+    calls = {"n": 0}
+
+    def interrupt(real, when):
+        def wrapped(*args, **kwargs):
+            calls["n"] += 1
+            if when(calls["n"], args):
+                raise KeyboardInterrupt
+            return real(*args, **kwargs)
+        return wrapped
+
+    if stage == "seats file":     # the visits file written, the seats file half-way
+        monkeypatch.setattr(S, "_write_parquet", interrupt(S._write_parquet, lambda n, a: n == 2))
+    elif stage == "ledger":       # both files written, the ledger not saved
+        monkeypatch.setattr(S, "_atomic_text", interrupt(S._atomic_text, lambda n, a: True))
+    else:                         # the ledger saved, the first rename not made
+        monkeypatch.setattr(S.os, "replace", interrupt(os.replace, lambda n, a: str(a[1]).endswith(".parquet") and n == 2))
+    with pytest.raises(KeyboardInterrupt):
+        store.write(120, 144, seats, visits)
+    monkeypatch.undo()
+    name = "part-000000000120-000000000144"
+    assert not list(run_dir.rglob("*.tmp"))
+    listed = any(p["first"] == 120 for p in json.loads((run_dir / "ledger.json").read_text())["parts"])
+    on_disk = [(run_dir / t / f"{name}.parquet").exists() for t in ("results", "visits")]
+    assert listed == (stage == "rename") and on_disk == [listed, listed]
+
+
 def test_a_run_and_a_study_never_share_a_folder(run_dir, study_dir, capsys):
     refused(capsys, ["study", str(study_dir.parent / "tiny.toml"), "--out", str(run_dir), "--quiet"],
             "holds a run", "choose another --out")
