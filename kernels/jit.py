@@ -39,6 +39,21 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   tuples and numba counts a reference up and down for each (atomic operations), so outlining Ski
   Tour's wax moment, bonus and roll-and-place (three fifths of its kernel's code) made its races
   five times slower (619 against 3,382 races a second, benchmarks/ab.py, same tables).
+- Nor with numba's reference counting turned off in it (`njit(_nrt=False)`, tried 2026-11-28 on
+  Ski Tour; benchmarks/outline_call.py has the figures). The kernels' arrays are borrowed
+  (kernels/borrow.py), so what `_nrt=False` removes from an outlined body is reference-count calls
+  that find a null pointer, and the caller emits none around the call anyway; in the
+  micro-benchmark that halves a call (75 against 146 ns or more). What stays is the arguments:
+  numba passes every array of the two NamedTuples as its separate fields (5 words, then shape and
+  strides per dimension), so a call of a helper taking the tables and the state copies ~420 words
+  onto the stack (counted in the disassembled race kernel). Outlining `step_nb`, `roll_place_nb`
+  and `bonus_nb` that way cut the first compile by a fifth (144 against 179 CPU s side by side,
+  all of it LLVM's share) and made the races 19 times slower (690 against 13,388 a second:
+  `step_nb` runs thousands of times a race in the move searches); `roll_place_nb` and `bonus_nb`
+  alone ran 0.86 and 0.89 times as fast (ab.py medians), `perf` finding the time in the caller.
+  Outlining only the earned part of the bonus (called rarely) saved nothing measurable (157
+  against 152 CPU s side by side). So `outline` stays for what runs rarely, and a hot helper
+  stays `inline`: to call it cheaply it would have to take a few arrays, not the two tuples.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
