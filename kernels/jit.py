@@ -1,4 +1,4 @@
-"""How kernel functions are compiled: three kinds, one decorator each.
+"""How kernel functions are compiled: five kinds, one decorator each.
 
 - `entry`: called from Python (the block entry points). Numba's default: a CPython wrapper, and
   cached on disk.
@@ -10,6 +10,11 @@
 - `outline`: a helper that runs rarely (the event-log writer: only where a race is logged, its
   call behind the log's on/off flag): one compiled body that its callers call, never copied into
   them.
+- `outline_hot`: a helper that runs often but is worth one body instead of many copies, called
+  with only the few arrays it reads (not the tables and the state: see below), and compiled
+  without reference counting (numba's `_nrt=False`): it may allocate nothing and return no array.
+  Numba hands that flag to a callee without one that is first compiled from there; the helpers it
+  calls allocate nothing either (an allocating one would fail to compile there, not misbehave).
 
 Why (measured on the 2-core machine, each pair in one session: the first compile is one block
 call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on one core; the
@@ -51,9 +56,15 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   all of it LLVM's share) and made the races 19 times slower (690 against 13,388 a second:
   `step_nb` runs thousands of times a race in the move searches); `roll_place_nb` and `bonus_nb`
   alone ran 0.86 and 0.89 times as fast (ab.py medians), `perf` finding the time in the caller.
-  Outlining only the earned part of the bonus (called rarely) saved nothing measurable (157
-  against 152 CPU s side by side). So `outline` stays for what runs rarely, and a hot helper
-  stays `inline`: to call it cheaply it would have to take a few arrays, not the two tuples.
+  Outlining only the earned part of the bonus (called rarely) saved nothing measurable: 157
+  against 152 CPU s side by side, and 184.5 against 183.7 compiled as CI does
+  (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1). So `outline` stays for what runs rarely, and a hot helper
+  stays `inline` unless it can take a few arrays instead of the two tuples.
+- Which Ski Tour's feasibility search (`feasible_dfs_nb`, copied 8 times before) can: called as an
+  `outline_hot` function with the six arrays it reads (two small NamedTuples with the fields it
+  uses, so its body and its helpers read as before), the first compile took 149.9 against 163.7
+  CPU s side by side (LLVM's machine code 18.6 against 28.2 s), the races as fast (ab.py median
+  ratios 1.02 and 1.13 over 5 and 6 rounds on the busy machine) and the tables identical.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
@@ -87,6 +98,7 @@ entry = _decorator(cache=True, forceinline=False)
 inline = _decorator(**_HELPER, forceinline=True)
 splice = _decorator(**_HELPER, forceinline=False, inline="always")
 outline = _decorator(**_HELPER, forceinline=False)
+outline_hot = _decorator(**_HELPER, forceinline=False, _nrt=False)
 
 
 @functools.cache
@@ -105,4 +117,4 @@ def python_callable(kernel):
     return njit(cache=True, **opts)(twin)
 
 
-__all__ = ["entry", "inline", "splice", "outline", "python_callable"]
+__all__ = ["entry", "inline", "splice", "outline", "outline_hot", "python_callable"]
