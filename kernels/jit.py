@@ -1,4 +1,4 @@
-"""How kernel functions are compiled: three kinds, one decorator each.
+"""How kernel functions are compiled: five kinds, one decorator each.
 
 - `entry`: called from Python (the block entry points). Numba's default: a CPython wrapper, and
   cached on disk.
@@ -10,6 +10,11 @@
 - `outline`: a helper that runs rarely (the event-log writer: only where a race is logged, its
   call behind the log's on/off flag): one compiled body that its callers call, never copied into
   them.
+- `outline_hot`: a helper that runs often but is worth one body instead of many copies, called
+  with only the few arrays it reads (not the tables and the state: see below), and compiled
+  without reference counting (numba's `_nrt=False`): it may allocate nothing and return no array.
+  Numba hands that flag to a callee without one that is first compiled from there; the helpers it
+  calls allocate nothing either (an allocating one would fail to compile there, not misbehave).
 
 Why (measured on the 2-core machine, each pair in one session: the first compile is one block
 call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on one core; the
@@ -39,6 +44,27 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   tuples and numba counts a reference up and down for each (atomic operations), so outlining Ski
   Tour's wax moment, bonus and roll-and-place (three fifths of its kernel's code) made its races
   five times slower (619 against 3,382 races a second, benchmarks/ab.py, same tables).
+- Nor with numba's reference counting turned off in it (`njit(_nrt=False)`, tried 2026-11-28 on
+  Ski Tour; benchmarks/outline_call.py has the figures). The kernels' arrays are borrowed
+  (kernels/borrow.py), so what `_nrt=False` removes from an outlined body is reference-count calls
+  that find a null pointer, and the caller emits none around the call anyway; in the
+  micro-benchmark that halves a call (75 against 146 ns or more). What stays is the arguments:
+  numba passes every array of the two NamedTuples as its separate fields (5 words, then shape and
+  strides per dimension), so a call of a helper taking the tables and the state copies ~420 words
+  onto the stack (counted in the disassembled race kernel). Outlining `step_nb`, `roll_place_nb`
+  and `bonus_nb` that way cut the first compile by a fifth (144 against 179 CPU s side by side,
+  all of it LLVM's share) and made the races 19 times slower (690 against 13,388 a second:
+  `step_nb` runs thousands of times a race in the move searches); `roll_place_nb` and `bonus_nb`
+  alone ran 0.86 and 0.89 times as fast (ab.py medians), `perf` finding the time in the caller.
+  Outlining only the earned part of the bonus (called rarely) saved nothing measurable: 157
+  against 152 CPU s side by side, and 184.5 against 183.7 compiled as CI does
+  (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1). So `outline` stays for what runs rarely, and a hot helper
+  stays `inline` unless it can take a few arrays instead of the two tuples.
+- Which Ski Tour's feasibility search (`feasible_dfs_nb`, copied 8 times before) can: called as an
+  `outline_hot` function with the six arrays it reads (two small NamedTuples with the fields it
+  uses, so its body and its helpers read as before), the first compile took 149.9 against 163.7
+  CPU s side by side (LLVM's machine code 18.6 against 28.2 s), the races as fast (ab.py median
+  ratios 1.02 and 1.13 over 5 and 6 rounds on the busy machine) and the tables identical.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
@@ -72,6 +98,7 @@ entry = _decorator(cache=True, forceinline=False)
 inline = _decorator(**_HELPER, forceinline=True)
 splice = _decorator(**_HELPER, forceinline=False, inline="always")
 outline = _decorator(**_HELPER, forceinline=False)
+outline_hot = _decorator(**_HELPER, forceinline=False, _nrt=False)
 
 
 @functools.cache
@@ -90,4 +117,4 @@ def python_callable(kernel):
     return njit(cache=True, **opts)(twin)
 
 
-__all__ = ["entry", "inline", "splice", "outline", "python_callable"]
+__all__ = ["entry", "inline", "splice", "outline", "outline_hot", "python_callable"]

@@ -26,7 +26,7 @@ import numpy as np
 
 from kernels.arrays import copy1_nb, copy2_nb
 from kernels.borrow import borrow_nb
-from kernels.jit import entry, inline, outline, splice
+from kernels.jit import entry, inline, outline, outline_hot, splice
 from kernels.skitour.nolit import unliteral_calls
 from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, mix64_nb, seed_stream_nb
 
@@ -643,8 +643,35 @@ def new_stamp_nb(W):
     return W.tv[TV_STAMP]
 
 
+class Course(NamedTuple):
+    """The tables a feasibility search reads."""
+    rl: np.ndarray
+    crs: np.ndarray
+
+
+class Search(NamedTuple):
+    """The state a feasibility search reads and writes."""
+    st: np.ndarray
+    memo: np.ndarray
+    stk: np.ndarray
+    fb: np.ndarray
+
+
 @inline
 def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
+    """`feasible_dfs_nb`, one body for its seven callers (see kernels/jit.py, `outline_hot`):
+    called with the six arrays it reads, as a call copies every array it is passed, and with the
+    integers as int64 and the flags as booleans (the same values: the search keeps them in int32
+    arrays), so that every caller shares one signature."""
+    if k0 <= 0:
+        return not stop_only
+    return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk, W.fb), np.int64(seat),
+                           np.int64(r0), np.int64(l0), np.int64(so0), np.int64(k0), np.bool_(clear),
+                           np.int64(stamp), np.bool_(stop_only))
+
+
+@outline_hot
+def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """Is there a legal way to make exactly k0 steps from (r0, l0, so0) (a move may end early only
     by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
     occupied space that costs stamina; with `stop_only`, one that ends early that way within the
