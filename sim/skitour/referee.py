@@ -1386,8 +1386,8 @@ def log_rows(events) -> list[tuple[int, ...]]:
     converted at once (`tolist`): element by element, with the whole tail, this was a quarter of
     the referee's time."""
     if hasattr(events, "tolist"):
-        used = [i for i, row in enumerate(events.any(axis=1).tolist()) if row]
-        events = events[:used[-1] + 1].tolist() if used else []
+        used = events.any(axis=1).nonzero()[0]
+        events = events[:used[-1] + 1].tolist() if used.size else []
     rows = [tuple(map(int, r)) for r in events]
     while rows and not any(rows[-1]):
         rows.pop()
