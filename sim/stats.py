@@ -221,8 +221,9 @@ def ratio_of_means(a, b, confidence: float = 0.95) -> dict[str, float]:
     a, b: one value per independent unit (e.g. per race, a token's gain in win rate), NaN where the
     unit has no such measurement. Each mean is taken over its own units and their covariance over
     the units that have both. The interval is only meaningful where mean(b) is clearly away from
-    zero; `b_p` (the test of mean(b) == 0) says how clearly. Returns ratio, low, high, a_mean,
-    b_mean, b_p and units (those with a or b).
+    zero; `b_p` (the test of mean(b) == 0) says how clearly; where mean(b) is exactly 0 (b never
+    changed anything) ratio, low and high are NaN. Returns ratio, low, high, a_mean, b_mean, b_p and
+    units (those with a or b).
     """
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     ha, hb = ~np.isnan(a), ~np.isnan(b)
@@ -231,9 +232,13 @@ def ratio_of_means(a, b, confidence: float = 0.95) -> dict[str, float]:
     ma, mb = a[ha].mean(), b[hb].mean()
     va, vb = a[ha].var(ddof=1) / na, b[hb].var(ddof=1) / nb
     cov = (np.cov(a[both], b[both])[0, 1] * nab / (na * nb)) if nab > 1 else 0.0
-    r = ma / mb
-    se = np.sqrt(max(va + r * r * vb - 2 * r * cov, 0.0)) / abs(mb)
     zc = z_value(confidence)
+    if mb == 0 or not np.isfinite(mb):
+        # b never moved (its token unused in these races): no ratio, and no divide-by-zero warning
+        r = se = float("nan")
+    else:
+        r = ma / mb
+        se = np.sqrt(max(va + r * r * vb - 2 * r * cov, 0.0)) / abs(mb)
     return {"ratio": float(r), "low": float(r - zc * se), "high": float(r + zc * se), "a_mean": float(ma),
             "b_mean": float(mb), "b_p": two_sided_p(mb / np.sqrt(vb)) if vb > 0 else float("nan"),
             "units": int(na + nb - nab)}

@@ -146,6 +146,15 @@ def test_ratio_of_means_of_proportional_measurements():
     assert r["ratio"] == pytest.approx(2) and r["low"] == pytest.approx(2) and r["high"] == pytest.approx(2)
 
 
+def test_ratio_of_means_over_a_currency_that_never_changed_is_nan_without_a_warning():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")           # a divide-by-zero RuntimeWarning would raise
+        r = ratio_of_means(np.array([0.1, 0.0, 0.2]), np.zeros(3))
+    assert np.isnan(r["ratio"]) and np.isnan(r["low"]) and np.isnan(r["high"])
+    assert r["b_mean"] == 0 and r["a_mean"] == pytest.approx(0.1) and r["units"] == 3
+
+
 def test_paired_changes_on_a_constructed_table():
     # 4 races x 2 seats on base and on a variant; the green seat wins 1 race more on the variant,
     # so its change per race is (+1, 0, 0, 0) and the interval that of those four numbers
