@@ -18,6 +18,13 @@ constant to that type, as for any call. Nothing is lost at run time: every helpe
 LLVM into its callers (`kernels.jit.inline`), where the constants are propagated again. Results
 are bit-identical (the golden event logs and the determinism tests check it).
 
+A signed integer narrower than int64 is widened to int64 the same way (2026-11-28): callers pass
+a helper int32 (the state table), int16 (the course) or int8 values as often as int64 ones, and
+that compiled `ev_nb` 15 times, `ev4_nb` 8, `space_nb` 8, `step_nb` 6 and so on, 181 compilations
+in all; widened, 126, and the first compile took 42.5 against 51.3 CPU s side by side
+(benchmarks/compile_time.py skitour --races=4000, empty caches), the tables identical. The value
+is the same, and so is the arithmetic: numba computes with int64 for any narrower signed integer.
+
 Only the Ski Tour kernels' own dispatchers are changed (shared helpers such as `kernels.rng`
 are left as they are, so the other games compile exactly as before).
 """
@@ -39,10 +46,20 @@ def unliteral_calls(namespace: dict) -> None:
             obj._unliteral_calls = True
 
 
+def plain(t):
+    """The type a helper is compiled for when a caller passes `t`: unliteral, and a signed
+    integer narrower than 64 bits widened to int64 (the same value; numba's integer arithmetic
+    is int64 for them anyway)."""
+    t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
 def _unliteral(get_call_template):
     def call_template(args, kws):
-        return get_call_template(tuple(types.unliteral(a) for a in args),
-                                 {k: types.unliteral(v) for k, v in kws.items()})
+        return get_call_template(tuple(plain(a) for a in args),
+                                 {k: plain(v) for k, v in kws.items()})
     return call_template
 
 
