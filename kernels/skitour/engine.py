@@ -13,9 +13,9 @@ How it compiles (kernels/jit.py): the parts of a turn that have one caller each 
 prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shot_nb) are
 `splice`d into the entry point at numba's IR level; the helpers called from several places stay
 `inline` (compiled once, inlined by LLVM); and every helper is compiled for the plain types of
-its arguments, not once per constant a caller passes (nolit.py). With every part `inline`, the
-call chain was 11 levels deep and each level's LLVM module re-optimised everything below it: the
-first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
+its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). With
+every part `inline`, the call chain was 11 levels deep and each level's LLVM module re-optimised
+everything below it: the first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
 --game skitour compile --only`, back to back on the 2-core machine), with bit-identical results.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 from kernels.arrays import copy1_nb, copy2_nb
 from kernels.borrow import borrow_nb
 from kernels.jit import entry, inline, outline, outline_hot, splice
-from kernels.skitour.nolit import unliteral_calls
+from kernels.nolit import unliteral_calls
 from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, mix64_nb, seed_stream_nb
 
 from .consts import (
@@ -2491,4 +2491,4 @@ def first_place_nb(st):
     return -1
 
 
-unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

@@ -16,7 +16,7 @@ Columns are 0-based in code: column c holds the dice of the printed column c + 1
 import numpy as np
 
 from ..jit import inline
-from .nolit import unliteral_calls
+from kernels.nolit import unliteral_calls
 from .consts import (
     B_AVAILABLE, B_COL, B_SPRINT, B_STAR, BOX_FLIP, FACE_HIT, N_COLUMNS, PAY_COLLAPSE, PAY_REFUSED,
     PICK_SPRINT, SIX_FLIPPED, SIX_NONE, SIX_RETURNED, SIX_SPRINT, SIX_TAKEN, TAKE_ILLEGAL_EXTRA,
@@ -346,4 +346,4 @@ def penalty_laps_nb(misses, penalty_laps):
     return np.int64(penalty_laps[m])
 
 
-unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)
