@@ -633,6 +633,25 @@ def step_nb(T, W, seat, r, l, so, o, out):
     return True
 
 
+class Racers(NamedTuple):
+    """The state a step reads: the racers' table."""
+    st: np.ndarray
+
+
+@inline
+def step_call_nb(T, W, seat, r, l, so, o, out):
+    """`step_nb` as one outlined body (`step_out_nb`) for the callers that step rarely (the move,
+    the bonus, the look-ahead search), called with the four arrays it reads; the searches that
+    step thousands of times a race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
+    return step_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
+                       np.int64(so), np.int64(o), out)
+
+
+@outline_hot
+def step_out_nb(T, W, seat, r, l, so, o, out):
+    return step_nb(T, W, seat, r, l, so, o, out)
+
+
 @inline
 def new_stamp_nb(W):
     W.tv[TV_STAMP] += 1
@@ -901,7 +920,7 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
         r = stk[d, 0]
         l = stk[d, 1]
         k = stk[d, 3]
-        if not step_nb(T, W, seat, r, l, stk[d, 2], o, out):
+        if not step_call_nb(T, W, seat, r, l, stk[d, 2], o, out):
             continue
         nodes += 1
         v = val[d]
@@ -972,7 +991,7 @@ def move_nb(T, W, seat, k):
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         for o in range(5):
-            if not step_nb(T, W, seat, r, l, so, o, out):
+            if not step_call_nb(T, W, seat, r, l, so, o, out):
                 continue
             if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
                                                            rem - 1, False, sa, False):
@@ -1016,7 +1035,7 @@ def move_nb(T, W, seat, k):
         o = opt[j, 0]
         pay = opt[j, 1] == 1
         forced = opt[j, 2] == 1
-        step_nb(T, W, seat, r, l, so, o, out)
+        step_call_nb(T, W, seat, r, l, so, o, out)
         r2 = out[0]
         l2 = out[1]
         so = out[2]
@@ -1073,7 +1092,7 @@ def bonus_nb(T, W, seat, so, record):
         sc[0] = 0.0
         n = 1
         for o in range(5):
-            if not step_nb(T, W, seat, r, l, so, o, out):
+            if not step_call_nb(T, W, seat, r, l, so, o, out):
                 continue
             if out[5] > passes_left:
                 continue
@@ -1095,7 +1114,7 @@ def bonus_nb(T, W, seat, so, record):
         if o < 0:
             break
         pay = opt[j, 1] == 1
-        step_nb(T, W, seat, r, l, so, o, out)
+        step_call_nb(T, W, seat, r, l, so, o, out)
         if out[6] == 1 and free_used == 0 and pays_nb(T, out[0], out[1], out[6]):
             free_used = 1
         passes_left -= out[5]
