@@ -17,6 +17,8 @@ its arguments, not once per constant or integer width a caller passes (kernels/n
 every part `inline`, the call chain was 11 levels deep and each level's LLVM module re-optimised
 everything below it: the first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
 --game skitour compile --only`, back to back on the 2-core machine), with bit-identical results.
+The entry point allocates nothing and is compiled without reference counting (`entry_hot`), so a
+helper that allocates would not compile here.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from kernels.arrays import copy1_nb, copy2_nb
 from kernels.borrow import borrow_nb
-from kernels.jit import entry, inline, outline, outline_hot, splice
+from kernels.jit import entry_hot, inline, outline, outline_hot, splice
 from kernels.nolit import unliteral_calls
 from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, mix64_nb, seed_stream_nb
 
@@ -2024,7 +2026,7 @@ def progress_nb(T, W, s):
     return (st[s, S_ROW] + 1) * 16
 
 
-@entry
+@entry_hot
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
