@@ -2,6 +2,9 @@
 
 - `entry`: called from Python (the block entry points). Numba's default: a CPython wrapper, and
   cached on disk.
+- `entry_hot`: an entry point that allocates nothing (every array comes in as an argument and is
+  borrowed, kernels/borrow.py), compiled without reference counting (`_nrt=False`), and so is
+  every helper first compiled from it (see `outline_hot`). Ski Tour's race kernel.
 - `inline`: every helper. It is compiled only for kernel callers (no CPython or C wrapper is
   built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
   function with no calls inside it.
@@ -65,6 +68,28 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   uses, so its body and its helpers read as before), the first compile took 149.9 against 163.7
   CPU s side by side (LLVM's machine code 18.6 against 28.2 s), the races as fast (ab.py median
   ratios 1.02 and 1.13 over 5 and 6 rounds on the busy machine) and the tables identical.
+- And numba's own work. Compiled as CI does (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1), LLVM took only about
+  20 of Ski Tour's 49 CPU s (2026-11-28, the shared 2-core machine); the rest is numba typing and
+  lowering the race kernel (cProfile: type inference and lowering, each ~half). Three changes cut
+  it, each measured side by side against the commit before it (compile_time.py skitour, empty
+  caches; tables identical each time): every helper compiled for int64 where callers pass narrower
+  integers (kernels/nolit.py; 181 to 126 compilations, 51.3 to 42.5 s unchecked); the move, the
+  bonus and the look-ahead search stepping through one outlined `step_out_nb` (its inlined copies 9
+  to 3; 47.2 to 42.8 s unchecked, LLVM 25.4 to 20.3); and the race kernel as `entry_hot` (36.3
+  against 43.7 s checked, 129 to 91 compilations: with reference counting off, lowering emits no
+  increments and decrements of the 41 arrays of the tables and the state, and numba compiles no NRT
+  helpers). From 49.1 to 41.7 s checked for the first two together, side by side; all three (and
+  Mania's kernel as `entry_hot`, its helpers through kernels/nolit.py), against the commit before
+  them (71c1c83), side by side, checked: Ski Tour 36.1 against 48.9 CPU s (the process; 91
+  compilations against 181), Mania 5.5 against 6.8, same tables, the races as fast (ab.py 71c1c83:
+  median ratios 1.19 Ski Tour Starter, 1.02 Mania red).
+  A shared helper (kernels.rng, kernels.arrays) first compiled from such an entry point has no
+  reference counting either, and another game in the same process gets that version: harmless, as
+  they allocate nothing and keep no array (Blast's and Mania's tables after Ski Tour's kernel in
+  one process are the same as alone).
+- What did not pay: outlining the decision (`pick_nb`, 20 copies, six arrays: 42.1 against 41.7 s
+  checked) or the stamina payment (`pay_nb`, 6 copies, 18 arrays: 43.4 against 43.3 s). Small
+  helpers copied many times cost LLVM little; a copy of a large one (the step) does.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
@@ -95,6 +120,7 @@ def _decorator(**options):
 
 
 entry = _decorator(cache=True, forceinline=False)
+entry_hot = _decorator(cache=True, forceinline=False, _nrt=False)
 inline = _decorator(**_HELPER, forceinline=True)
 splice = _decorator(**_HELPER, forceinline=False, inline="always")
 outline = _decorator(**_HELPER, forceinline=False)
@@ -117,4 +143,4 @@ def python_callable(kernel):
     return njit(cache=True, **opts)(twin)
 
 
-__all__ = ["entry", "inline", "splice", "outline", "outline_hot", "python_callable"]
+__all__ = ["entry", "entry_hot", "inline", "splice", "outline", "outline_hot", "python_callable"]

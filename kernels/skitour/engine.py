@@ -13,10 +13,12 @@ How it compiles (kernels/jit.py): the parts of a turn that have one caller each 
 prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shot_nb) are
 `splice`d into the entry point at numba's IR level; the helpers called from several places stay
 `inline` (compiled once, inlined by LLVM); and every helper is compiled for the plain types of
-its arguments, not once per constant a caller passes (nolit.py). With every part `inline`, the
-call chain was 11 levels deep and each level's LLVM module re-optimised everything below it: the
-first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
+its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). With
+every part `inline`, the call chain was 11 levels deep and each level's LLVM module re-optimised
+everything below it: the first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
 --game skitour compile --only`, back to back on the 2-core machine), with bit-identical results.
+The entry point allocates nothing and is compiled without reference counting (`entry_hot`), so a
+helper that allocates would not compile here.
 """
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ import numpy as np
 
 from kernels.arrays import copy1_nb, copy2_nb
 from kernels.borrow import borrow_nb
-from kernels.jit import entry, inline, outline, outline_hot, splice
-from kernels.skitour.nolit import unliteral_calls
+from kernels.jit import entry_hot, inline, outline, outline_hot, splice
+from kernels.nolit import unliteral_calls
 from kernels.rng import STREAM_CHANCE, STREAM_PLAYER, below_nb, mix64_nb, seed_stream_nb
 
 from .consts import (
@@ -633,6 +635,25 @@ def step_nb(T, W, seat, r, l, so, o, out):
     return True
 
 
+class Racers(NamedTuple):
+    """The state a step reads: the racers' table."""
+    st: np.ndarray
+
+
+@inline
+def step_call_nb(T, W, seat, r, l, so, o, out):
+    """`step_nb` as one outlined body (`step_out_nb`) for the callers that step rarely (the move,
+    the bonus, the look-ahead search), called with the four arrays it reads; the searches that
+    step thousands of times a race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
+    return step_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
+                       np.int64(so), np.int64(o), out)
+
+
+@outline_hot
+def step_out_nb(T, W, seat, r, l, so, o, out):
+    return step_nb(T, W, seat, r, l, so, o, out)
+
+
 @inline
 def new_stamp_nb(W):
     W.tv[TV_STAMP] += 1
@@ -901,7 +922,7 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
         r = stk[d, 0]
         l = stk[d, 1]
         k = stk[d, 3]
-        if not step_nb(T, W, seat, r, l, stk[d, 2], o, out):
+        if not step_call_nb(T, W, seat, r, l, stk[d, 2], o, out):
             continue
         nodes += 1
         v = val[d]
@@ -972,7 +993,7 @@ def move_nb(T, W, seat, k):
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         for o in range(5):
-            if not step_nb(T, W, seat, r, l, so, o, out):
+            if not step_call_nb(T, W, seat, r, l, so, o, out):
                 continue
             if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
                                                            rem - 1, False, sa, False):
@@ -1016,7 +1037,7 @@ def move_nb(T, W, seat, k):
         o = opt[j, 0]
         pay = opt[j, 1] == 1
         forced = opt[j, 2] == 1
-        step_nb(T, W, seat, r, l, so, o, out)
+        step_call_nb(T, W, seat, r, l, so, o, out)
         r2 = out[0]
         l2 = out[1]
         so = out[2]
@@ -1073,7 +1094,7 @@ def bonus_nb(T, W, seat, so, record):
         sc[0] = 0.0
         n = 1
         for o in range(5):
-            if not step_nb(T, W, seat, r, l, so, o, out):
+            if not step_call_nb(T, W, seat, r, l, so, o, out):
                 continue
             if out[5] > passes_left:
                 continue
@@ -1095,7 +1116,7 @@ def bonus_nb(T, W, seat, so, record):
         if o < 0:
             break
         pay = opt[j, 1] == 1
-        step_nb(T, W, seat, r, l, so, o, out)
+        step_call_nb(T, W, seat, r, l, so, o, out)
         if out[6] == 1 and free_used == 0 and pays_nb(T, out[0], out[1], out[6]):
             free_used = 1
         passes_left -= out[5]
@@ -2005,7 +2026,7 @@ def progress_nb(T, W, s):
     return (st[s, S_ROW] + 1) * 16
 
 
-@entry
+@entry_hot
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
@@ -2491,4 +2512,4 @@ def first_place_nb(st):
     return -1
 
 
-unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

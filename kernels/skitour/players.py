@@ -14,7 +14,7 @@ So the random player and every persona see exactly the same legal options.
 import numpy as np
 
 from ..jit import inline
-from .nolit import unliteral_calls
+from kernels.nolit import unliteral_calls
 from ..rng import below_nb
 from .consts import PLAYER_RANDOM
 
@@ -121,4 +121,4 @@ def choose_nb(kind, seat, sc, n, prng, dsc, dsi):
     return best
 
 
-unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

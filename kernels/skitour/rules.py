@@ -16,7 +16,7 @@ Columns are 0-based in code: column c holds the dice of the printed column c + 1
 import numpy as np
 
 from ..jit import inline
-from .nolit import unliteral_calls
+from kernels.nolit import unliteral_calls
 from .consts import (
     B_AVAILABLE, B_COL, B_SPRINT, B_STAR, BOX_FLIP, FACE_HIT, N_COLUMNS, PAY_COLLAPSE, PAY_REFUSED,
     PICK_SPRINT, SIX_FLIPPED, SIX_NONE, SIX_RETURNED, SIX_SPRINT, SIX_TAKEN, TAKE_ILLEGAL_EXTRA,
@@ -287,13 +287,19 @@ def take_dice_nb(board, markers, first, extras, free, flips, full_at, box, slot_
         if held == 0:
             return TAKE_ILLEGAL_EXTRA, 0, 0, 0, 0
     paying = max(k - free, 0)
-    trial = markers.copy()
+    # paid in place, each column's count kept in 6 bits of `paid` to undo a refusal (no copy: the
+    # race kernel allocates nothing, kernels/jit.py `entry_hot`); at most 4 extras are distinct
+    if markers.shape[0] > 10 or paying > 63:
+        raise ValueError("take_dice: more than 10 stamina columns or 63 payments")
+    paid = 0
     for i in range(paying):
-        c = pay_stamina_nb(trial, slot_value, n_slots, at_range, shots_made, range_mode,
+        c = pay_stamina_nb(markers, slot_value, n_slots, at_range, shots_made, range_mode,
                            pay_choice[free + i], False)
         if c < 0:
+            for j in range(markers.shape[0]):
+                markers[j] -= (paid >> (6 * j)) & 63
             return TAKE_REFUSED, 0, 0, 0, 0
-    markers[:] = trial
+        paid += 1 << (6 * c)
     dice, six = take_column_nb(board, first, full_at, box, flips[first] == 1)
     traded = 1 if six == SIX_FLIPPED else 0
     sprint = 0
@@ -346,4 +352,4 @@ def penalty_laps_nb(misses, penalty_laps):
     return np.int64(penalty_laps[m])
 
 
-unliteral_calls(globals())   # one compiled version per helper, not one per constant (nolit.py)
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

@@ -271,6 +271,19 @@ def test_extra_column_refused_when_every_marker_is_blue(bundle):
     assert list(b[:4]) == [1, 1, 0, 0] and list(m) == [5] * 5
 
 
+def test_a_refused_second_payment_undoes_the_first(bundle):
+    """Two extra columns, stamina for one: the first payment is made, the second refused, and
+    the turn changes nothing (the kernel pays in place and takes the first payment back)."""
+    nat = nation(bundle, "Norway")
+    m = np.full(5, 5, np.int64)                                  # every column on blue ...
+    m[2] = nat["n_slots"][2] - 2                                 # ... but one payment in column 3
+    before = m.copy()
+    b = board(cols=(1, 1, 1, 0))
+    assert run_take(nat, b, m, 0, [1, 2])[0] == C.TAKE_REFUSED
+    assert list(m) == list(before) and list(b[:4]) == [1, 1, 1, 0]
+    assert run_take(nat, b, m, 0, [1])[0] == C.TAKE_OK and m[2] == before[2] + 1
+
+
 # --- stamina ----------------------------------------------------------------------------------
 
 def pay(nat, m, at_range=False, shots=0, mode=C.RANGE_PAY_HIGHEST_UNSHOT, choice=AUTO, forced=False):
