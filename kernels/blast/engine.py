@@ -692,10 +692,11 @@ def finish_race_nb(tb, trail, st, red_usable, chosen):
     rank_nb(tb, trail, st)
 
 
-@splice
+@outline_hot
 def copy_state_nb(src, dst):
-    """dst := src, without the event log (dst logs nothing). Spliced: its one caller is itself
-    spliced into the search kernel, so it is compiled once, at that level (kernels/jit.py)."""
+    """dst := src, without the event log (dst logs nothing). One compiled body that the search
+    kernel calls (at a search's start and end and at each rollout's start: a call per rollout is
+    nothing beside the rollout), not three spliced copies of its 13 loops."""
     copy1_nb(dst.g, src.g)
     dst.g[G_LOG_CAP] = 0
     dst.g[G_LOG_N] = 0
