@@ -68,6 +68,17 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   uses, so its body and its helpers read as before), the first compile took 149.9 against 163.7
   CPU s side by side (LLVM's machine code 18.6 against 28.2 s), the races as fast (ab.py median
   ratios 1.02 and 1.13 over 5 and 6 rounds on the busy machine) and the tables identical.
+- Blast, 2026-11-28 (checked compiles, side by side, empty caches; the busy 2-core machine): its
+  rollouts' state copy (`copy_state_nb`, 13 loops, spliced 3 times into the search kernel) is an
+  `outline_hot` function passed the two whole states, since it runs once per rollout: the search
+  kernel took 48.3 against 52.7 CPU s, its races as fast. But outlining the Shoot's wax choice
+  (`choose_shoot_wax_nb`, passed the tables and the state, copied into the turn and into
+  `keep_bullets_nb`), although it runs only on a Shoot (5.9 of a race's 51 turns: about 12 calls a
+  race), cut the race kernel's compile from 38.3 to 33.0 CPU s and made its races 0.926 times as
+  fast (ab.py median of 5 rounds; with `choose_destination_nb` outlined too, 0.927): ~0.6 us a
+  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept. Nor a
+  hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to compile):
+  36.8 against 38.2 CPU s, under the 5% worth a change.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
