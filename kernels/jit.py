@@ -39,8 +39,11 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   went from 238 to 149 CPU s. Splicing still saves numba's own per-function work.)
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
-  into Mania's. It is an `outline` function there now, called only where a race is logged (in
-  Blast, whose writer is spliced, the same change made no difference and was left out); and Mania's
+  into Mania's. It is an `outline` function there now, called only where a race is logged, and
+  in Blast an `outline_hot` one (int64 arguments, the log and `g`: one signature, a short call)
+  behind a spliced test of the capacity: Blast's race kernel, checked as CI compiles it, took 38.7
+  against 44.7 CPU s side by side (with choose_destination_nb's one move context; races as fast,
+  ab.py median ratio 1.005, tables and event logs the same); and Mania's
   move, called from three branches of the turn, has one call site (that alone took Mania's first
   compile from 52.5 to 29.6 CPU seconds, empty cache, the machine busy, one session).
 - But not a hot helper that takes the tables and the state: a call passes every array of those
@@ -90,6 +93,17 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
 - What did not pay: outlining the decision (`pick_nb`, 20 copies, six arrays: 42.1 against 41.7 s
   checked) or the stamina payment (`pay_nb`, 6 copies, 18 arrays: 43.4 against 43.3 s). Small
   helpers copied many times cost LLVM little; a copy of a large one (the step) does.
+- Blast, 2026-11-28 (checked compiles, side by side, empty caches; the busy 2-core machine): its
+  rollouts' state copy (`copy_state_nb`, 13 loops, spliced 3 times into the search kernel) is an
+  `outline_hot` function passed the two whole states, since it runs once per rollout: the search
+  kernel took 48.3 against 52.7 CPU s, its races as fast. But outlining the Shoot's wax choice
+  (`choose_shoot_wax_nb`, passed the tables and the state, copied into the turn and into
+  `keep_bullets_nb`), although it runs only on a Shoot (5.9 of a race's 51 turns: about 12 calls a
+  race), cut the race kernel's compile from 38.3 to 33.0 CPU s and made its races 0.926 times as
+  fast (ab.py median of 5 rounds; with `choose_destination_nb` outlined too, 0.927): ~0.6 us a
+  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept. Nor a
+  hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to compile):
+  36.8 against 38.2 CPU s, under the 5% worth a change.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.

@@ -8,7 +8,7 @@ millions. With a log capacity the race writes its event log (docs/event-log.md).
 """
 import numpy as np
 from ..arrays import copy1_nb, copy2_nb
-from ..jit import entry, inline, splice
+from ..jit import entry, inline, outline_hot, splice
 
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
@@ -57,10 +57,20 @@ assert RANGE_VISITS <= MAX_VISITS
 @splice
 def ev_nb(g, log, seat, kind, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0, a8=0, a9=0, a10=0,
           a11=0, a12=0):
-    """Append one event row (no-op when the log capacity is 0, as in bulk runs)."""
+    """Append one event row (no-op when the log capacity is 0, as in bulk runs): a test of the
+    capacity here, the row written by ev_write_nb's one compiled body."""
+    if g[G_LOG_CAP] != 0:
+        i = np.int64
+        ev_write_nb(g, log, i(seat), i(kind), i(a0), i(a1), i(a2), i(a3), i(a4), i(a5), i(a6), i(a7), i(a8),
+                    i(a9), i(a10), i(a11), i(a12))
+
+
+@outline_hot
+def ev_write_nb(g, log, seat, kind, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12):
+    """One event row; a full log sets the overflow flag and writes nothing. The log's only writer:
+    one compiled copy (int64 arguments: one signature), called only where the race is logged, not
+    copied into each of the ~35 places that log an event."""
     cap = g[G_LOG_CAP]
-    if cap == 0:
-        return
     i = g[G_LOG_N]
     if i >= cap:
         g[G_LOG_OVERFLOW] = 1
@@ -682,10 +692,11 @@ def finish_race_nb(tb, trail, st, red_usable, chosen):
     rank_nb(tb, trail, st)
 
 
-@splice
+@outline_hot
 def copy_state_nb(src, dst):
-    """dst := src, without the event log (dst logs nothing). Spliced: its one caller is itself
-    spliced into the search kernel, so it is compiled once, at that level (kernels/jit.py)."""
+    """dst := src, without the event log (dst logs nothing). One compiled body that the search
+    kernel calls (at a search's start and end and at each rollout's start: a call per rollout is
+    nothing beside the rollout), not three spliced copies of its 13 loops."""
     copy1_nb(dst.g, src.g)
     dst.g[G_LOG_CAP] = 0
     dst.g[G_LOG_N] = 0

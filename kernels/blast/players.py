@@ -317,13 +317,6 @@ def best_of_nb(c, up, flat, down, cost, out):
 
 
 @inline
-def best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
-    """The heuristic's best legal end: out = (position, lane, on a mat); returns its score."""
-    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
-    return best_of_nb(c, up, flat, down, cost, out)
-
-
-@inline
 def worth_nb(card_steps, card_pulse, card_icy, card_wind, card, w):
     """A position-free worth of a card by the worth weights of w (a seat's params, P_WORTH_*): its
     better action's steps by terrain class (a die-read step counts 2.5, a die's mean), less its
@@ -691,14 +684,15 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
 
 @inline
 def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out):
-    """Where to stop: out[0] position, out[1] lane, out[2] on a mat."""
+    """Where to stop: out[0] position, out[1] lane, out[2] on a mat. The move's context is built
+    once for every kind of player (one inlined copy of move_context_nb, not three)."""
+    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
     if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
         # the scripted end must be one of the move's legal ends (reachable with these steps, a
         # space that can hold the racer, a free lane); the lane is the script's where the player
         # chooses it, else the one the rules give (the mat on the range, the run-out's, staying put)
         q = st.script[s, SC_DEST]
         want = st.script[s, SC_LANE]
-        c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
         k = ends_within_nb(c, up, flat, down)
         pick = -1
         for i in range(k):
@@ -715,9 +709,8 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
         out[2] = c.ends[pick, E_MAT]
         return
     if st.seat[SEAT_PLAYER, s] != RANDOM:
-        best_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
+        best_of_nb(c, up, flat, down, cost, out)
         return
-    c = move_context_nb(st, tb, trail, s, up, flat, down, shooting)
     i = below_nb(st.rng[1:], c.n_ends)
     out[0] = c.ends[i, E_POS]
     out[1] = c.ends[i, E_LANE]
