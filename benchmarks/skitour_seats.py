@@ -55,16 +55,19 @@ def seat_rates(bundle, course: str, player: str, races: int, seed: int, side: st
     return seat_records(bundle, course, player, races, seed, side, start)["won"].reshape(-1, 4)
 
 
-def turn_order(s: np.ndarray) -> tuple[np.ndarray, float]:
+def turn_order(s: np.ndarray) -> tuple[np.ndarray, float, dict]:
     """(share of winners that moved 1st..4th in the round they finished in, share of races where
-    another racer finished in the winner's round), 4 racers, the marker at seat 0 in round 1 and
-    one seat on each round (rules.md, the first player marker)."""
+    another racer finished in the winner's round, {round: (share of races, winning seats' shares)}
+    for the rounds that ended at least a fifth of the races), 4 racers, the marker at seat 0 in
+    round 1 and one seat on each round (rules.md, the first player marker)."""
     won = s["won"].reshape(-1, 4).astype(bool)
     fin = s["finish_round"].reshape(-1, 4)
     seat = won.argmax(1)
     rnd = fin[np.arange(len(seat)), seat]
     order = np.bincount((seat - (rnd - 1)) % 4, minlength=4) / len(seat)
-    return order, float(((fin == rnd[:, None]).sum(1) >= 2).mean())
+    rounds = {int(r): (float((rnd == r).mean()), np.bincount(seat[rnd == r], minlength=4) / (rnd == r).sum())
+              for r in np.unique(rnd) if (rnd == r).mean() >= 0.2}
+    return order, float(((fin == rnd[:, None]).sum(1) >= 2).mean()), rounds
 
 
 def versus(bundle, course: str, a: str, b: str, races: int, seed: int, side: str = "basic",
@@ -122,10 +125,12 @@ def main(argv=None) -> None:
             print(f"{course} {p:>12}: seat 0 wins {100 * k / a.races:.1f}% [{100 * lo:.1f}, "
                   f"{100 * hi:.1f}] of {a.races:,} (fair 25%); seats 0-3: {rates} (wins {counts})")
             if a.turn_order:
-                order, shared = turn_order(s)
+                order, shared, rounds = turn_order(s)
                 print(f"{course} {p:>12}: the winner moved 1st-4th in its finishing round: "
                       + " ".join(f"{100 * x:.1f}" for x in order)
-                      + f"%; another racer finished in that round in {100 * shared:.1f}% of races")
+                      + f"%; another racer finished in that round in {100 * shared:.1f}% of races; "
+                      + "; ".join(f"round {r} ended {100 * x:.1f}%, seats 0-3 won "
+                                  + " ".join(f"{100 * y:.1f}" for y in w) for r, (x, w) in rounds.items()))
 
 
 if __name__ == "__main__":
