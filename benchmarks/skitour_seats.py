@@ -128,9 +128,9 @@ def main(argv=None) -> None:
                 order, shared, rounds = turn_order(s)
                 print(f"{course} {p:>12}: the winner moved 1st-4th in its finishing round: "
                       + " ".join(f"{100 * x:.1f}" for x in order)
-                      + f"%; another racer finished in that round in {100 * shared:.1f}% of races; "
-                      + "; ".join(f"round {r} ended {100 * x:.1f}%, seats 0-3 won "
-                                  + " ".join(f"{100 * y:.1f}" for y in w) for r, (x, w) in rounds.items()))
+                      + f"%; another racer finished in that round in {100 * shared:.1f}% of races"
+                      + "".join(f"; round {r} ended {100 * x:.1f}%, seats 0-3 won "
+                                + " ".join(f"{100 * y:.1f}" for y in w) for r, (x, w) in rounds.items()))
 
 
 if __name__ == "__main__":
