@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/skitour_seats.py --players random,balanced,lookahead --races 40000
     .venv/bin/python benchmarks/skitour_seats.py --versus balanced,lookahead --races 40000
     .venv/bin/python benchmarks/skitour_seats.py --players balanced --side advanced --data skitour-unbalanced
+    .venv/bin/python benchmarks/skitour_seats.py --players reference --courses Long --races 250 --start 250
+    .venv/bin/python benchmarks/skitour_seats.py --players balanced --turn-order
 
 Seats: 4-racer races on one side's nations (`--side`, basic by default; rotated through the seats
 in whole blocks; `--data`: a data folder or example set, the shipped one by default), every seat
@@ -10,6 +12,10 @@ played by the same player; prints seat 0's win rate (it holds the first-player m
 with its 95% Wilson interval, per course, against the fair 25%. Versus: the first player in seats
 0 and 2, the second in 1 and 3, then swapped, on the same races; prints each one's share of wins
 and the gap with its 95% interval (the race is the unit: two seats of a race are not independent).
+A race depends only on (data, set-up, seed, race index), so `--start` plays the races from that
+index on: runs of consecutive blocks add up to one run of them all (seats: sum the win counts).
+`--turn-order` (seats, the marker starting at seat 0) also prints where the winner moved in the
+turn order of the round it finished in, and how often another racer finished in that round too.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kernels.skitour import consts as C  # noqa: E402
 from sim.skitour.compile import load_bundle  # noqa: E402
 from sim.skitour.game import Design, nations  # noqa: E402
 from sim.skitour.play import play_block  # noqa: E402
@@ -35,15 +42,37 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def seat_rates(bundle, course: str, player: str, races: int, seed: int, side: str = "basic") -> np.ndarray:
-    ids = np.arange(races)
+def seat_records(bundle, course: str, player: str, races: int, seed: int, side: str = "basic",
+                 start: int = 0) -> np.ndarray:
+    ids = np.arange(start, start + races)
     nat = nations(bundle, Design(course, 4, side=side), seed, ids)
     s, _ = play_block(bundle, course, nat, seed, ids, players=(resolve(player),))
-    return s["won"].reshape(-1, 4)
+    return s
 
 
-def versus(bundle, course: str, a: str, b: str, races: int, seed: int, side: str = "basic"):
-    ids = np.arange(races)
+def seat_rates(bundle, course: str, player: str, races: int, seed: int, side: str = "basic",
+               start: int = 0) -> np.ndarray:
+    return seat_records(bundle, course, player, races, seed, side, start)["won"].reshape(-1, 4)
+
+
+def turn_order(s: np.ndarray) -> tuple[np.ndarray, float, dict]:
+    """(share of winners that moved 1st..4th in the round they finished in, share of races where
+    another racer finished in the winner's round, {round: (share of races, winning seats' shares)}
+    for the rounds that ended at least a fifth of the races), 4 racers, the marker at seat 0 in
+    round 1 and one seat on each round (rules.md, the first player marker)."""
+    won = s["won"].reshape(-1, 4).astype(bool)
+    fin = s["finish_round"].reshape(-1, 4)
+    seat = won.argmax(1)
+    rnd = fin[np.arange(len(seat)), seat]
+    order = np.bincount((seat - (rnd - 1)) % 4, minlength=4) / len(seat)
+    rounds = {int(r): (float((rnd == r).mean()), np.bincount(seat[rnd == r], minlength=4) / (rnd == r).sum())
+              for r in np.unique(rnd) if (rnd == r).mean() >= 0.2}
+    return order, float(((fin == rnd[:, None]).sum(1) >= 2).mean()), rounds
+
+
+def versus(bundle, course: str, a: str, b: str, races: int, seed: int, side: str = "basic",
+           start: int = 0):
+    ids = np.arange(start, start + races)
     nat = nations(bundle, Design(course, 4, side=side), seed, ids)
     pa, pb = resolve(a), resolve(b)
     wins = np.zeros((races, 2))
@@ -66,26 +95,42 @@ def main(argv=None) -> None:
     ap.add_argument("--courses", default="Starter,Long")
     ap.add_argument("--races", type=int, default=40000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0, help="index of the first race (default 0)")
+    ap.add_argument("--turn-order", action="store_true",
+                    help="seats: also where the winner moved in its finishing round's turn order")
     ap.add_argument("--side", choices=("basic", "advanced"), default="basic")
     ap.add_argument("--data", default=None, help="a data folder or example set (default: the shipped data)")
     a = ap.parse_args(argv)
+    if a.start < 0 or a.races < 2:
+        ap.error("--start must be at least 0 and --races at least 2")
     bundle = load_bundle(a.data)
+    if a.turn_order and int(bundle.tables.rules[C.R_FIRST_PLAYER]) != C.FIRST_SEAT:
+        ap.error("--turn-order needs the marker to start at seat 0 (first_player = first_seat)")
     for course in a.courses.split(","):
         if a.versus:
             x, y = a.versus.split(",")
             t0 = time.perf_counter()
-            ra, rb, gap, hw = versus(bundle, course, x, y, a.races, a.seed, a.side)
+            ra, rb, gap, hw = versus(bundle, course, x, y, a.races, a.seed, a.side, a.start)
             print(f"{course}: {x} {100 * ra:.2f}% of its seats, {y} {100 * rb:.2f}%: gap "
                   f"{100 * gap:+.2f} points [{100 * (gap - hw):+.2f}, {100 * (gap + hw):+.2f}] "
                   f"({2 * a.races:,} races, {time.perf_counter() - t0:.0f} s)")
             continue
         for p in a.players.split(","):
-            won = seat_rates(bundle, course, p, a.races, a.seed, a.side)
+            s = seat_records(bundle, course, p, a.races, a.seed, a.side, a.start)
+            won = s["won"].reshape(-1, 4)
             k = int(won[:, 0].sum())
             lo, hi = wilson(k, a.races)
             rates = " ".join(f"{100 * r:.1f}" for r in won.mean(0))
+            counts = " ".join(str(int(c)) for c in won.sum(0))
             print(f"{course} {p:>12}: seat 0 wins {100 * k / a.races:.1f}% [{100 * lo:.1f}, "
-                  f"{100 * hi:.1f}] of {a.races:,} (fair 25%); seats 0-3: {rates}")
+                  f"{100 * hi:.1f}] of {a.races:,} (fair 25%); seats 0-3: {rates} (wins {counts})")
+            if a.turn_order:
+                order, shared, rounds = turn_order(s)
+                print(f"{course} {p:>12}: the winner moved 1st-4th in its finishing round: "
+                      + " ".join(f"{100 * x:.1f}" for x in order)
+                      + f"%; another racer finished in that round in {100 * shared:.1f}% of races"
+                      + "".join(f"; round {r} ended {100 * x:.1f}%, seats 0-3 won "
+                                + " ".join(f"{100 * y:.1f}" for y in w) for r, (x, w) in rounds.items()))
 
 
 if __name__ == "__main__":
