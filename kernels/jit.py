@@ -4,7 +4,8 @@
   cached on disk.
 - `entry_hot`: an entry point that allocates nothing (every array comes in as an argument and is
   borrowed, kernels/borrow.py), compiled without reference counting (`_nrt=False`), and so is
-  every helper first compiled from it (see `outline_hot`). Ski Tour's race kernel.
+  every helper first compiled from it (see `outline_hot`). Ski Tour's and Mania's race kernels;
+  Blast's allocates (`rank_nb`'s sort keys and `np.argsort`), so it stays an `entry`.
 - `inline`: every helper. It is compiled only for kernel callers (no CPython or C wrapper is
   built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
   function with no calls inside it.
