@@ -4,8 +4,15 @@
   cached on disk.
 - `entry_hot`: an entry point that allocates nothing (every array comes in as an argument and is
   borrowed, kernels/borrow.py), compiled without reference counting (`_nrt=False`), and so is
-  every helper first compiled from it (see `outline_hot`). Ski Tour's and Mania's race kernels;
-  Blast's allocates (`rank_nb`'s sort keys and `np.argsort`), so it stays an `entry`.
+  every helper first compiled from it (see `outline_hot`). All three race kernels. Blast's
+  became one once its three allocations went (`rank_nb`'s sort keys and `np.argsort`, now a
+  selection over the seats; two array-to-array slice copies, now element loops): its first
+  compile, checked (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1), empty caches, side by side, took 21.0
+  against 36.8 CPU s (LLVM module passes 2.2 against 12.0 s; `benchmarks/compile_time.py blast
+  race --races=20000`, tables a55455b9ffb01b87 in both), and its races ran 1.17 times as fast
+  (ab.py HEAD --game blast --scenario Kurz --racers 4 --races 40000 --rounds 5, tables identical).
+  The search kernel allocates its candidates' arrays and stays an `entry`; the helpers both
+  kernels share allocate nothing, so either may compile them first.
 - `inline`: every helper. It is compiled only for kernel callers (no CPython or C wrapper is
   built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
   function with no calls inside it.

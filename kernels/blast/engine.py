@@ -8,7 +8,7 @@ millions. With a log capacity the race writes its event log (docs/event-log.md).
 """
 import numpy as np
 from ..arrays import copy1_nb, copy2_nb
-from ..jit import entry, inline, outline_hot, splice
+from ..jit import entry_hot, inline, outline_hot, splice
 
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
@@ -162,7 +162,8 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.seat[SEAT_BIATHLETE, s] = b
         st.seat[SEAT_COLOUR, s] = c
         st.seat[SEAT_PLAYER, s] = players[s]
-        st.params[s, :params.shape[1]] = params[s]
+        for j in range(params.shape[1]):      # element by element: a slice copy needs the NRT
+            st.params[s, j] = params[s, j]
         st.seat[SEAT_POS, s] = 0
         st.seat[SEAT_LANE, s] = 0
         st.seat[SEAT_ON_MAT, s] = 0
@@ -734,23 +735,35 @@ def same_card_nb(tb, a, b):
 
 
 @inline
+def rank_key_nb(tb, trail, st, s):
+    """Seat s's sort key for the final places (lower is better)."""
+    rank = tb.ski_rank[st.seat[SEAT_COLOUR, s]]
+    if st.seat[SEAT_STATUS, s] == STATUS_WON:
+        return rank
+    if st.seat[SEAT_STATUS, s] == STATUS_RACING:
+        return 1_000_000 + (tb.finish_pos[trail] - st.seat[SEAT_POS, s]) * 10 + rank
+    return 100_000_000 - st.seat[SEAT_ELIM_STAMP, s] * 10 + rank
+
+
+@inline
 def rank_nb(tb, trail, st):
-    """Final places: the winner, racers by distance to the finish, then eliminated racers."""
+    """Final places: the winner, racers by distance to the finish, then eliminated racers.
+
+    A selection over at most MAX_RACERS seats, the lowest seat first among equal keys (the order
+    of a stable sort), with no array allocated: the race kernel is an `entry_hot` (kernels/jit.py)."""
     n = st.g[G_N]
-    key = np.zeros(n, np.int64)
-    for s in range(n):
-        rank = tb.ski_rank[st.seat[SEAT_COLOUR, s]]
-        if st.seat[SEAT_STATUS, s] == STATUS_WON:
-            key[s] = rank
-        elif st.seat[SEAT_STATUS, s] == STATUS_RACING:
-            key[s] = 1_000_000 + (tb.finish_pos[trail] - st.seat[SEAT_POS, s]) * 10 + rank
-        else:
-            key[s] = 100_000_000 - st.seat[SEAT_ELIM_STAMP, s] * 10 + rank
-    order = np.argsort(key, kind="mergesort")
+    done = 0
     for place in range(n):
-        s = order[place]
-        st.stats[s, S_PLACE] = place + 1
-        ev_nb(st.g, st.log, s, PLACE, place + 1, st.seat[SEAT_STATUS, s])
+        best, best_key = -1, 0
+        for s in range(n):
+            if done & (1 << s):
+                continue
+            k = rank_key_nb(tb, trail, st, s)
+            if best < 0 or k < best_key:
+                best, best_key = s, k
+        done |= 1 << best
+        st.stats[best, S_PLACE] = place + 1
+        ev_nb(st.g, st.log, best, PLACE, place + 1, st.seat[SEAT_STATUS, best])
 
 
 @inline
@@ -854,7 +867,7 @@ def check_capacity_nb(tb, st):
 
 # The races without search seats (nearly all) compile without the rollout code: races with
 # LOOKAHEAD or REFERENCE seats are played by kernels.blast_reference.search.play_races_reference_nb.
-@entry
+@entry_hot
 def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out, visits,
                   log_cap):
     """Play races[i] on trails[i] with line-up row i; fill out[i * 6 + seat] for each seat and its

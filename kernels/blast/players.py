@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 from ..jit import inline, outline, splice
+from ..arrays import copy1_nb
 
 from .consts import (
     BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
@@ -583,7 +584,7 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
             if v - best > w_wax:
                 best = v
                 sc[colour] += 1
-                sc[6:9] = out
+                copy1_nb(sc[6:9], out)
             else:
                 extra[t] -= 1
                 break
@@ -597,7 +598,7 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
             best = v
             blue += 1
             sc[BLUE] += 1
-            sc[6:9] = out
+            copy1_nb(sc[6:9], out)
         else:
             break
 
@@ -645,7 +646,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
         if v > best:
             best = v
             best_a = a
-            sc[6:9] = out
+            copy1_nb(sc[6:9], out)
     sc[0] = best_a
     icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
     cost = tb.card_pulse[card, best_a]
