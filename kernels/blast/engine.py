@@ -162,8 +162,7 @@ def setup_nb(tb, trail, n, biathletes, colours, players, params, seed, race, st,
         st.seat[SEAT_BIATHLETE, s] = b
         st.seat[SEAT_COLOUR, s] = c
         st.seat[SEAT_PLAYER, s] = players[s]
-        for j in range(params.shape[1]):      # element by element: a slice copy needs the NRT
-            st.params[s, j] = params[s, j]
+        copy1_nb(st.params[s, :params.shape[1]], params[s])   # a slice assignment needs the NRT
         st.seat[SEAT_POS, s] = 0
         st.seat[SEAT_LANE, s] = 0
         st.seat[SEAT_ON_MAT, s] = 0
