@@ -50,11 +50,6 @@ def seat_records(bundle, course: str, player: str, races: int, seed: int, side: 
     return s
 
 
-def seat_rates(bundle, course: str, player: str, races: int, seed: int, side: str = "basic",
-               start: int = 0) -> np.ndarray:
-    return seat_records(bundle, course, player, races, seed, side, start)["won"].reshape(-1, 4)
-
-
 def turn_order(s: np.ndarray) -> tuple[np.ndarray, float, dict]:
     """(share of winners that moved 1st..4th in the round they finished in, share of races where
     another racer finished in the winner's round, {round: (share of races, winning seats' shares)}
