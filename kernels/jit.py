@@ -109,9 +109,10 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   `keep_bullets_nb`), although it runs only on a Shoot (5.9 of a race's 51 turns: about 12 calls a
   race), cut the race kernel's compile from 38.3 to 33.0 CPU s and made its races 0.926 times as
   fast (ab.py median of 5 rounds; with `choose_destination_nb` outlined too, 0.927): ~0.6 us a
-  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept. Nor a
-  hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to compile):
-  36.8 against 38.2 CPU s, under the 5% worth a change.
+  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept. Nor, at
+  first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
+  compile): 36.8 against 38.2 CPU s, under the 5% worth a change on its own; `rank_nb` lost its
+  sort later for another reason, to make the race kernel an `entry_hot` (above).
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
