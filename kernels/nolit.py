@@ -36,6 +36,7 @@ from __future__ import annotations
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
+
 def unliteral_calls(namespace: dict) -> None:
     """Every kernel function of the game whose module `namespace` is resolves calls from kernel
     code on the plain types of the arguments."""
