@@ -20,7 +20,7 @@ from kernels.blast.rules import value_nb as _value_nb
 from kernels.blast.state import (
     G_ROUND, G_WINNER, SEAT_HAND_N, SEAT_ON_MAT, SEAT_POS, SEAT_PULSE, SEAT_STATUS, W_LOOKAHEAD, new_state,
 )
-from kernels.blast_reference.search import play_races_reference_nb
+from kernels.blast_reference.search import new_search_work, play_races_reference_nb
 from kernels.jit import python_callable
 from sim.blast import load_bundle
 from sim.blast.play import _block_arrays, make_setup
@@ -42,7 +42,7 @@ for race in range(races):
     for rnd in range(1, 60):
         st = new_state(K.N_PARAMS, 0)
         play_races_reference_nb(tb, *arrays, 11, np.array([race], np.int64), st,
-                                *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd)
+                                *R.buffers(1), 0, new_state(K.N_PARAMS, 0), new_search_work(), rnd)
         if st.g[G_ROUND] != rnd or st.g[G_WINNER] >= 0 or st.seat[SEAT_STATUS, 0] != 0:
             break
         ref = int(st.work[W_LOOKAHEAD])

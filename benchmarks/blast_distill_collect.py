@@ -23,7 +23,7 @@ import numpy as np
 from kernels.blast import results as R
 from kernels.blast import players as K
 from kernels.blast.state import G_ROUND, G_WINNER, SEAT_HAND_N, SEAT_STATUS, W_LOOKAHEAD, new_state
-from kernels.blast_reference.search import play_races_reference_nb
+from kernels.blast_reference.search import new_search_work, play_races_reference_nb
 from kernels.jit import python_callable
 from sim.blast import load_bundle
 from sim.blast.play import _block_arrays, make_setup
@@ -58,7 +58,7 @@ def main():
             for rnd in range(1, 80):
                 st = new_state(K.N_PARAMS, 0)
                 play_races_reference_nb(tb, *arrays, 11, race_id, st, *R.buffers(1), 0,
-                                        new_state(K.N_PARAMS, 0), rnd)
+                                        new_state(K.N_PARAMS, 0), new_search_work(), rnd)
                 if st.g[G_ROUND] != rnd or st.g[G_WINNER] >= 0:
                     break
                 heu = st.work[W_LOOKAHEAD:W_LOOKAHEAD + 4].copy()
@@ -76,7 +76,7 @@ def main():
                     st.params[s, K.P_ROLLOUTS] = rollouts
                     ro = new_state(K.N_PARAMS, 0)
                     play_races_reference_nb(tb, *arrays, 11, race_id, st, *R.buffers(1), 0,
-                                            ro, -1)
+                                            ro, new_search_work(), -1)
                     ref = st.work[W_LOOKAHEAD:W_LOOKAHEAD + 4].copy()
                     vals = np.full(64, np.nan)
                     vals[:len(distinct)] = ro.mworth[:len(distinct)]

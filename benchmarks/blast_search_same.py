@@ -18,7 +18,7 @@ from kernels.blast import players as K
 from kernels.blast.engine import same_card_nb
 from kernels.blast.events import STATUS_RACING
 from kernels.blast.state import G_N, SEAT_HAND_N, SEAT_PLAYER, SEAT_STATUS, W_LOOKAHEAD, new_state
-from kernels.blast_reference.search import play_races_reference_nb
+from kernels.blast_reference.search import new_search_work, play_races_reference_nb
 from kernels.jit import python_callable
 from sim.blast import load_bundle
 from sim.blast.play import _block_arrays, make_setup, play_block, play_one
@@ -72,13 +72,13 @@ for name, (trail, players) in LINEUPS.items():
         for rnd_stop in (3, 9):
             st = new_state(K.N_PARAMS, 0)
             play_races_reference_nb(bundle.tables, *arrays, 11, np.array([race], np.int64), st,
-                                    *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd_stop)
+                                    *R.buffers(1), 0, new_state(K.N_PARAMS, 0), new_search_work(), rnd_stop)
             for a in st:
                 h.update(np.ascontiguousarray(a).tobytes())
             again = type(st)(*(a.copy() for a in st))
             ro = new_state(K.N_PARAMS, 0)
             play_races_reference_nb(bundle.tables, *arrays, 11, np.array([0], np.int64), again,
-                                    *R.buffers(1), 0, ro, -1)
+                                    *R.buffers(1), 0, ro, new_search_work(), -1)
             h.update(again.work[W_LOOKAHEAD:W_LOOKAHEAD + 6].tobytes())
             h.update(last_search_means(again, ro).tobytes())
     print(f"{name}: {h.hexdigest()[:16]} ({time.process_time() - t0:.1f} CPU s)", flush=True)

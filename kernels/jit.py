@@ -1,18 +1,29 @@
 """How kernel functions are compiled: five kinds, one decorator each.
 
 - `entry`: called from Python (the block entry points). Numba's default: a CPython wrapper, and
-  cached on disk.
+  cached on disk. No kernel is one now: every entry point allocates nothing.
 - `entry_hot`: an entry point that allocates nothing (every array comes in as an argument and is
   borrowed, kernels/borrow.py), compiled without reference counting (`_nrt=False`), and so is
-  every helper first compiled from it (see `outline_hot`). All three race kernels. Blast's
-  became one once its three allocations went (`rank_nb`'s sort keys and `np.argsort`, now a
-  selection over the seats; two array-to-array slice copies, now element loops): its first
-  compile, checked (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1), empty caches, side by side, took 21.0
-  against 36.8 CPU s (LLVM module passes 2.2 against 12.0 s; `benchmarks/compile_time.py blast
+  every helper first compiled from it (see `outline_hot`). All three race kernels and Blast's
+  search kernel. Blast's race kernel became one once its three allocations went (`rank_nb`'s
+  sort keys and `np.argsort`, now a selection over the seats; two array-to-array slice copies, now
+  element loops): its first compile, checked (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1), empty caches,
+  side by side, took 21.0 against 36.8 CPU s (LLVM module passes 2.2 against 12.0 s; `benchmarks/compile_time.py blast
   race --races=20000`, tables a55455b9ffb01b87 in both), and its races ran 1.17 times as fast
   (ab.py HEAD --game blast --scenario Kurz --racers 4 --races 40000 --rounds 5, tables identical).
-  The search kernel allocates its candidates' arrays and stays an `entry`; the helpers both
-  kernels share allocate nothing, so either may compile them first.
+  Its search kernel (the look-ahead's and the reference's) became one once its four work arrays
+  (the candidates, their mean scores, and the cards `determinize_nb` deals again and where) came
+  in as an argument (`SearchWork`, kernels/blast_reference/search.py): checked, empty caches, side
+  by side, 28.4 against 43.7 CPU s (LLVM module passes 4.7 against 17.2 s; `compile_time.py blast
+  search --races=200`, tables d563c4345ece9288 in both), and its races 1.18 (look-ahead) and 1.17
+  (reference) times as fast per CPU second (ab.py b728f44 --cpu --game blast --scenario Kurz, --racers
+  2 --players lookahead --races 600, and --racers 4 --players reference,balanced,balanced,balanced
+  --races 150, 5 rounds each; tables identical; benchmarks/blast_search_same.py 24aac87889bae418).
+  Both kernels now compile the helpers they share without reference counting, whichever comes
+  first. That matters for speed, not for correctness: a helper compiled first for an `entry` (with
+  reference counting), then cached and inlined into an `entry_hot`, keeps its reference-count calls
+  there: the search kernel played 50 look-ahead races a CPU second on the helpers its base (b728f44)
+  had cached, 63 on its own (benchmarks/ab.py gives each tree a cache of its own since).
 - `inline`: every helper. It is compiled only for kernel callers (no CPython or C wrapper is
   built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
   function with no calls inside it.

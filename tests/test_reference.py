@@ -8,7 +8,7 @@ from kernels.blast import players as K
 from kernels.blast.state import (
     G_MN, G_MTOP, G_N, G_ROUND, SEAT_HAND_N, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, new_state,
 )
-from kernels.blast_reference.search import play_races_reference_nb
+from kernels.blast_reference.search import new_search_work, play_races_reference_nb
 from sim.blast import load_bundle
 from sim.blast.play import _block_arrays, make_setup, play_one
 from sim.blast.players import resolve
@@ -35,7 +35,7 @@ def stop_at(bundle, setup, race, rnd):
     arrays = _block_arrays([setup])
     st = new_state(K.N_PARAMS, 0)
     play_races_reference_nb(bundle.tables, *arrays, SEED, np.array([race], np.int64), st,
-                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), rnd)
+                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), new_search_work(), rnd)
     return st, arrays
 
 
@@ -43,7 +43,7 @@ def decide(bundle, st, arrays):
     """The search seats' cards, chosen again on the round-start state st (a copy is used)."""
     st = type(st)(*(a.copy() for a in st))
     play_races_reference_nb(bundle.tables, *arrays, SEED, np.array([0], np.int64), st,
-                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), -1)
+                            *R.buffers(1), 0, new_state(K.N_PARAMS, 0), new_search_work(), -1)
     return st.work[W_LOOKAHEAD:W_LOOKAHEAD + 6].copy()
 
 
@@ -131,3 +131,13 @@ def test_blind_cards_are_secret_until_played(bundle):
                     hand.remove(st.mdeck[i])
                     seen += 1
     assert seen >= 1
+
+
+def test_a_search_work_space_too_small_is_refused(bundle):
+    """The kernel indexes its work space unchecked (it allocates nothing): one smaller than the
+    state's hand or Motivation deck is a clear error before any race."""
+    setup = make_setup(bundle, "Short", ["Wei", "Olsson"], None, [small(), resolve("balanced")])
+    short = new_search_work()._replace(pool=np.zeros(8, np.int64))
+    with pytest.raises(ValueError, match="search work space is smaller"):
+        play_races_reference_nb(bundle.tables, *_block_arrays([setup]), SEED, np.array([0], np.int64),
+                                new_state(K.N_PARAMS, 0), *R.buffers(1), 0, new_state(K.N_PARAMS, 0), short, 1)

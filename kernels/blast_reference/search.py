@@ -33,9 +33,12 @@ The race loop here also serves LOOKAHEAD seats, with the same rollouts as
 kernels.blast.engine.lookahead_card_nb (full information, rivals on their own weights), so that
 reference and look-ahead meet in one race; one rollout loop serves both (compile time).
 """
+from typing import NamedTuple
+
 import numpy as np
 
-from kernels.jit import entry, inline, splice
+from kernels.borrow import borrow_nb
+from kernels.jit import entry_hot, inline, splice
 from kernels.rng import below_nb, mix64_nb
 
 from kernels.blast.borrowed import borrow_state_nb, borrow_tables_nb
@@ -57,6 +60,30 @@ KEY = np.uint64(0x9E3779B97F4A7C15)
 KEY2 = np.uint64(0x632BE59BD9B4E019)
 KEY_ROUND = np.uint64(0xD1B54A32D192ED03)
 KEY_SEAT = np.uint64(0x8CB92BA72F3D8DD7)
+
+
+class SearchWork(NamedTuple):
+    """A search's work space, passed to the search kernel (an `entry_hot`: it allocates nothing).
+    Neither copied nor swapped with the boards: a rollout never searches, so one search uses it at
+    a time."""
+    cand: np.ndarray        # int64[MAX_HAND]: the searching seat's distinct cards
+    means: np.ndarray       # float64[MAX_HAND]: their mean scores
+    pool: np.ndarray        # int64[MAX_MOTIVATION]: determinize_nb's cards dealt again
+    where: np.ndarray       # int64[MAX_MOTIVATION]: ... and where the hidden ones are
+
+
+def new_search_work() -> SearchWork:
+    return SearchWork(np.zeros(MAX_HAND, np.int64), np.zeros(MAX_HAND), np.zeros(MAX_MOTIVATION, np.int64),
+                      np.zeros(MAX_MOTIVATION, np.int64))
+
+
+@inline
+def check_search_work_nb(st, sw):
+    """Refuse a work space with less room than the state's hand (cand, means) and Motivation deck
+    (pool, where): the kernel indexes it unchecked."""
+    if min(sw.cand.shape[0], sw.means.shape[0]) < st.hand.shape[1] \
+            or min(sw.pool.shape[0], sw.where.shape[0]) < st.mdeck.shape[0]:
+        raise ValueError("the search work space is smaller than the state's MAX_HAND or MAX_MOTIVATION")
 
 
 @inline
@@ -210,7 +237,7 @@ def swap_work_nb(a, b):
 
 
 @splice
-def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
+def search_rounds_nb(tb, trail, st, red_usable, ro, sw, stop_round):
     """The race's rounds: LOOKAHEAD and REFERENCE seats choose their cards first, each by flat Monte
     Carlo over the distinct cards in its hand (module docstring) on the round-start state (the
     choice is simultaneous), then everyone else; the cards are then revealed. With stop_round > 0,
@@ -227,10 +254,10 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
     tenth slower.)"""
     n = st.g[G_N]
     chosen = st.work[W_LOOKAHEAD:W_LOOKAHEAD + MAX_RACERS]
-    cand = np.empty(MAX_HAND, np.int64)
-    means = np.empty(MAX_HAND)
-    pool = np.empty(MAX_MOTIVATION, np.int64)
-    where = np.empty(MAX_MOTIVATION, np.int64)
+    cand = sw.cand
+    means = sw.means
+    pool = sw.pool
+    where = sw.where
     resume = stop_round < 0
     rollout = False         # False: st holds the race; True: a rollout (the race set aside in ro)
     opening = not resume    # the race's next round is still to be opened
@@ -363,11 +390,11 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, stop_round):
         starting = True
 
 
-@entry
+@entry_hot
 def play_races_reference_nb(tb, trails, n_racers, biathletes, colours, players, params, seed, races, st, out,
-                            visits, log_cap, ro, stop_round):
+                            visits, log_cap, ro, sw, stop_round):
     """kernels.blast.engine.play_races_nb for races with LOOKAHEAD or REFERENCE seats; `ro`: a
-    second state, the rollouts' board.
+    second state, the rollouts' board; `sw`: the searches' work space (new_search_work()).
 
     stop_round (tests; one race): > 0 plays the race up to the search seats' card choices of that
     round and stops there, leaving st as it is and their cards in st.work[W_LOOKAHEAD:]; < 0 takes
@@ -376,14 +403,16 @@ def play_races_reference_nb(tb, trails, n_racers, biathletes, colours, players, 
     tb = borrow_tables_nb(tb)
     st = borrow_state_nb(st)
     ro = borrow_state_nb(ro)
+    sw = SearchWork(borrow_nb(sw.cand), borrow_nb(sw.means), borrow_nb(sw.pool), borrow_nb(sw.where))
     check_capacity_nb(tb, st)
     check_capacity_nb(tb, ro)
+    check_search_work_nb(st, sw)
     red_usable = st.work[W_RED:W_RED + MAX_RACERS]
     for i in range(races.shape[0]):
         if stop_round >= 0:
             setup_nb(tb, trails[i], n_racers[i], biathletes[i], colours[i], players[i], params[i], seed,
                      races[i], st, log_cap)
             red_usable[:] = 0
-        search_rounds_nb(tb, trails[i], st, red_usable, ro, stop_round)
+        search_rounds_nb(tb, trails[i], st, red_usable, ro, sw, stop_round)
         if stop_round == 0:
             write_results_nb(tb, trails[i], st, races[i], out, visits, i * MAX_RACERS)

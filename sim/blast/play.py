@@ -168,11 +168,11 @@ def _play(bundle: CompiledBundle, arrays, seed: int, races: np.ndarray, st, log_
     trails, n_racers, bis, cols, pls, params = arrays
     seats, visits = R.buffers(len(trails))
     if ((pls == REFERENCE) | (pls == LOOKAHEAD)).any():
-        from kernels.blast_reference.search import play_races_reference_nb
+        from kernels.blast_reference.search import new_search_work, play_races_reference_nb
 
         with _first_call("play_races_reference"):
             play_races_reference_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, seats,
-                                    visits, log_cap, new_state(N_PARAMS, 0), 0)
+                                    visits, log_cap, new_state(N_PARAMS, 0), new_search_work(), 0)
     else:
         with _first_call("play_races"):
             play_races_nb(bundle.tables, trails, n_racers, bis, cols, pls, params, seed, races, st, seats, visits,
