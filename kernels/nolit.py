@@ -1,7 +1,7 @@
 """One compiled version of each kernel helper, not one per constant its callers pass.
 
-Used by Ski Tour and Mania (each kernel module ends with `unliteral_calls(globals())`); the
-figures below are Ski Tour's.
+Used by every game (each kernel module ends with `unliteral_calls(globals())`); the figures
+below are Ski Tour's, then Blast's.
 
 Numba types a constant argument (`EV_STEP`, `MOMENT_A`, a literal `0`) as a literal type
 (`Literal[int](17)`), and a call from kernel code compiles the callee for exactly the argument
@@ -28,8 +28,17 @@ in all; widened, 126, and the first compile took 42.5 against 51.3 CPU s side by
 (benchmarks/compile_time.py skitour --races=4000, empty caches), the tables identical. The value
 is the same, and so is the arithmetic: numba computes with int64 for any narrower signed integer.
 
+Blast's kernels followed (2026-11-28): `eliminate_nb`, `ev_dice_nb`, `scripted_action_nb`,
+`greedy_wax_nb`, `adjust_arrays_nb` and `pulse_adjust_nb` had been compiled 2 or 3 times each.
+Checked (NUMBA_BOUNDSCHECK=1 NUMBA_OPT=1), empty caches, side by side with the commit before
+(0784b0b): the search kernel 29.6 against 31.6 CPU s (92 compilations against 100;
+`benchmarks/compile_time.py blast search --races=200`, tables d563c4345ece9288 in both), the race
+kernel 21.7 against 23.9 (83 against 91; `... blast race --races=20000`, a55455b9ffb01b87); the
+races as fast (ab.py 0784b0b --cpu --game blast --scenario Kurz: --racers 4 --races 20000, median
+ratio 1.009; --racers 2 --players lookahead --races 400, 1.010; 5 rounds, tables identical).
+
 Only the dispatchers of the calling module's own game are changed (its package: `kernels.skitour`,
-`kernels.mania`); shared helpers such as `kernels.rng` are left as they are, and so is Blast.
+`kernels.mania`, `kernels.blast`); shared helpers such as `kernels.rng` are left as they are.
 """
 from __future__ import annotations
 

@@ -9,6 +9,7 @@ millions. With a log capacity the race writes its event log (docs/event-log.md).
 import numpy as np
 from ..arrays import copy1_nb, copy2_nb
 from ..jit import entry_hot, inline, outline_hot, splice
+from ..nolit import unliteral_calls
 
 from .consts import (
     NO_COACH, BLUE, DOWNHILL, FLAT, MAX_RACERS, N_COLOURS, MOTIVATION_TO_DISCARD, R_COACH_BOOST, R_DIE_FACES,
@@ -888,3 +889,6 @@ def play_races_nb(tb, trails, n_racers, biathletes, colours, players, params, se
         red_usable[:] = 0
         finish_race_nb(tb, trails[i], st, red_usable, False)
         write_results_nb(tb, trails[i], st, races[i], out, visits, i * MAX_RACERS)
+
+
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

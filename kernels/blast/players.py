@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 from ..jit import inline, outline, splice
+from ..nolit import unliteral_calls
 from ..arrays import copy1_nb
 
 from .consts import (
@@ -1088,3 +1089,6 @@ def wind_gain_nb(tb, trail, st, o, wind, spaces):
     if wind == h:
         return -1.0
     return 0.0
+
+
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)

@@ -5,6 +5,7 @@ follow docs/rules.md; switches are read from `tb.rules`.
 """
 import numpy as np
 from ..jit import inline, splice
+from ..nolit import unliteral_calls
 
 from .consts import (
     DOWNHILL, R_BAND_LOW, R_BAND_MEDIUM, R_CROSSWIND_HITS, R_DRAFTING, R_HEADWIND,
@@ -235,3 +236,6 @@ def pulse_total_nb(before, cost, reduction, drafting, wind, each_part):
         after = 0
     after += wind
     return after if after > 0 else 0
+
+
+unliteral_calls(globals())   # one compiled version per helper, not one per constant (kernels/nolit.py)
