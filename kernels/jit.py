@@ -120,8 +120,13 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   `keep_bullets_nb`), although it runs only on a Shoot (5.9 of a race's 51 turns: about 12 calls a
   race), cut the race kernel's compile from 38.3 to 33.0 CPU s and made its races 0.926 times as
   fast (ab.py median of 5 rounds; with `choose_destination_nb` outlined too, 0.927): ~0.6 us a
-  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept. Nor, at
-  first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
+  call, far more than passing the arguments costs in benchmarks/outline_call.py. Not kept then;
+  kept once both kernels were `entry_hot` (no reference counting in the caller or the callee):
+  against the commit before (1439cdb), checked, side by side, the search kernel took 26.6 against
+  28.1 CPU s and the race kernel 19.9 against 20.5 (compile_time.py blast search --races=200 and
+  race --races=20000, the same tables), and the races ran 1.004 (Kurz, 4 racers, --races 30000,
+  7 rounds) and the look-ahead's 1.047 (--racers 2 --players lookahead --races 400, 5 rounds)
+  times as fast (ab.py 1439cdb --cpu medians, tables identical). Nor, at first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
   compile): 36.8 against 38.2 CPU s, under the 5% worth a change on its own; `rank_nb` lost its
   sort later for another reason, to make the race kernel an `entry_hot` (above).
 

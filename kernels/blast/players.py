@@ -838,7 +838,7 @@ def choose_range_action_nb(st, tb, trail, s):
         sc[0] = SHOOT
 
 
-@inline
+@outline          # outlined: called from the turn and from keep_bullets_nb (kernels/jit.py has the figures)
 def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
     """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white.
 
