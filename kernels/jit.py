@@ -126,7 +126,9 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   28.1 CPU s and the race kernel 19.9 against 20.5 (compile_time.py blast search --races=200 and
   race --races=20000, the same tables), and the races ran 1.004 (Kurz, 4 racers, --races 30000,
   7 rounds) and the look-ahead's 1.047 (--racers 2 --players lookahead --races 400, 5 rounds)
-  times as fast (ab.py 1439cdb --cpu medians, tables identical). Nor, at first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
+  times as fast (ab.py 1439cdb --cpu medians, tables identical). Outlining `choose_destination_nb`
+  as well (the turn's copy and `keep_bullets_nb`'s) saved nothing: 23.1 against 23.1 CPU s side by
+  side with 3fd421e (its races 1.024 times as fast, Kurz, ab.py --cpu); not kept. Nor, at first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
   compile): 36.8 against 38.2 CPU s, under the 5% worth a change on its own; `rank_nb` lost its
   sort later for another reason, to make the race kernel an `entry_hot` (above).
 
