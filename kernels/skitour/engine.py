@@ -686,6 +686,11 @@ def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     arrays), so that every caller shares one signature."""
     if k0 <= 0:
         return not stop_only
+    known = W.memo[r0 + 1, l0, so0, k0]
+    if known == stamp:
+        return False
+    if known == -stamp:
+        return True
     return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk, W.fb), np.int64(seat),
                            np.int64(r0), np.int64(l0), np.int64(so0), np.int64(k0), np.bool_(clear),
                            np.int64(stamp), np.bool_(stop_only))
@@ -696,8 +701,9 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """Is there a legal way to make exactly k0 steps from (r0, l0, so0) (a move may end early only
     by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
     occupied space that costs stamina; with `stop_only`, one that ends early that way within the
-    k0 steps. Depth-first, forward first; failed states are remembered in W.memo under `stamp`
-    (valid while no other racer moves)."""
+    k0 steps. Depth-first, forward first; failed states are remembered in W.memo as `stamp`, the
+    states on a way found as -stamp (valid while no other racer moves), and a state found either
+    way is not searched again: `feasible_nb` reads the memo before it calls."""
     if k0 <= 0:
         return not stop_only
     memo = W.memo
@@ -725,14 +731,17 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
         if out[4] == 1 or (k == 1 and not stop_only):
-            return True
+            return feasible_path_nb(memo, stk, d, stamp)
         if k == 1:
             continue
         r2 = out[0]
         l2 = out[1]
         so2 = out[2]
-        if memo[r2 + 1, l2, so2, k - 1] == stamp:
+        known = memo[r2 + 1, l2, so2, k - 1]
+        if known == stamp:
             continue
+        if known == -stamp:
+            return feasible_path_nb(memo, stk, d, stamp)
         d += 1
         stk[d, 0] = r2
         stk[d, 1] = l2
@@ -740,6 +749,15 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         stk[d, 3] = k - 1
         stk[d, 4] = 0
     return False
+
+
+@inline
+def feasible_path_nb(memo, stk, d, stamp):
+    """A feasibility search found a way: every state on its stack (stk[0..d]) has one, remembered
+    in memo as -stamp (a failed state holds stamp). Returns True."""
+    for i in range(d + 1):
+        memo[stk[i, 0] + 1, stk[i, 1], stk[i, 2], stk[i, 3]] = -stamp
+    return True
 
 
 @inline
