@@ -1010,15 +1010,26 @@ def move_nb(T, W, seat, k):
         clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl, False)
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
+        payable = -1              # can_pay_nb(1): the same for every option (-1 not yet asked)
         for o in range(5):
             if not step_call_nb(T, W, seat, r, l, so, o, out):
                 continue
-            if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
-                                                           rem - 1, False, sa, False):
-                continue
+            rest = 0.0
+            if out[4] == 0 and rem > 1:
+                if plan:
+                    # the rest's value is -1e18 exactly where it has no legal way: the same test
+                    # as the feasibility search's, and one search instead of two
+                    rest = move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                    if rest < -1.0e17:
+                        continue
+                elif not feasible_nb(T, W, seat, out[0], out[1], out[2], rem - 1, False, sa, False):
+                    continue
             pay = pays_nb(T, out[0], out[1], out[6])
-            if pay and clear and not can_pay_nb(T, W, seat, 1, False):
-                continue
+            if pay and clear:
+                if payable < 0:
+                    payable = 1 if can_pay_nb(T, W, seat, 1, False) else 0
+                if payable == 0:
+                    continue
             opt[n, 0] = o
             opt[n, 1] = 1 if pay else 0
             opt[n, 2] = 0 if clear else 1
@@ -1034,7 +1045,7 @@ def move_nb(T, W, seat, k):
                     if out[0] < T.crs.shape[0]:
                         s += end_score_nb(T, W, seat, out[0], out[1])
                 else:
-                    s += move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                    s += rest
                 if out[3] == STEP_SIDE:
                     s -= 0.01 * o
             elif heur:
@@ -1679,6 +1690,8 @@ def column_step_nb(T, W, seat):
         W.sc[0] = 0.0
         n = 1
         paying = max(ne + 1 - free, 0)
+        payable = -1          # can_pay_nb, ahead_of_pace_nb: the same for every column (-1 not yet)
+        ahead = -1
         for c in range(N_COLUMNS + 1):
             if c == first or (mask >> c) & 1:
                 continue
@@ -1687,8 +1700,11 @@ def column_step_nb(T, W, seat):
                 continue
             if c == PICK_SPRINT and tv[TV_SPRINT] != 0 and T.rl[R_SPRINT_ICON_COLUMN] == 0:
                 continue          # a sprint icon counted these dice this turn (§10)
-            if paying > 0 and not can_pay_nb(T, W, seat, paying, shooting):
-                continue
+            if paying > 0:
+                if payable < 0:
+                    payable = 1 if can_pay_nb(T, W, seat, paying, shooting) else 0
+                if payable == 0:
+                    continue
             W.opt[n, 0] = c
             if heur:
                 d = col_dice_nb(T, b, nat, c)
@@ -1703,7 +1719,9 @@ def column_step_nb(T, W, seat):
                 else:
                     gain = min(total + d, useful) - min(total, useful)
                 thr = wt_nb(T, W, seat, P_EXTRA_MIN)
-                if ahead_of_pace_nb(T, W, seat, paying):
+                if ahead < 0:
+                    ahead = 1 if ahead_of_pace_nb(T, W, seat, paying) else 0
+                if ahead == 1:
                     thr = wt_nb(T, W, seat, P_EXTRA_SURPLUS)
                 s = gain - thr + 0.5
                 if ne + 1 > free:
