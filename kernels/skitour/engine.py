@@ -563,12 +563,11 @@ def prepare_nb(T, W, seat):
 # steps and the feasibility of a move (§4.4)
 # =================================================================================================
 @inline
-def step_nb(T, W, seat, r, l, so, o, out, count):
+def step_nb(T, W, seat, r, l, so, o, out):
     """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
     option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
     3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
-    returns True if the step is legal. Without `count`, occ is 0: the racers on the space entered
-    are not counted (a feasibility search that does not ask which entries pay)."""
+    returns True if the step is legal."""
     st = W.st
     lanes = T.rl[R_LANES]
     nrows = T.crs.shape[0]
@@ -581,7 +580,7 @@ def step_nb(T, W, seat, r, l, so, o, out, count):
         out[3] = STEP_ENTRY
         out[4] = 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0
         out[5] = 0
-        out[6] = occupants_nb(st, seat, 0, o) if count else 0
+        out[6] = occupants_nb(st, seat, 0, o)
         return True
     here = space_nb(T, r, l)
     if o == 0:
@@ -599,7 +598,7 @@ def step_nb(T, W, seat, r, l, so, o, out, count):
             out[1] = l
             out[3] = STEP_FORWARD
             out[4] = 1 if sp == SPACE_SHOOT else 0
-            out[6] = occupants_nb(st, seat, r + 1, l) if count else 0
+            out[6] = occupants_nb(st, seat, r + 1, l)
         p = on_row_nb(st, seat, r)
         out[5] = p
         out[2] = 1 if p > 0 else so
@@ -617,7 +616,7 @@ def step_nb(T, W, seat, r, l, so, o, out, count):
         out[3] = STEP_SIDE
         out[4] = 0
         out[5] = 0
-        out[6] = occupants_nb(st, seat, r, l2) if count else 0
+        out[6] = occupants_nb(st, seat, r, l2)
         return True
     l2 = l - 1 if o == 3 else l + 1
     if space_nb(T, r + 1, l2) != SPACE_WHITE:
@@ -632,7 +631,7 @@ def step_nb(T, W, seat, r, l, so, o, out, count):
     out[3] = STEP_DIAG
     out[4] = 0
     out[5] = p
-    out[6] = occupants_nb(st, seat, r + 1, l2) if count else 0
+    out[6] = occupants_nb(st, seat, r + 1, l2)
     return True
 
 
@@ -652,7 +651,7 @@ def step_call_nb(T, W, seat, r, l, so, o, out):
 
 @outline_hot
 def step_out_nb(T, W, seat, r, l, so, o, out):
-    return step_nb(T, W, seat, r, l, so, o, out, True)
+    return step_nb(T, W, seat, r, l, so, o, out)
 
 
 @inline
@@ -727,7 +726,7 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, clear):
+        if not step_nb(T, W, seat, r, l, so, o, out):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
@@ -882,7 +881,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, True):
+        if not step_nb(T, W, seat, r, l, so, o, out):
             continue
         cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
         if out[4] == 1 or k == 1:
