@@ -1008,7 +1008,9 @@ def move_nb(T, W, seat, k):
         occw = 1.0e6              # no stamina to spare: a paid entry only where it is forced
     while steps < k:
         rem = k - steps
-        clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl, False)
+        # can the rest be made without a paid entry? Asked only once an option pays: only then
+        # is the answer read (-1: not yet asked)
+        clear = -1
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         payable = -1              # can_pay_nb(1): the same for every option (-1 not yet asked)
@@ -1026,14 +1028,16 @@ def move_nb(T, W, seat, k):
                 elif not feasible_nb(T, W, seat, out[0], out[1], out[2], rem - 1, False, sa, False):
                     continue
             pay = pays_nb(T, out[0], out[1], out[6])
-            if pay and clear:
+            if pay and clear < 0:
+                clear = 1 if feasible_nb(T, W, seat, r, l, so, rem, True, scl, False) else 0
+            if pay and clear == 1:
                 if payable < 0:
                     payable = 1 if can_pay_nb(T, W, seat, 1, False) else 0
                 if payable == 0:
                     continue
             opt[n, 0] = o
             opt[n, 1] = 1 if pay else 0
-            opt[n, 2] = 0 if clear else 1
+            opt[n, 2] = 1 if clear == 0 else 0    # forced: read only where the option pays
             s = 10.0 * (out[0] - r)
             if pay:
                 s -= 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
