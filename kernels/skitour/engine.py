@@ -251,6 +251,7 @@ class Work(NamedTuple):
     lv: np.ndarray       # float64[MAX_K + 2]: their path values
     dv: np.ndarray       # float64[rows + 2, lanes, 2, MAX_K + 1]: best value of the rest of a move
     ds: np.ndarray       # int32[same]: the stamp under which dv holds (as memo)
+    sx: np.ndarray       # int64[5, 8]: the step options from one space (steps_out_nb)
 
 
 # =================================================================================================
@@ -642,17 +643,29 @@ class Racers(NamedTuple):
 
 
 @inline
-def step_call_nb(T, W, seat, r, l, so, o, out):
-    """`step_nb` as one outlined body (`step_out_nb`) for the callers that step rarely (the move,
-    the bonus, the look-ahead search), called with the four arrays it reads; the searches that
-    step thousands of times a race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
-    return step_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
-                       np.int64(so), np.int64(o), out)
+def steps_call_nb(T, W, seat, r, l, so, lo, hi):
+    """Step options lo .. hi - 1 from (r, l): W.sx[o, 0:7] as `step_nb`'s out, W.sx[o, 7] 1 if the
+    step is legal. One outlined body (`steps_out_nb`) for the callers that step rarely (the move,
+    the bonus: all five options of a step in one call, the chosen one read back; the look-ahead
+    search), called with the four arrays it reads; the searches that step thousands of times a
+    race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
+    steps_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
+                 np.int64(so), np.int64(lo), np.int64(hi), W.sx)
 
 
 @outline_hot
-def step_out_nb(T, W, seat, r, l, so, o, out):
-    return step_nb(T, W, seat, r, l, so, o, out)
+def steps_out_nb(T, W, seat, r, l, so, lo, hi, sx):
+    for o in range(lo, hi):
+        sx[o, 7] = 1 if step_nb(T, W, seat, r, l, so, o, sx[o]) else 0
+
+
+@inline
+def step_call_nb(T, W, seat, r, l, so, o, out):
+    """One step option (`steps_call_nb`) into out; True if legal."""
+    steps_call_nb(T, W, seat, r, l, so, o, o + 1)
+    for i in range(7):
+        out[i] = W.sx[o, i]
+    return W.sx[o, 7] == 1
 
 
 @inline
@@ -976,7 +989,6 @@ def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
     1 ended at a shooting space or the finish / 2 collapsed)."""
     st = W.st
-    out = W.fb[24:31]
     opt = W.opt
     sc = W.sc
     r = st[seat, S_ROW]
@@ -1014,8 +1026,10 @@ def move_nb(T, W, seat, k):
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         payable = -1              # can_pay_nb(1): the same for every option (-1 not yet asked)
+        steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
-            if not step_call_nb(T, W, seat, r, l, so, o, out):
+            out = W.sx[o]
+            if out[7] == 0:
                 continue
             rest = 0.0
             if out[4] == 0 and rem > 1:
@@ -1071,7 +1085,7 @@ def move_nb(T, W, seat, k):
         o = opt[j, 0]
         pay = opt[j, 1] == 1
         forced = opt[j, 2] == 1
-        step_call_nb(T, W, seat, r, l, so, o, out)
+        out = W.sx[o]             # the chosen step, as stepped above
         r2 = out[0]
         l2 = out[1]
         so = out[2]
@@ -1116,7 +1130,6 @@ def bonus_nb(T, W, seat, so, record):
     if space_nb(T, r, l) != SPACE_GREEN or occupants_nb(st, seat, r + 1, l) == 0:
         return -1
     st[seat, C_BONUSES] += 1
-    out = W.fb[24:31]
     opt = W.opt
     sc = W.sc
     passes_left = T.rl[R_DOWNHILL_PASSES]
@@ -1127,8 +1140,10 @@ def bonus_nb(T, W, seat, so, record):
         opt[0, 0] = -1
         sc[0] = 0.0
         n = 1
+        steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
-            if not step_call_nb(T, W, seat, r, l, so, o, out):
+            out = W.sx[o]
+            if out[7] == 0:
                 continue
             if out[5] > passes_left:
                 continue
@@ -1150,7 +1165,7 @@ def bonus_nb(T, W, seat, so, record):
         if o < 0:
             break
         pay = opt[j, 1] == 1
-        step_call_nb(T, W, seat, r, l, so, o, out)
+        out = W.sx[o]             # the chosen step, as stepped above
         if out[6] == 1 and free_used == 0 and pays_nb(T, out[0], out[1], out[6]):
             free_used = 1
         passes_left -= out[5]
@@ -2071,8 +2086,8 @@ def progress_nb(T, W, s):
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
-                  prng, lk, lv, dv, ds, rst, rtv, rct, rrng, rprng, rdsc, rdsi, rlog, rvisits, acc,
-                  chosen, pos):
+                  prng, lk, lv, dv, ds, sx, rst, rtv, rct, rrng, rprng, rdsc, rdsi, rlog, rvisits,
+                  acc, chosen, pos):
     """Play `races` (int64 indices) of one set-up; fill the records.
 
     Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
@@ -2095,10 +2110,10 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
              borrow_nb(script), borrow_nb(dsc), borrow_nb(dsi), borrow_nb(log), borrow_nb(memo),
              borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
              borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv),
-             borrow_nb(dv), borrow_nb(ds))
+             borrow_nb(dv), borrow_nb(ds), borrow_nb(sx))
     RW = Work(borrow_nb(rst), borrow_nb(rtv), borrow_nb(rct), borrow_nb(rrng), borrow_nb(rprng),
               W.script, borrow_nb(rdsc), borrow_nb(rdsi), borrow_nb(rlog), W.memo, W.stk, W.trail,
-              W.opt, W.sc, W.fb, W.tmp, W.q, borrow_nb(rvisits), W.lk, W.lv, W.dv, W.ds)
+              W.opt, W.sc, W.fb, W.tmp, W.q, borrow_nb(rvisits), W.lk, W.lv, W.dv, W.ds, W.sx)
     acc = borrow_nb(acc)
     chosen = borrow_nb(chosen)
     pos = borrow_nb(pos)
