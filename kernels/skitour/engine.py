@@ -406,6 +406,14 @@ def can_pay_nb(T, W, seat, k, at_range):
     st = W.st
     nat = st[seat, S_NAT]
     nt = T.rl[R_TARGETS]
+    # each payment lowers a marker of a column that may pay (not on blue; on a shooting turn not
+    # yet shot) by one slot: k payments can be made while the slots left above blue number k
+    left = 0
+    for c in range(nt):
+        if not (at_range and c < st[seat, S_SHOTS]):
+            left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
+    if left >= k:
+        return True
     tmp = W.tmp[0:nt]
     for c in range(nt):
         tmp[c] = st[seat, S_MK + c]
