@@ -724,8 +724,9 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
     occupied space that costs stamina; with `stop_only`, one that ends early that way within the
     k0 steps. Depth-first, forward first; failed states are remembered in W.memo as `stamp`, the
-    states on a way found as -stamp (valid while no other racer moves), and a state found either
-    way is not searched again: `feasible_nb` reads the memo before it calls."""
+    start of a search that found a way as -stamp (valid while no other racer moves), and a state
+    found either way is not searched again: `feasible_nb` reads the memo before it calls. (Marking
+    every state on the way found was slower: 0.97 times as fast, CPU time, same tables.)"""
     if k0 <= 0:
         return not stop_only
     memo = W.memo
@@ -753,7 +754,8 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
         if out[4] == 1 or (k == 1 and not stop_only):
-            return feasible_path_nb(memo, stk, d, stamp)
+            memo[r0 + 1, l0, so0, k0] = -stamp
+            return True
         if k == 1:
             continue
         r2 = out[0]
@@ -763,7 +765,8 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         if known == stamp:
             continue
         if known == -stamp:
-            return feasible_path_nb(memo, stk, d, stamp)
+            memo[r0 + 1, l0, so0, k0] = -stamp
+            return True
         d += 1
         stk[d, 0] = r2
         stk[d, 1] = l2
@@ -771,15 +774,6 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         stk[d, 3] = k - 1
         stk[d, 4] = 0
     return False
-
-
-@inline
-def feasible_path_nb(memo, stk, d, stamp):
-    """A feasibility search found a way: every state on its stack (stk[0..d]) has one, remembered
-    in memo as -stamp (a failed state holds stamp). Returns True."""
-    for i in range(d + 1):
-        memo[stk[i, 0] + 1, stk[i, 1], stk[i, 2], stk[i, 3]] = -stamp
-    return True
 
 
 @inline
