@@ -391,6 +391,20 @@ def on_row_nb(st, seat, r):
 
 
 @inline
+def rows_held_nb(T, st, seat):
+    """The rows other racers on the course hold, bit r for row r; -1 (count them at each step)
+    where the course has more rows than the bits hold. A search's steps read it while nobody
+    else moves."""
+    if T.crs.shape[0] > 62:
+        return np.int64(-1)
+    rows = np.int64(0)
+    for s in range(st.shape[0]):
+        if s != seat and on_course_nb(st, s):
+            rows |= np.int64(1) << st[s, S_ROW]
+    return rows
+
+
+@inline
 def pays_nb(T, r, l, occ):
     """Does entering (r, l) holding `occ` others cost a stamina? (§4.4)"""
     if occ == 0 or r < 0 or r >= T.crs.shape[0]:
@@ -573,11 +587,13 @@ def prepare_nb(T, W, seat):
 # steps and the feasibility of a move (§4.4)
 # =================================================================================================
 @inline
-def step_nb(T, W, seat, r, l, so, o, out):
+def step_nb(T, W, seat, r, l, so, o, out, rows):
     """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
     option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
     3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
-    returns True if the step is legal."""
+    returns True if the step is legal. rows: -1 (count the passes), or the rows other racers hold,
+    a bit each (`rows_held_nb`), for a search, which reads the passes only as whether there are
+    any (the side allowance): they are then 1 where any are."""
     st = W.st
     lanes = T.rl[R_LANES]
     nrows = T.crs.shape[0]
@@ -609,7 +625,7 @@ def step_nb(T, W, seat, r, l, so, o, out):
             out[3] = STEP_FORWARD
             out[4] = 1 if sp == SPACE_SHOOT else 0
             out[6] = occupants_nb(st, seat, r + 1, l)
-        p = on_row_nb(st, seat, r)
+        p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
         out[5] = p
         out[2] = 1 if p > 0 else so
         return True
@@ -634,7 +650,7 @@ def step_nb(T, W, seat, r, l, so, o, out):
     diag_side = T.rl[R_DIAGONAL_IS_SIDEWAYS] != 0
     if diag_side and so == 0:
         return False
-    p = on_row_nb(st, seat, r)
+    p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
     out[0] = r + 1
     out[1] = l2
     out[2] = 0 if diag_side else (1 if p > 0 else so)
@@ -664,7 +680,7 @@ def steps_call_nb(T, W, seat, r, l, so, lo, hi):
 @outline_hot
 def steps_out_nb(T, W, seat, r, l, so, lo, hi, sx):
     for o in range(lo, hi):
-        sx[o, 7] = 1 if step_nb(T, W, seat, r, l, so, o, sx[o]) else 0
+        sx[o, 7] = 1 if step_nb(T, W, seat, r, l, so, o, sx[o], -1) else 0
 
 
 @inline
@@ -732,6 +748,7 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     memo = W.memo
     stk = W.stk
     out = W.fb[40:47]
+    rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -749,7 +766,7 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out):
+        if not step_nb(T, W, seat, r, l, so, o, out, rows):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
@@ -871,6 +888,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     bv = W.lv
     out = W.fb[32:39]
     nrows = T.crs.shape[0]
+    rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -897,7 +915,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out):
+        if not step_nb(T, W, seat, r, l, so, o, out, rows):
             continue
         cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
         if out[4] == 1 or k == 1:
