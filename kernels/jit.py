@@ -100,7 +100,8 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   caches; tables identical each time): every helper compiled for int64 where callers pass narrower
   integers (kernels/nolit.py; 181 to 126 compilations, 51.3 to 42.5 s unchecked); the move, the
   bonus and the look-ahead search stepping through one outlined `step_out_nb` (its inlined copies 9
-  to 3; 47.2 to 42.8 s unchecked, LLVM 25.4 to 20.3); and the race kernel as `entry_hot` (36.3
+  to 3; 47.2 to 42.8 s unchecked, LLVM 25.4 to 20.3; since 2026-11-28 `steps_out_nb`, every
+  option of a step in one call: races 1.06 times as fast); and the race kernel as `entry_hot` (36.3
   against 43.7 s checked, 129 to 91 compilations: with reference counting off, lowering emits no
   increments and decrements of the 41 arrays of the tables and the state, and numba compiles no NRT
   helpers). From 49.1 to 41.7 s checked for the first two together, side by side; all three (and

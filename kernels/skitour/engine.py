@@ -251,6 +251,7 @@ class Work(NamedTuple):
     lv: np.ndarray       # float64[MAX_K + 2]: their path values
     dv: np.ndarray       # float64[rows + 2, lanes, 2, MAX_K + 1]: best value of the rest of a move
     ds: np.ndarray       # int32[same]: the stamp under which dv holds (as memo)
+    sx: np.ndarray       # int64[5, 8]: the step options from one space (steps_out_nb)
 
 
 # =================================================================================================
@@ -371,10 +372,11 @@ def on_course_nb(st, s):
 
 @inline
 def occupants_nb(st, seat, r, l):
-    """Racers other than `seat` on the course at (r, l)."""
+    """Racers other than `seat` on the course at (r, l). (The position is tested first: it rules
+    out most racers, and the steps of the move searches count thousands of times a race.)"""
     n = 0
     for s in range(st.shape[0]):
-        if s != seat and on_course_nb(st, s) and st[s, S_ROW] == r and st[s, S_LANE] == l:
+        if st[s, S_ROW] == r and st[s, S_LANE] == l and s != seat and on_course_nb(st, s):
             n += 1
     return n
 
@@ -383,9 +385,23 @@ def occupants_nb(st, seat, r, l):
 def on_row_nb(st, seat, r):
     n = 0
     for s in range(st.shape[0]):
-        if s != seat and on_course_nb(st, s) and st[s, S_ROW] == r:
+        if st[s, S_ROW] == r and s != seat and on_course_nb(st, s):
             n += 1
     return n
+
+
+@inline
+def rows_held_nb(T, st, seat):
+    """The rows other racers on the course hold, bit r for row r; -1 (count them at each step)
+    where the course has more rows than the bits hold. A search's steps read it while nobody
+    else moves."""
+    if T.crs.shape[0] > 62:
+        return np.int64(-1)
+    rows = np.int64(0)
+    for s in range(st.shape[0]):
+        if s != seat and on_course_nb(st, s):
+            rows |= np.int64(1) << st[s, S_ROW]
+    return rows
 
 
 @inline
@@ -404,6 +420,14 @@ def can_pay_nb(T, W, seat, k, at_range):
     st = W.st
     nat = st[seat, S_NAT]
     nt = T.rl[R_TARGETS]
+    # each payment lowers a marker of a column that may pay (not on blue; on a shooting turn not
+    # yet shot) by one slot: k payments can be made while the slots left above blue number k
+    left = 0
+    for c in range(nt):
+        if not (at_range and c < st[seat, S_SHOTS]):
+            left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
+    if left >= k:
+        return True
     tmp = W.tmp[0:nt]
     for c in range(nt):
         tmp[c] = st[seat, S_MK + c]
@@ -563,11 +587,13 @@ def prepare_nb(T, W, seat):
 # steps and the feasibility of a move (§4.4)
 # =================================================================================================
 @inline
-def step_nb(T, W, seat, r, l, so, o, out):
+def step_nb(T, W, seat, r, l, so, o, out, rows):
     """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
     option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
     3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
-    returns True if the step is legal."""
+    returns True if the step is legal. rows: -1 (count the passes), or the rows other racers hold,
+    a bit each (`rows_held_nb`), for a search, which reads the passes only as whether there are
+    any (the side allowance): they are then 1 where any are."""
     st = W.st
     lanes = T.rl[R_LANES]
     nrows = T.crs.shape[0]
@@ -599,7 +625,7 @@ def step_nb(T, W, seat, r, l, so, o, out):
             out[3] = STEP_FORWARD
             out[4] = 1 if sp == SPACE_SHOOT else 0
             out[6] = occupants_nb(st, seat, r + 1, l)
-        p = on_row_nb(st, seat, r)
+        p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
         out[5] = p
         out[2] = 1 if p > 0 else so
         return True
@@ -624,7 +650,7 @@ def step_nb(T, W, seat, r, l, so, o, out):
     diag_side = T.rl[R_DIAGONAL_IS_SIDEWAYS] != 0
     if diag_side and so == 0:
         return False
-    p = on_row_nb(st, seat, r)
+    p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
     out[0] = r + 1
     out[1] = l2
     out[2] = 0 if diag_side else (1 if p > 0 else so)
@@ -641,17 +667,29 @@ class Racers(NamedTuple):
 
 
 @inline
-def step_call_nb(T, W, seat, r, l, so, o, out):
-    """`step_nb` as one outlined body (`step_out_nb`) for the callers that step rarely (the move,
-    the bonus, the look-ahead search), called with the four arrays it reads; the searches that
-    step thousands of times a race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
-    return step_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
-                       np.int64(so), np.int64(o), out)
+def steps_call_nb(T, W, seat, r, l, so, lo, hi):
+    """Step options lo .. hi - 1 from (r, l): W.sx[o, 0:7] as `step_nb`'s out, W.sx[o, 7] 1 if the
+    step is legal. One outlined body (`steps_out_nb`) for the callers that step rarely (the move,
+    the bonus: all five options of a step in one call, the chosen one read back; the look-ahead
+    search), called with the four arrays it reads; the searches that step thousands of times a
+    race (`feasible_dfs_nb`, `move_value_nb`) keep their own copy."""
+    steps_out_nb(Course(T.rl, T.crs), Racers(W.st), np.int64(seat), np.int64(r), np.int64(l),
+                 np.int64(so), np.int64(lo), np.int64(hi), W.sx)
 
 
 @outline_hot
-def step_out_nb(T, W, seat, r, l, so, o, out):
-    return step_nb(T, W, seat, r, l, so, o, out)
+def steps_out_nb(T, W, seat, r, l, so, lo, hi, sx):
+    for o in range(lo, hi):
+        sx[o, 7] = 1 if step_nb(T, W, seat, r, l, so, o, sx[o], -1) else 0
+
+
+@inline
+def step_call_nb(T, W, seat, r, l, so, o, out):
+    """One step option (`steps_call_nb`) into out; True if legal."""
+    steps_call_nb(T, W, seat, r, l, so, o, o + 1)
+    for i in range(7):
+        out[i] = W.sx[o, i]
+    return W.sx[o, 7] == 1
 
 
 @inline
@@ -686,6 +724,11 @@ def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     arrays), so that every caller shares one signature."""
     if k0 <= 0:
         return not stop_only
+    known = W.memo[r0 + 1, l0, so0, k0]
+    if known == stamp:
+        return False
+    if known == -stamp:
+        return True
     return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk, W.fb), np.int64(seat),
                            np.int64(r0), np.int64(l0), np.int64(so0), np.int64(k0), np.bool_(clear),
                            np.int64(stamp), np.bool_(stop_only))
@@ -696,13 +739,16 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """Is there a legal way to make exactly k0 steps from (r0, l0, so0) (a move may end early only
     by entering a shooting space or crossing the finish line)? With `clear`, one that enters no
     occupied space that costs stamina; with `stop_only`, one that ends early that way within the
-    k0 steps. Depth-first, forward first; failed states are remembered in W.memo under `stamp`
-    (valid while no other racer moves)."""
+    k0 steps. Depth-first, forward first; failed states are remembered in W.memo as `stamp`, the
+    start of a search that found a way as -stamp (valid while no other racer moves), and a state
+    found either way is not searched again: `feasible_nb` reads the memo before it calls. (Marking
+    every state on the way found was slower: 0.97 times as fast, CPU time, same tables.)"""
     if k0 <= 0:
         return not stop_only
     memo = W.memo
     stk = W.stk
     out = W.fb[40:47]
+    rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -720,19 +766,24 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out):
+        if not step_nb(T, W, seat, r, l, so, o, out, rows):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
         if out[4] == 1 or (k == 1 and not stop_only):
+            memo[r0 + 1, l0, so0, k0] = -stamp
             return True
         if k == 1:
             continue
         r2 = out[0]
         l2 = out[1]
         so2 = out[2]
-        if memo[r2 + 1, l2, so2, k - 1] == stamp:
+        known = memo[r2 + 1, l2, so2, k - 1]
+        if known == stamp:
             continue
+        if known == -stamp:
+            memo[r0 + 1, l0, so0, k0] = -stamp
+            return True
         d += 1
         stk[d, 0] = r2
         stk[d, 1] = l2
@@ -837,6 +888,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     bv = W.lv
     out = W.fb[32:39]
     nrows = T.crs.shape[0]
+    rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -863,7 +915,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out):
+        if not step_nb(T, W, seat, r, l, so, o, out, rows):
             continue
         cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
         if out[4] == 1 or k == 1:
@@ -957,7 +1009,6 @@ def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
     1 ended at a shooting space or the finish / 2 collapsed)."""
     st = W.st
-    out = W.fb[24:31]
     opt = W.opt
     sc = W.sc
     r = st[seat, S_ROW]
@@ -989,21 +1040,38 @@ def move_nb(T, W, seat, k):
         occw = 1.0e6              # no stamina to spare: a paid entry only where it is forced
     while steps < k:
         rem = k - steps
-        clear = feasible_nb(T, W, seat, r, l, so, rem, True, scl, False)
+        # can the rest be made without a paid entry? Asked only once an option pays: only then
+        # is the answer read (-1: not yet asked)
+        clear = -1
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
+        payable = -1              # can_pay_nb(1): the same for every option (-1 not yet asked)
+        steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
-            if not step_call_nb(T, W, seat, r, l, so, o, out):
+            out = W.sx[o]
+            if out[7] == 0:
                 continue
-            if out[4] == 0 and rem > 1 and not feasible_nb(T, W, seat, out[0], out[1], out[2],
-                                                           rem - 1, False, sa, False):
-                continue
+            rest = 0.0
+            if out[4] == 0 and rem > 1:
+                if plan:
+                    # the rest's value is -1e18 exactly where it has no legal way: the same test
+                    # as the feasibility search's, and one search instead of two
+                    rest = move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                    if rest < -1.0e17:
+                        continue
+                elif not feasible_nb(T, W, seat, out[0], out[1], out[2], rem - 1, False, sa, False):
+                    continue
             pay = pays_nb(T, out[0], out[1], out[6])
-            if pay and clear and not can_pay_nb(T, W, seat, 1, False):
-                continue
+            if pay and clear < 0:
+                clear = 1 if feasible_nb(T, W, seat, r, l, so, rem, True, scl, False) else 0
+            if pay and clear == 1:
+                if payable < 0:
+                    payable = 1 if can_pay_nb(T, W, seat, 1, False) else 0
+                if payable == 0:
+                    continue
             opt[n, 0] = o
             opt[n, 1] = 1 if pay else 0
-            opt[n, 2] = 0 if clear else 1
+            opt[n, 2] = 1 if clear == 0 else 0    # forced: read only where the option pays
             s = 10.0 * (out[0] - r)
             if pay:
                 s -= 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
@@ -1016,7 +1084,7 @@ def move_nb(T, W, seat, k):
                     if out[0] < T.crs.shape[0]:
                         s += end_score_nb(T, W, seat, out[0], out[1])
                 else:
-                    s += move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                    s += rest
                 if out[3] == STEP_SIDE:
                     s -= 0.01 * o
             elif heur:
@@ -1037,7 +1105,7 @@ def move_nb(T, W, seat, k):
         o = opt[j, 0]
         pay = opt[j, 1] == 1
         forced = opt[j, 2] == 1
-        step_call_nb(T, W, seat, r, l, so, o, out)
+        out = W.sx[o]             # the chosen step, as stepped above
         r2 = out[0]
         l2 = out[1]
         so = out[2]
@@ -1082,7 +1150,6 @@ def bonus_nb(T, W, seat, so, record):
     if space_nb(T, r, l) != SPACE_GREEN or occupants_nb(st, seat, r + 1, l) == 0:
         return -1
     st[seat, C_BONUSES] += 1
-    out = W.fb[24:31]
     opt = W.opt
     sc = W.sc
     passes_left = T.rl[R_DOWNHILL_PASSES]
@@ -1093,8 +1160,10 @@ def bonus_nb(T, W, seat, so, record):
         opt[0, 0] = -1
         sc[0] = 0.0
         n = 1
+        steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
-            if not step_call_nb(T, W, seat, r, l, so, o, out):
+            out = W.sx[o]
+            if out[7] == 0:
                 continue
             if out[5] > passes_left:
                 continue
@@ -1116,7 +1185,7 @@ def bonus_nb(T, W, seat, so, record):
         if o < 0:
             break
         pay = opt[j, 1] == 1
-        step_call_nb(T, W, seat, r, l, so, o, out)
+        out = W.sx[o]             # the chosen step, as stepped above
         if out[6] == 1 and free_used == 0 and pays_nb(T, out[0], out[1], out[6]):
             free_used = 1
         passes_left -= out[5]
@@ -1661,6 +1730,8 @@ def column_step_nb(T, W, seat):
         W.sc[0] = 0.0
         n = 1
         paying = max(ne + 1 - free, 0)
+        payable = -1          # can_pay_nb, ahead_of_pace_nb: the same for every column (-1 not yet)
+        ahead = -1
         for c in range(N_COLUMNS + 1):
             if c == first or (mask >> c) & 1:
                 continue
@@ -1669,8 +1740,11 @@ def column_step_nb(T, W, seat):
                 continue
             if c == PICK_SPRINT and tv[TV_SPRINT] != 0 and T.rl[R_SPRINT_ICON_COLUMN] == 0:
                 continue          # a sprint icon counted these dice this turn (§10)
-            if paying > 0 and not can_pay_nb(T, W, seat, paying, shooting):
-                continue
+            if paying > 0:
+                if payable < 0:
+                    payable = 1 if can_pay_nb(T, W, seat, paying, shooting) else 0
+                if payable == 0:
+                    continue
             W.opt[n, 0] = c
             if heur:
                 d = col_dice_nb(T, b, nat, c)
@@ -1685,7 +1759,9 @@ def column_step_nb(T, W, seat):
                 else:
                     gain = min(total + d, useful) - min(total, useful)
                 thr = wt_nb(T, W, seat, P_EXTRA_MIN)
-                if ahead_of_pace_nb(T, W, seat, paying):
+                if ahead < 0:
+                    ahead = 1 if ahead_of_pace_nb(T, W, seat, paying) else 0
+                if ahead == 1:
                     thr = wt_nb(T, W, seat, P_EXTRA_SURPLUS)
                 s = gain - thr + 0.5
                 if ne + 1 > free:
@@ -2030,8 +2106,8 @@ def progress_nb(T, W, s):
 def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi, pm, crs, su,
                   pk, pw, seed, races, nations, players, waxfix, init, script, dsc, seats_out,
                   visits_out, log, ct, st, tv, dsi, memo, stk, trail, opt, sc, fb, tmp, q, rng,
-                  prng, lk, lv, dv, ds, rst, rtv, rct, rrng, rprng, rdsc, rdsi, rlog, rvisits, acc,
-                  chosen, pos):
+                  prng, lk, lv, dv, ds, sx, rst, rtv, rct, rrng, rprng, rdsc, rdsi, rlog, rvisits,
+                  acc, chosen, pos):
     """Play `races` (int64 indices) of one set-up; fill the records.
 
     Tables: the compiled SkiTourTables arrays (crs: the course packed as CR_* columns), su the
@@ -2054,10 +2130,10 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
              borrow_nb(script), borrow_nb(dsc), borrow_nb(dsi), borrow_nb(log), borrow_nb(memo),
              borrow_nb(stk), borrow_nb(trail), borrow_nb(opt), borrow_nb(sc), borrow_nb(fb),
              borrow_nb(tmp), borrow_nb(q), borrow_nb(visits_out), borrow_nb(lk), borrow_nb(lv),
-             borrow_nb(dv), borrow_nb(ds))
+             borrow_nb(dv), borrow_nb(ds), borrow_nb(sx))
     RW = Work(borrow_nb(rst), borrow_nb(rtv), borrow_nb(rct), borrow_nb(rrng), borrow_nb(rprng),
               W.script, borrow_nb(rdsc), borrow_nb(rdsi), borrow_nb(rlog), W.memo, W.stk, W.trail,
-              W.opt, W.sc, W.fb, W.tmp, W.q, borrow_nb(rvisits), W.lk, W.lv, W.dv, W.ds)
+              W.opt, W.sc, W.fb, W.tmp, W.q, borrow_nb(rvisits), W.lk, W.lv, W.dv, W.ds, W.sx)
     acc = borrow_nb(acc)
     chosen = borrow_nb(chosen)
     pos = borrow_nb(pos)

@@ -145,6 +145,7 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
             np.zeros((E.MAX_K + 2, 6), np.int32), np.zeros(E.MAX_K + 2, np.float64),
             np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.float64),
             np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.int32),
+            np.zeros((5, 8), np.int64),
             # the rollout board: state, counters, streams, script, scratch log and visits
             np.zeros((n, E.S_N), np.int32), np.zeros(E.TV_N, np.int32), np.zeros(E.CT_N, np.int64),
             np.zeros(1, np.uint64), np.zeros(1, np.uint64),
