@@ -57,6 +57,7 @@ from .players import (
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
     P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
     P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH, P_STAMINA_ROWS, P_STAMINA_CAP,
+    P_DRAFT_SPOT, P_LOOK_EXTRA, P_LOOK_FIRST,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -814,13 +815,18 @@ def trail_add_nb(W, seat, r, l):
 
 @inline
 def end_score_nb(T, W, seat, r2, l2):
-    """Heuristic value of ending a move on (r2, l2): green behind a racer, red."""
+    """Heuristic value of ending a move on (r2, l2): green behind a racer, red, and a space
+    directly behind a racer who may be drafted on when it next moves (§4.4)."""
     sp = space_nb(T, r2, l2)
     v = 0.0
-    if sp == SPACE_GREEN and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
+    ahead = occupants_nb(W.st, seat, r2 + 1, l2) > 0
+    if sp == SPACE_GREEN and ahead:
         v += 10.0 * wt_nb(T, W, seat, P_GREEN)
     if sp == SPACE_RED:
         v -= 10.0 * wt_nb(T, W, seat, P_RED)
+    ds = wt_nb(T, W, seat, P_DRAFT_SPOT)
+    if ds != 0.0 and ahead and sp != SPACE_SHOOT and space_nb(T, r2 + 1, l2) != SPACE_SHOOT:
+        v += 10.0 * ds
     return v
 
 
@@ -1314,6 +1320,26 @@ def count_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
 
 
 @inline
+def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
+    """count_gain_nb in rows of the planned move (move_value_nb, the end space's value counted):
+    what a change of the moving turn's count gains; count_gain_nb's moves where either count has
+    no legal way of being made in full."""
+    tv = W.tv
+    a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+    b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
+                      tv[TV_SPRINTMV] + dsprint)
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if not can_pay_nb(T, W, seat, 1, False):
+        occw = 1.0e6
+    vs = new_stamp_nb(W)
+    va = planned_value_nb(T, W, seat, a, vs, occw)
+    vb = planned_value_nb(T, W, seat, b, vs, occw)
+    if va > -1.0e17 and vb > -1.0e17:
+        return 0.1 * (vb - va)
+    return 1.0 * (min(b, need) - min(a, need))
+
+
+@inline
 def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
     """Heuristic value (in dice) of one icon used now. A +1, -1 or sprint is worth the moves (or
     shots) it changes that this turn can use: nothing once the move reaches the range or the
@@ -1322,9 +1348,16 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
     st = W.st
     b = st[seat]
     dice = W.tv[TV_DICE]
+    # with look_extra, at moment B of a moving turn a count's change is worth the rows (and the
+    # end space's value) the planned move gains with it
+    look = (moment == MOMENT_B and dice >= 0 and not shooting and b[S_INLANE] == 0
+            and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5 and wt_nb(T, W, seat, P_PLAN) > 0.5)
     if bit == WAX_PLUS_ONE or bit == WAX_MINUS_ONE:
         if moment != MOMENT_B or dice < 0:
             return 0.0 if bit == WAX_PLUS_ONE else -1.0
+        if look:
+            return look_gain_nb(T, W, seat, dice, 1 if bit == WAX_PLUS_ONE else 0,
+                                1 if bit == WAX_MINUS_ONE else 0, 0, need)
         if bit == WAX_PLUS_ONE:
             return count_gain_nb(T, W, seat, dice, 1, 0, 0, need)
         return count_gain_nb(T, W, seat, dice, 0, 1, 0, need)
@@ -1338,6 +1371,8 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
             for c in range(N_COLUMNS):
                 est = max(est, col_dice_nb(T, b, b[S_NAT], c))
             return count_gain_nb(T, W, seat, est, 0, 0, b[B_SPRINT], need)
+        if look:
+            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
         return count_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
     if bit == WAX_FREE_COLUMN:
         if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
@@ -1611,6 +1646,16 @@ def dist_to_stop_nb(T, W, seat):
     return nrows - r
 
 
+@inline
+def planned_value_nb(T, W, seat, k, vs, occw):
+    """The planning player's value (move_value_nb) of a move of k steps from where the racer
+    stands; -1e18 when no legal way makes them all."""
+    st = W.st
+    if k <= 0:
+        return 10.0 * st[seat, S_ROW]
+    return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, min(k, MAX_K), vs, occw)
+
+
 @splice
 def column_step_nb(T, W, seat):
     """Take the columns (§4.1): mandatory column, additional ones, flip choices; log; return the
@@ -1630,6 +1675,14 @@ def column_step_nb(T, W, seat):
             useful = 99
     plan = heur and wt_nb(T, W, seat, P_PLAN) > 0.5
     need = need_nb(T, W, seat, count_bound_nb(T, W, seat)) if plan else MAX_K + 1
+    # the planned move's value for each count (look_extra): a moving turn on the course
+    onc = plan and not shooting and st[seat, S_INLANE] == 0
+    look = onc and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5
+    look1 = onc and wt_nb(T, W, seat, P_LOOK_FIRST) > 0.5
+    vs = new_stamp_nb(W) if (look or look1) else 0
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if (look or look1) and not can_pay_nb(T, W, seat, 1, False):
+        occw = 1.0e6
     # the mandatory column
     n = 0
     waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
@@ -1639,6 +1692,12 @@ def column_step_nb(T, W, seat):
             d = col_dice_nb(T, b, nat, c)
             W.sc[n] = 1.0 * min(d, useful) + 0.01 * c * (wt_nb(T, W, seat, P_FIRST_HIGH)
                                                          if heur else 1.0)
+            if look1:
+                # the rows (and the end space's value) the planned move makes with it
+                x = turn_count_nb(T, W, seat, d, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+                v1 = planned_value_nb(T, W, seat, x, vs, occw)
+                if v1 > -1.0e17:
+                    W.sc[n] += 0.1 * v1 - st[seat, S_ROW] - min(d, useful)
             if waste != 0.0 and d > need:
                 # dice the turn cannot use: left on the board they would serve a later turn
                 W.sc[n] -= waste * (d - need)
@@ -1682,6 +1741,12 @@ def column_step_nb(T, W, seat):
                     x1 = turn_count_nb(T, W, seat, total + d, tv[TV_PLUS], tv[TV_MINUS],
                                        tv[TV_SPRINTMV])
                     gain = min(x1, need) - min(x0, need)
+                    if look:
+                        # rows (and the end space's value) the planned move gains with it
+                        v0 = planned_value_nb(T, W, seat, x0, vs, occw)
+                        v1 = planned_value_nb(T, W, seat, x1, vs, occw)
+                        if v0 > -1.0e17 and v1 > -1.0e17:
+                            gain = 0.1 * (v1 - v0)
                 else:
                     gain = min(total + d, useful) - min(total, useful)
                 thr = wt_nb(T, W, seat, P_EXTRA_MIN)
