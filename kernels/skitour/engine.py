@@ -57,6 +57,7 @@ from .players import (
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
     P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
     P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH, P_STAMINA_ROWS, P_STAMINA_CAP,
+    P_DRAFT_SPOT, P_LOOK_EXTRA, P_LOOK_FIRST,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -865,13 +866,19 @@ def trail_add_nb(W, seat, r, l):
 
 @inline
 def end_score_nb(T, W, seat, r2, l2):
-    """Heuristic value of ending a move on (r2, l2): green behind a racer, red."""
+    """Heuristic value of ending a move on (r2, l2): green behind a racer, red, and a space
+    directly behind a racer who may be drafted on when it next moves (§4.4)."""
     sp = space_nb(T, r2, l2)
     v = 0.0
-    if sp == SPACE_GREEN and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
-        v += 10.0 * wt_nb(T, W, seat, P_GREEN)
     if sp == SPACE_RED:
         v -= 10.0 * wt_nb(T, W, seat, P_RED)
+    ds = wt_nb(T, W, seat, P_DRAFT_SPOT)
+    draft = ds != 0.0 and sp != SPACE_SHOOT and space_nb(T, r2 + 1, l2) != SPACE_SHOOT
+    if (sp == SPACE_GREEN or draft) and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
+        if sp == SPACE_GREEN:
+            v += 10.0 * wt_nb(T, W, seat, P_GREEN)
+        if draft:
+            v += 10.0 * ds
     return v
 
 
@@ -1004,6 +1011,16 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     return best_o
 
 
+@inline
+def racer_near_nb(st, seat, r, k):
+    """Whether another racer stands on the course on the rows a move of k steps from row r can
+    reach, or the one ahead of them: elsewhere no entry pays and no end is behind a racer."""
+    for s2 in range(st.shape[0]):
+        if s2 != seat and on_course_nb(st, s2) and r <= st[s2, S_ROW] <= r + k + 1:
+            return True
+    return False
+
+
 @splice
 def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
@@ -1029,11 +1046,7 @@ def move_nb(T, W, seat, k):
         # with no other racer on the rows this move can reach (or the one ahead of them), no
         # entry pays and no end is behind a racer: stepping forward greedily is the plan, and
         # far cheaper than searching it
-        near = False
-        for s2 in range(st.shape[0]):
-            if s2 != seat and on_course_nb(st, s2) and r <= st[s2, S_ROW] <= r + k + 1:
-                near = True
-        plan = near
+        plan = racer_near_nb(st, seat, r, k)
     vs = new_stamp_nb(W)
     occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
     if plan and not can_pay_nb(T, W, seat, 1, False):
@@ -1383,7 +1396,26 @@ def count_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
 
 
 @inline
-def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
+def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
+    """count_gain_nb in rows of the planned move (move_value_nb, the end space's value counted):
+    what a change of the moving turn's count gains; count_gain_nb's moves where either count has
+    no legal way of being made in full."""
+    tv = W.tv
+    a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+    b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
+                      tv[TV_SPRINTMV] + dsprint)
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if not can_pay_nb(T, W, seat, 1, False):
+        occw = 1.0e6
+    va = planned_value_nb(T, W, seat, a, vs, occw)
+    vb = planned_value_nb(T, W, seat, b, vs, occw)
+    if va > -1.0e17 and vb > -1.0e17:
+        return 0.1 * (vb - va)
+    return 1.0 * (min(b, need) - min(a, need))
+
+
+@inline
+def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
     """Heuristic value (in dice) of one icon used now. A +1, -1 or sprint is worth the moves (or
     shots) it changes that this turn can use: nothing once the move reaches the range or the
     finish without it. Before the columns are taken (moment A) the dice are not known: +1 and -1
@@ -1391,9 +1423,17 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
     st = W.st
     b = st[seat]
     dice = W.tv[TV_DICE]
+    # with look_extra, at moment B of a moving turn a count's change is worth the rows (and the
+    # end space's value) the planned move gains with it
+    look = (moment == MOMENT_B and dice >= 0 and not shooting and b[S_INLANE] == 0
+            and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5 and wt_nb(T, W, seat, P_PLAN) > 0.5
+            and racer_near_nb(st, seat, b[S_ROW], count_bound_nb(T, W, seat) + dice + 1))
     if bit == WAX_PLUS_ONE or bit == WAX_MINUS_ONE:
         if moment != MOMENT_B or dice < 0:
             return 0.0 if bit == WAX_PLUS_ONE else -1.0
+        if look:
+            return look_gain_nb(T, W, seat, dice, 1 if bit == WAX_PLUS_ONE else 0,
+                                1 if bit == WAX_MINUS_ONE else 0, 0, need, vs)
         if bit == WAX_PLUS_ONE:
             return count_gain_nb(T, W, seat, dice, 1, 0, 0, need)
         return count_gain_nb(T, W, seat, dice, 0, 1, 0, need)
@@ -1407,6 +1447,8 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
             for c in range(N_COLUMNS):
                 est = max(est, col_dice_nb(T, b, b[S_NAT], c))
             return count_gain_nb(T, W, seat, est, 0, 0, b[B_SPRINT], need)
+        if look:
+            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need, vs)
         return count_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
     if bit == WAX_FREE_COLUMN:
         if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
@@ -1602,9 +1644,18 @@ def wax_moment_nb(T, W, seat, moment):
     need = MAX_K + 1
     if moment != MOMENT_C and not is_random_nb(T, W, seat):
         need = need_nb(T, W, seat, count_bound_nb(T, W, seat) + W.tv[TV_DICE] + 1)
-    iv = W.sc[32:40]            # each icon's value now, by bit index (options use sc[0:32])
+    # each icon's value now, by bit index (options use sc[0:32]), for the icons on offer
+    offer = 0
+    if row:
+        offer |= T.wi[nat, st[seat, S_WR + lo]] | T.wi[nat, st[seat, S_WR + hi]]
+    if printed:
+        offer |= T.pi[nat]
+    iv = W.sc[32:40]
+    vs = new_stamp_nb(W)        # one memo of the planned move's values for the moment's icons
     for i in range(8):
-        iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need)
+        iv[i] = 0.0
+        if (offer >> i) & 1:
+            iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need, vs)
     if row:
         tid = st[seat, S_WR + lo]
         n = token_options_nb(T, W, seat, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting, iv)
@@ -1680,6 +1731,16 @@ def dist_to_stop_nb(T, W, seat):
     return nrows - r
 
 
+@inline
+def planned_value_nb(T, W, seat, k, vs, occw):
+    """The planning player's value (move_value_nb) of a move of k steps from where the racer
+    stands; -1e18 when no legal way makes them all."""
+    st = W.st
+    if k <= 0:
+        return 10.0 * st[seat, S_ROW]
+    return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, min(k, MAX_K), vs, occw)
+
+
 @splice
 def column_step_nb(T, W, seat):
     """Take the columns (§4.1): mandatory column, additional ones, flip choices; log; return the
@@ -1699,6 +1760,16 @@ def column_step_nb(T, W, seat):
             useful = 99
     plan = heur and wt_nb(T, W, seat, P_PLAN) > 0.5
     need = need_nb(T, W, seat, count_bound_nb(T, W, seat)) if plan else MAX_K + 1
+    # the planned move's value for each count (look_extra): a moving turn on the course
+    # (with no racer near, the move steps greedily and the moves it adds are what it gains)
+    onc = (plan and not shooting and st[seat, S_INLANE] == 0
+           and racer_near_nb(st, seat, st[seat, S_ROW], count_bound_nb(T, W, seat)))
+    look = onc and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5
+    look1 = onc and wt_nb(T, W, seat, P_LOOK_FIRST) > 0.5
+    vs = new_stamp_nb(W) if (look or look1) else 0
+    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if (look or look1) and not can_pay_nb(T, W, seat, 1, False):
+        occw = 1.0e6
     # the mandatory column
     n = 0
     waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
@@ -1708,6 +1779,12 @@ def column_step_nb(T, W, seat):
             d = col_dice_nb(T, b, nat, c)
             W.sc[n] = 1.0 * min(d, useful) + 0.01 * c * (wt_nb(T, W, seat, P_FIRST_HIGH)
                                                          if heur else 1.0)
+            if look1:
+                # the rows (and the end space's value) the planned move makes with it
+                x = turn_count_nb(T, W, seat, d, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+                v1 = planned_value_nb(T, W, seat, x, vs, occw)
+                if v1 > -1.0e17:
+                    W.sc[n] += 0.1 * v1 - st[seat, S_ROW] - min(d, useful)
             if waste != 0.0 and d > need:
                 # dice the turn cannot use: left on the board they would serve a later turn
                 W.sc[n] -= waste * (d - need)
@@ -1756,6 +1833,21 @@ def column_step_nb(T, W, seat):
                     x1 = turn_count_nb(T, W, seat, total + d, tv[TV_PLUS], tv[TV_MINUS],
                                        tv[TV_SPRINTMV])
                     gain = min(x1, need) - min(x0, need)
+                    if look:
+                        # rows (and the end space's value) the planned move gains with it
+                        v0 = planned_value_nb(T, W, seat, x0, vs, occw)
+                        v1 = planned_value_nb(T, W, seat, x1, vs, occw)
+                        if v0 > -1.0e17 and v1 > -1.0e17:
+                            gain = 0.1 * (v1 - v0)
+                            # a column that would leave one already taken without use (the move
+                            # as good without that one's dice) is worth nothing: taken one at a
+                            # time, the columns must not pay for dice the move leaves over
+                            for i in range(ne):
+                                xp = turn_count_nb(T, W, seat,
+                                                   total + d - col_dice_nb(T, b, nat, tmp_ex[i]),
+                                                   tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
+                                if planned_value_nb(T, W, seat, xp, vs, occw) >= v1:
+                                    gain = -MAX_K
                 else:
                     gain = min(total + d, useful) - min(total, useful)
                 thr = wt_nb(T, W, seat, P_EXTRA_MIN)

@@ -67,7 +67,13 @@ P_FIRST_HIGH = 38     # the mandatory column among equals: the highest (1) or th
 # still racing at a rollout's end is compared by its rows plus what its stamina left is worth
 P_STAMINA_ROWS = 39   # rows a stamina point left is worth in that comparison (0: rows alone)
 P_STAMINA_CAP = 40    # stamina counted at most this much per row still to go (0: all of it)
-N_PARAMS = 41
+P_DRAFT_SPOT = 41     # value (rows) of ending a move directly behind a racer one may draft on
+P_LOOK_EXTRA = 42     # 1: on a moving turn an additional column, or a +1 / -1 / sprint icon after
+                      # the columns, is worth the rows (and the end space's value) the planned
+                      # move gains with it; 0: the moves it adds
+P_LOOK_FIRST = 43     # 1: the mandatory column on a moving turn is worth the rows (and the end
+                      # space's value) of the planned move it gives; 0: the dice it brings
+N_PARAMS = 44
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
@@ -76,14 +82,14 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
                "icon_reroll_all", "icon_stamina", "tie_right",
                "rollouts", "horizon", "decisions", "place_credit", "confidence",
                "pace", "extra_surplus", "icon_stamina_surplus", "first_waste", "pace_share",
-               "first_high", "stamina_rows", "stamina_cap")
+               "first_high", "stamina_rows", "stamina_cap", "draft_spot", "look_extra", "look_first")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
                            0.0, 0.0, 0.0, 0.5, 1.0,
-                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0], np.float64)
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.3, 1.0, 1.0], np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

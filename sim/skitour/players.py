@@ -161,6 +161,13 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
                                 "compares the racers still racing (0: rows alone)"),
     "stamina_cap": (0.0, 2.0, "reference: stamina counted there at most this much per row still to "
                               "go (0: all of it)"),
+    "draft_spot": (0.0, 10.0, "value (rows) of ending a move directly behind a racer one may draft "
+                              "on"),
+    "look_extra": (0.0, 1.0, "1: an additional column, or a +1 / -1 / sprint icon after the "
+                             "columns, is worth the rows the planned move gains with it; 0: the "
+                             "moves it adds"),
+    "look_first": (0.0, 1.0, "1: the mandatory column on a moving turn is worth the rows of the "
+                             "planned move it gives; 0: the dice it brings"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
@@ -187,7 +194,7 @@ SPREAD = {
     "token_stamina": 0.5, "plan": 0.4, "icon_free_column": 0.5, "icon_reroll_shot": 0.5,
     "icon_reroll_one": 0.3, "icon_reroll_all": 0.5, "icon_stamina": 0.5, "tie_right": 0.4,
     "pace": 0.05, "extra_surplus": 0.3, "icon_stamina_surplus": 0.5, "first_waste": 0.3,
-    "pace_share": 0.1, "first_high": 0.4,
+    "pace_share": 0.1, "first_high": 0.4, "draft_spot": 0.3, "look_extra": 0.4, "look_first": 0.4,
 }
 assert tuple(SPREAD) == TUNED
 

@@ -81,10 +81,12 @@ def test_the_reference_decides_only_on_what_it_can_know(bundle):
 
 
 def test_the_budget_is_honoured(bundle):
-    """rollouts = 0 plays exactly the default; otherwise every searched decision plays `rollouts`
-    rollouts per option, and `decisions` caps the decisions searched per turn."""
+    """rollouts = 0 plays exactly its heuristic (the default's weights it keeps); otherwise every
+    searched decision plays `rollouts` rollouts per option, and `decisions` caps the decisions
+    searched per turn."""
     nat = nations(bundle)
-    base = _run(bundle, "Starter", nat, 5, [0], players=("balanced", "balanced"),
+    own = with_weights(get_player("balanced"), "own", get_player("reference").weights)
+    base = _run(bundle, "Starter", nat, 5, [0], players=(own, "balanced"),
                 seat_players=[0, 1, 1, 1], log_rows=20_000)
     off = _run(bundle, "Starter", nat, 5, [0], players=(reference(rollouts=0.0), "balanced"),
                seat_players=[0, 1, 1, 1], log_rows=20_000)
@@ -118,14 +120,21 @@ def test_reference_races_are_legal(bundle):
         assert seats["finished"].sum() + seats["eliminated"].sum() >= 1
 
 
+#: the default's weights of issue 27 item 2, which the reference does not take: it stays the
+#: yardstick the default was measured against (docs/players.md)
+LATER = ("draft_spot", "look_extra", "look_first")
+
+
 def test_the_reference_persona(bundle):
-    """The shipped persona: kind reference, the default's weights, a budget."""
+    """The shipped persona: kind reference, the default's weights but the later ones (off), a
+    budget."""
     ref = get_player("reference")
     bal = get_player("balanced")
     assert ref.kind == C.PLAYER_REFERENCE
     k = PARAM_NAMES.index("rollouts")
-    style = [j for j, name in enumerate(PARAM_NAMES) if name not in SEARCH]
+    style = [j for j, name in enumerate(PARAM_NAMES) if name not in SEARCH + LATER]
     assert [ref.weights[j] for j in style] == [bal.weights[j] for j in style]
+    assert all(ref.weights[PARAM_NAMES.index(name)] == 0.0 for name in LATER)
     assert ref.weights[k] >= 1
 
 
