@@ -12,7 +12,7 @@ player random stream and the `scratch` array used to hand multi-part decisions t
 from typing import NamedTuple
 
 import numpy as np
-from ..jit import inline, outline, splice
+from ..jit import inline, outline_hot, splice
 from ..nolit import unliteral_calls
 from ..arrays import copy1_nb
 
@@ -719,7 +719,7 @@ def choose_destination_nb(st, tb, trail, s, up, flat, down, cost, shooting, out)
     out[2] = c.ends[i, E_MAT]
 
 
-@outline          # outlined: called once per move, compiled once, not copied into each turn
+@outline_hot      # outlined: called once per move, compiled once, not copied into each turn
 def farther_end_nb(st, tb, trail, s, up, flat, down, cost, blue, white, out):
     """The planned end of seat s's move (out: position, lane, on a mat) moved farther where a
     farther end dominates it: a space these steps reach before any start line, the range or the
@@ -838,7 +838,7 @@ def choose_range_action_nb(st, tb, trail, s):
         sc[0] = SHOOT
 
 
-@outline          # outlined: called from the turn and from keep_bullets_nb (kernels/jit.py has the figures)
+@outline_hot      # outlined: called from the turn and from keep_bullets_nb (kernels/jit.py has the figures)
 def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
     """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white.
 
@@ -865,7 +865,7 @@ def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
     sc[9] = 0
 
 
-@outline          # outlined: its destination search is compiled once, not again in each turn
+@outline_hot      # outlined: its destination search is compiled once, not again in each turn
 def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     """Whether the Shoot action (card act_card, action) with `hits` hits reaches farther than with
     one hit fewer for some choice of the step wax seat s holds (boost: the step boosts of the turn).
@@ -890,7 +890,7 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     return False
 
 
-@outline          # outlined: its destination search is compiled once, not again in each turn
+@outline_hot      # outlined: its destination search is compiled once, not again in each turn
 def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     """The own bullets a Shoot spends once it has planned its move: `own` were chosen on top of
     `hits`; the heuristic plans its wax and its end with all of them (as the engine will ask it
@@ -996,7 +996,7 @@ def choose_motivation_nb(st, tb, s):
                                 st.params[s])
 
 
-@outline          # outlined: a few calls a race, each passed a handful of arrays (not the tables and state)
+@outline_hot      # outlined: a few calls a race, each passed a handful of arrays (not the tables and state)
 def motivation_choice_nb(card_steps, card_pulse, card_icy, card_wind, mdeck, mworth, g, secret, s, n_face,
                          reference, w):
     """The heuristic's Motivation card: the face-up card of the highest worth (worth_nb by the seat's
