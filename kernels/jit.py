@@ -135,6 +135,12 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   side with 3fd421e (its races 1.024 times as fast, Kurz, ab.py --cpu); not kept. Nor, at first, a hand-written insertion sort for `rank_nb` instead of `np.argsort` (no sort routine to
   compile): 36.8 against 38.2 CPU s, under the 5% worth a change on its own; `rank_nb` lost its
   sort later for another reason, to make the race kernel an `entry_hot` (above).
+- Blast's five outlined player helpers are `outline_hot`, not `outline`: an outlined helper is
+  cached as first compiled, and the turn's Python twin (a reference-counted entry the rulebook
+  tests compile) compiled them with reference counts that the race kernel, compiled later in the
+  same cache, then linked. The twin first, then `bench --trail Kurz --racers 4 --races 60000`:
+  12,350 and 12,567 races/s as `outline`, 13,358 and 14,175 as `outline_hot`; 15,155 to 15,727
+  with the race kernel compiled first. The rest of that loss is not yet found.
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
