@@ -1012,6 +1012,16 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
 
 
 @inline
+def occupied_cost_nb(T, W, seat, planning):
+    """What entering an occupied space that costs stamina counts against a move (`move_value_nb`'s
+    occw): the `occupied` weight, or, when planning with no stamina to spare, 1e6: a paid entry
+    only where it is forced."""
+    if planning and not can_pay_nb(T, W, seat, 1, False):
+        return 1.0e6
+    return 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+
+
+@inline
 def racer_near_nb(st, seat, r, k):
     """Whether another racer stands on the course on the rows a move of k steps from row r can
     reach, or the one ahead of them: elsewhere no entry pays and no end is behind a racer."""
@@ -1048,9 +1058,7 @@ def move_nb(T, W, seat, k):
         # far cheaper than searching it
         plan = racer_near_nb(st, seat, r, k)
     vs = new_stamp_nb(W)
-    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
-    if plan and not can_pay_nb(T, W, seat, 1, False):
-        occw = 1.0e6              # no stamina to spare: a paid entry only where it is forced
+    occw = occupied_cost_nb(T, W, seat, plan)
     while steps < k:
         rem = k - steps
         # can the rest be made without a paid entry? Asked only once an option pays: only then
@@ -1404,9 +1412,7 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
     a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
     b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
                       tv[TV_SPRINTMV] + dsprint)
-    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
-    if not can_pay_nb(T, W, seat, 1, False):
-        occw = 1.0e6
+    occw = occupied_cost_nb(T, W, seat, True)
     va = planned_value_nb(T, W, seat, a, vs, occw)
     vb = planned_value_nb(T, W, seat, b, vs, occw)
     if va > -1.0e17 and vb > -1.0e17:
@@ -1767,9 +1773,7 @@ def column_step_nb(T, W, seat):
     look = onc and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5
     look1 = onc and wt_nb(T, W, seat, P_LOOK_FIRST) > 0.5
     vs = new_stamp_nb(W) if (look or look1) else 0
-    occw = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
-    if (look or look1) and not can_pay_nb(T, W, seat, 1, False):
-        occw = 1.0e6
+    occw = occupied_cost_nb(T, W, seat, look or look1)
     # the mandatory column
     n = 0
     waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
