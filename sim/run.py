@@ -19,7 +19,7 @@ import pandas as pd
 from . import games
 from .blocks import round_to_blocks
 from .precision import Target, default_pilot, races_needed
-from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
+from .runner import Task, chunk_size as adaptive_chunk, has_search, progress_bar, run_tasks
 from .store import ChunkStore, FolderError, _short, add_names, frame, identity_hash, ledger_identity, read_json
 
 #: what must agree for a folder's finished chunks to be reused
@@ -171,14 +171,22 @@ def play_chunk(game: str | games.GameInfo, bundle, design, seed: int, start: int
 
 
 def package_version() -> str:
-    """The installed package's version ("unknown" when run from a source tree), which a folder's
-    identity holds."""
+    """The package's version, which a folder's identity holds: the installed one's, or, run from a
+    source tree that is not installed (a cluster's workers, a many-core machine given the tree),
+    the tree's pyproject.toml's, so that its folders extend and are extended by installed runs of
+    the same version ("unknown" only when neither says)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version("biathlon-sim")
     except PackageNotFoundError:
-        return "unknown"
+        import tomllib
+
+        try:
+            with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
+                return str(tomllib.load(f)["project"]["version"])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown"
 
 
 def manifest(game: str, bundle, design, races: int, seed: int, command: str = "") -> dict:
@@ -228,7 +236,8 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     pilot = races
     if target is not None:
         pilot = min(races, round_to_blocks(target.pilot or default_pilot(races, block), block))
-    chunk = adaptive_chunk(pilot, n_jobs, chunk_size)
+    search = has_search(mod.player_records(design))
+    chunk = adaptive_chunk(pilot, n_jobs, chunk_size, search=search)
     if out is not None:
         refuse_other_kind(out, "run")
         store = ChunkStore.of_run(out)
@@ -296,7 +305,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
                 store.note(planned_races=planned)
             if bar is not None:
                 bar.total = planned
-            chunk = adaptive_chunk(planned, n_jobs, chunk_size)
+            chunk = adaptive_chunk(planned, n_jobs, chunk_size, search=search)
             play(todo(planned, pilot))
     finally:
         if bar is not None:

@@ -30,10 +30,29 @@ def workers(n_jobs: int) -> int:
     return max(1, n_jobs)
 
 
-def chunk_size(races: int, n_jobs: int, largest: int, smallest: int = 500, tasks_per_worker: int = 4) -> int:
+#: the player kinds that choose by rollouts (both games' look-ahead and strength reference): a
+#: few races a second per core, thousands of times slower than a heuristic
+SEARCH_KINDS = ("lookahead", "reference")
+#: chunk bounds for races with a search player in some seat: at about 1 race a second per core, 500
+#: races (the floor for fast players) would be a task of 8 minutes or more, so a run stopped after
+#: 7 minutes on 16 cores had kept nothing (the device machine, 2026-11-28); 8 to 96 races keep a
+#: task within a minute or two, so an interrupted run keeps nearly all it played
+SEARCH_CHUNK = (8, 96)
+
+
+def has_search(players: dict) -> bool:
+    """Whether a manifest's `players` (name -> {"kind": ...}) seat a search player."""
+    return any(isinstance(p, dict) and p.get("kind") in SEARCH_KINDS for p in players.values())
+
+
+def chunk_size(races: int, n_jobs: int, largest: int, smallest: int = 500, tasks_per_worker: int = 4,
+               search: bool = False) -> int:
     """A chunk size for `races` races of one run on `n_jobs` workers: at most `largest`, small
     enough that every worker gets `tasks_per_worker` tasks, never below `smallest` (a task's
-    overhead: pickling the bundle, one result file)."""
+    overhead: pickling the bundle, one result file). With a search player (`search`) the bounds
+    are SEARCH_CHUNK instead: its races are slow enough that a task's overhead never matters."""
+    if search:
+        smallest, largest = SEARCH_CHUNK[0], min(largest, SEARCH_CHUNK[1])
     want = math.ceil(races / (workers(n_jobs) * tasks_per_worker))
     return max(1, min(largest, max(smallest, want)))
 

@@ -26,7 +26,7 @@ from . import games
 from .blocks import round_to_blocks
 from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
     study_store, summarise, summary_keys, warm_up
-from .runner import Task, chunk_size as adaptive_chunk, progress_bar, run_tasks
+from .runner import Task, chunk_size as adaptive_chunk, has_search, progress_bar, run_tasks
 from .seeds import cell_seed
 from .store import FolderError, add_names, read_json
 from .precision import Target, capped_note, default_pilot, sizing
@@ -414,6 +414,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     out.mkdir(parents=True, exist_ok=True)
     _write_study_json(study, out, command, repair)
     stores, summaries, planned = {}, {}, {}
+    searching: dict[str, bool] = {}       # cell -> a search player sits in some seat
     for cell in cells:
         first = cell.races
         if cell.target is not None:
@@ -432,6 +433,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
                        **({"ratio": cell.target.ratio} if cell.target.ratio else {})}})
             store.open(m, IDENTITY, same_play, repair=repair, log=log)
             stores[cell.name, vname] = store
+            searching[cell.name] = has_search(m.get("players", {}))
             summaries[cell.name, vname] = [
                 summarise(store.read_part(path, [*keys, "won", "place", "eliminated", "stalled"]), keys)
                 for _, _, path in store.finished()]
@@ -448,13 +450,17 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
         tasks, left, played = [], {}, {}
         # chunks sized over the whole queue (every worker gets about four tasks of it), not per
         # cell: with one queue, a small cell need not be split to keep the workers busy
-        total = sum(limits[c.name] * len(c.variants) for c in cells if c.name in limits)
-        chunk = adaptive_chunk(total, n_jobs, study.chunk_size)
+        # (the cells with a search player in a seat are sized apart: a few races a second each)
+        totals = {False: 0, True: 0}
+        for c in cells:
+            if c.name in limits:
+                totals[searching[c.name]] += limits[c.name] * len(c.variants)
+        chunks = {k: adaptive_chunk(v, n_jobs, study.chunk_size, search=k) for k, v in totals.items()}
         for cell in cells:
             if cell.name not in limits:
                 continue
             for vname in cell.variants:
-                bounds = stores[cell.name, vname].missing(limits[cell.name], chunk)
+                bounds = stores[cell.name, vname].missing(limits[cell.name], chunks[searching[cell.name]])
                 left[cell.name, vname], played[cell.name, vname] = len(bounds), 0
                 tasks.extend(Task((cell.name, vname, a, b), play_chunk,
                                   (info, bundles[vname], cell.design, cell.seed, a, b), b - a)

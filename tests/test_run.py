@@ -113,3 +113,20 @@ def test_a_damaged_chunk_says_what_to_do(tmp_path):
                  "--out", str(tmp_path / "r"), "--repair"]) == 0
     assert (tmp_path / "r" / "damaged" / "results" / part.name).read_bytes() == b"not parquet"
     assert len(read_results(tmp_path / "r")) == 96 * 3
+
+
+def test_a_source_tree_not_installed_records_its_pyproject_version(monkeypatch):
+    """A tree run where the package is not installed (a cluster's workers, a many-core machine
+    given the tree) records the same version as an installed run, so their folders extend each other."""
+    import importlib.metadata as md
+    import tomllib
+    from pathlib import Path
+
+    from sim.run import package_version
+
+    def missing(name):
+        raise md.PackageNotFoundError(name)
+
+    monkeypatch.setattr(md, "version", missing)
+    with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
+        assert package_version() == tomllib.load(f)["project"]["version"] != "unknown"
