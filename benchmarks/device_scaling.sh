@@ -9,15 +9,7 @@
 set -u
 OUT=${OUT:-/tmp/scaling}
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 XDG_CACHE_HOME=/tmp/cache
-if [ -d .whl ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-    export PYTHONPATH=/tmp/site:$PWD
-else
-    export PYTHONPATH=$PWD
-fi
-B="python3 -m sim.cli"
-{ nproc; python3 -c "import sys, numba, numpy, pandas, joblib; print(sys.version.split()[0], 'numba', numba.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__, 'joblib', joblib.__version__)"; lscpu | grep -E "Model name|^CPU\(s\)"; } 2>&1 | tee "$OUT/machine.txt"
+. benchmarks/device_env.sh
 
 $B bench --trails Kurz --racers 4 --races 50000 --scaling 1,2,4,8,16 --scaling-races 800000 --chunk 10000 --scaling-kinds run 2>&1 | tee "$OUT/bench.txt"
 # the other kinds (a study, a tune generation, a balance round: docs/studies.md), 16 against 1 worker
