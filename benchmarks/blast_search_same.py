@@ -73,7 +73,9 @@ for name, (trail, players) in LINEUPS.items():
             st = new_state(K.N_PARAMS, 0)
             play_races_reference_nb(bundle.tables, *arrays, 11, np.array([race], np.int64), st,
                                     *R.buffers(1), 0, new_state(K.N_PARAMS, 0), new_search_work(), rnd_stop)
-            for a in st:
+            for f, a in zip(st._fields, st):
+                if f == "cand":         # the ends' columns E_POS .. E_COACH; E_UP and E_UP_FLAT (since
+                    a = a[:, :6]        # 2026-11-28) count the terrain behind E_POS
                 h.update(np.ascontiguousarray(a).tobytes())
             again = type(st)(*(a.copy() for a in st))
             ro = new_state(K.N_PARAMS, 0)

@@ -33,7 +33,7 @@ from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, N_END_COLS, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -151,6 +151,10 @@ E_MAT = 2        # 1 if on a shooting mat there
 E_ADJUST = 3     # drafting and wind adjustment to pulse for ending there
 E_TO_RANGE = 4   # spaces to the next range still to shoot at (-1 none)
 E_COACH = 5      # strength of a coach zone entered there (0 none)
+E_UP = 6         # uphill spaces from the move's start to there (the start's own not counted)
+E_UP_FLAT = 7    # uphill or flat spaces from the start to there: with E_UP, whether a move reaches
+                 # the end (ends_within_nb)
+assert E_UP_FLAT < N_END_COLS
 
 
 class MoveContext(NamedTuple):
@@ -162,7 +166,7 @@ class MoveContext(NamedTuple):
     Built from arrays read out of the tables and state once, so that judging an end reads a few
     small arrays and scalars.
     """
-    ends: np.ndarray         # int64[n_ends, 6], columns E_*
+    ends: np.ndarray         # int64[n_ends, N_END_COLS], columns E_*
     n_ends: int
     terrain: np.ndarray
     is_range: np.ndarray
@@ -212,7 +216,12 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
         masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
     ends = st.cand
     k = 0
+    n_up = 0
+    n_up_flat = 0
     for q in range(pos, far + 1):
+        if q > pos:
+            n_up += 1 if terrain[q] == UPHILL else 0
+            n_up_flat += 1 if terrain[q] != DOWNHILL else 0
         if q == pos:
             lane_lo = -1 if shooting else slane[s]
             mat = 0 if shooting else on_mat[s]
@@ -267,6 +276,8 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
                 wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind)
             ends[k, E_TO_RANGE] = to_range
             ends[k, E_COACH] = zone
+            ends[k, E_UP] = n_up
+            ends[k, E_UP_FLAT] = n_up_flat
             k += 1
     return MoveContext(
         ends, k, terrain, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, n_route,
@@ -286,10 +297,16 @@ def end_adjust_nb(c, pos, lane):
 
 @inline
 def ends_within_nb(c, up, flat, down):
-    """How many of the context's ends (a prefix of them) a move with these steps can reach."""
-    far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
+    """How many of the context's ends (a prefix of them) a move with these steps can reach: those
+    whose uphill, uphill-or-flat and all spaces from the start the steps cover (where
+    reach_route_nb's least-versatile-step walk ends, as in stretch_ahead_nb, without the walk; every
+    end lies before the move's stops, the range and the run-out)."""
+    up_flat = up + flat
+    total = up_flat + down
+    ends = c.ends
     k = 0
-    while k < c.n_ends and c.ends[k, E_POS] <= far:
+    while k < c.n_ends and ends[k, E_UP] <= up and ends[k, E_UP_FLAT] <= up_flat \
+            and ends[k, E_POS] - c.pos <= total:
         k += 1
     return k
 
