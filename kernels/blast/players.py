@@ -17,7 +17,7 @@ from ..nolit import unliteral_calls
 from ..arrays import copy1_nb
 
 from .consts import (
-    BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
+    BLACK, BLUE, DOWNHILL, FLAT, GREEN, MAX_RACERS, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
     R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
     R_PULSE_FLOOR, R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, R_ZERO_STEP_BOOST, SHOOT, SRC_NONE,
     STILL,
@@ -33,7 +33,7 @@ from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, N_END_COLS, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -155,6 +155,7 @@ E_UP = 6         # uphill spaces from the move's start to there (the start's own
 E_UP_FLAT = 7    # uphill or flat spaces from the start to there: with E_UP, whether a move reaches
                  # the end (ends_within_nb)
 assert E_UP_FLAT < N_END_COLS
+assert MAX_ENDS >= MAX_AHEAD + 3 + 2 * MAX_RACERS   # st.masks: a move's window, then the others (move_context_nb)
 
 
 class MoveContext(NamedTuple):
@@ -208,12 +209,26 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     tailwind = rules[R_TAILWIND]
     drafting_adj = rules[R_DRAFTING]
     wind = st.g[G_WIND]
-    # lane masks of the occupants of positions base .. top (see occupant_mask_nb)
+    # the others: each racing seat's physical space (-1 for s and a seat not racing) and its lane's
+    # bit (occupant_mask_nb's), in the last 2 * MAX_RACERS entries of st.masks
+    o_phys = st.masks[MAX_ENDS - 2 * MAX_RACERS:MAX_ENDS - MAX_RACERS]
+    o_bit = st.masks[MAX_ENDS - MAX_RACERS:]
+    for o in range(n):
+        o_phys[o] = -1
+        if o != s and status[o] == STATUS_RACING:
+            o_phys[o] = physical[spos[o]]
+            o_bit[o] = 1 << (slane[o] if slane[o] >= 0 else 6)
+    # lane masks of the occupants of positions base .. top (occupant_mask_nb, from the above)
     base = max(pos - 1, 0)
     top = min(far + 1, n_route - 1)
     masks = st.masks[:top - base + 1]
     for q in range(base, top + 1):
-        masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
+        here = physical[q]
+        mask = 0
+        for o in range(n):
+            if o_phys[o] == here:
+                mask |= o_bit[o]
+        masks[q - base] = mask
     ends = st.cand
     k = 0
     n_up = 0
@@ -231,8 +246,7 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             for m in range(lanes[q]):
                 taken = False
                 for o in range(n):
-                    if o != s and status[o] == STATUS_RACING and on_mat[o] == 1 \
-                            and physical[spos[o]] == physical[q] and slane[o] == m:
+                    if o_phys[o] == physical[q] and on_mat[o] == 1 and slane[o] == m:
                         taken = True
                         break
                 if not taken:
