@@ -378,9 +378,11 @@ def worth_nb(card_steps, card_pulse, card_icy, card_wind, card, w):
 
 @inline
 def card_worth_nb(tb, card):
-    """A card's worth by the default worth weights (DEFAULT_PARAMS): the cache `st.mworth` of the
-    Motivation deck holds these, for every seat whose worth weights are the defaults."""
-    return worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, card, DEFAULT_PARAMS)
+    """A card's worth by the default worth weights (DEFAULT_PARAMS), read from the tables (worth_nb
+    there, sim.blast.compile.default_worth): the cache `st.mworth` of the Motivation deck holds
+    these, for every seat whose worth weights are the defaults, and so does the card choice's
+    F_WORTH for those seats."""
+    return tb.card_worth[card]
 
 
 @inline
@@ -492,12 +494,14 @@ def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
 
 
 @inline
-def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps):
+def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps, default):
     """The distilled part of a card's score: the weights w[k0 .. k0 + 6] times features F_WORTH ..
-    F_WIND (card_features_nb)."""
+    F_WIND (card_features_nb). default: whether w's worth weights are the defaults (default_worth_nb),
+    so that the card's worth is the table's."""
     icy = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
     wind = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
-    return (w[k0] * worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w) + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
+    worth = card_worth_nb(tb, c) if default else worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w)
+    return (w[k0] * worth + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
             + w[k0 + 2] * gain + w[k0 + 3] * cost + w[k0 + 4] * steps + w[k0 + 5] * icy
             + w[k0 + 6] * wind)
 
@@ -547,6 +551,7 @@ def choose_card_nb(st, tb, trail, s):
     for k in range(k0, k0 + N_CARD_FEATURES - 1):
         if w[k] != 0.0:
             distilled = True
+    default = distilled and default_worth_nb(w)
     ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
     best_i = 0
     best_v = NEG * 10.0
@@ -555,7 +560,7 @@ def choose_card_nb(st, tb, trail, s):
         v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
         v_card *= sign
         if distilled:
-            v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps)
+            v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps, default)
         if v_card > best_v:
             best_v = v_card
             best_i = i
