@@ -4,6 +4,9 @@
         python benchmarks/skitour_profile.py run [--course Starter] [--racers 4] [--races 30000]
     python benchmarks/skitour_profile.py report /tmp/sk.data
 
+--game blast (with --course Kurz: a trail) profiles Blast's race kernel the same way (its game's
+default player); any game whose race kernel is kernels/GAME/engine.py's play_races_nb can.
+
 The kernel is one machine-code function (every helper inlined, kernels/jit.py), so perf alone sees
 one symbol. `run` compiles it with line tables (NUMBA_DEBUGINFO=1, in a cache of its own: the
 first compile takes minutes) but, unlike numba's debug builds, without bounds checks or extended
@@ -53,11 +56,12 @@ def run(args) -> None:
     import kernels
     kernels.prepare()
     from sim import games
-    mod = games.game("skitour").load()
+    mod = games.game(args.game).load()
     bundle = mod.load_bundle(None)
     design = mod.make_design(args.course, args.racers)
     mod.play_chunk(bundle, design, 1, 0, 2)
-    import kernels.skitour.engine as E
+    import importlib
+    E = importlib.import_module(f"kernels.{args.game}.engine")
     lib = next(iter(E.play_races_nb.overloads.values())).library
     obj = getattr(lib, "_kept_object", None) or lib._compiled_object
     OBJ.write_bytes(obj)
@@ -125,7 +129,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run")
-    r.add_argument("--course", default="Starter")
+    r.add_argument("--game", default="skitour")
+    r.add_argument("--course", default="Starter", help="the scenario: a course, or a trail with --game blast")
     r.add_argument("--racers", type=int, default=4)
     r.add_argument("--races", type=int, default=30000)
     q = sub.add_parser("report")

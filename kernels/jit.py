@@ -140,7 +140,13 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   tests compile) compiled them with reference counts that the race kernel, compiled later in the
   same cache, then linked. The twin first, then `bench --trail Kurz --racers 4 --races 60000`:
   12,350 and 12,567 races/s as `outline`, 13,358 and 14,175 as `outline_hot`; 15,155 to 15,727
-  with the race kernel compiled first. The rest of that loss is not yet found.
+  with the race kernel compiled first. Most of the rest went when the twins themselves were
+  compiled without reference counting (`python_callable`, 2026-11-28; they allocate nothing, as
+  the kernels' helpers do not): every inline helper the twin compiles first is then cached as the
+  race kernel would compile it. Distilled players, Kurz, 4 racers, 40,000 races, races per CPU
+  second, three rounds alternating (the ab.py play loop; each cache filled first by
+  tests/test_rulebook_examples.py, or by the race kernel): 11,349-11,895 with the twins counting
+  references, 12,048-12,676 without, 12,271-12,893 with the race kernel first (tables the same).
 
 Every function sets `forceinline` explicitly, even where it is False: numba lets a callee whose
 flag is unset inherit it from whichever caller happens to compile it first.
@@ -183,7 +189,9 @@ def python_callable(kernel):
     """`kernel` (an `inline` or `splice` helper) compiled with a CPython wrapper, for calling from
     Python (tests). Cached on disk under a name of its own (`<name>__from_python`): under the
     helper's own name the cache would hand back the wrapperless version, which shares its name and
-    signature. (Uncached, the Blast rulebook tests compiled the whole turn again on every run.)"""
+    signature. (Uncached, the Blast rulebook tests compiled the whole turn again on every run.)
+    Compiled without reference counting, as `entry_hot` is: a helper it compiles first is cached
+    and later linked into the race kernels as compiled here (see the note on `outline_hot`)."""
     opts = {k: v for k, v in kernel.targetoptions.items()
             if k not in ("no_cpython_wrapper", "no_cfunc_wrapper", "inline", "nopython", "cache")}
     f = kernel.py_func
@@ -191,7 +199,7 @@ def python_callable(kernel):
     twin.__qualname__ = f"{f.__qualname__}__from_python"
     twin.__module__ = f.__module__
     twin.__doc__ = f.__doc__
-    return njit(cache=True, **opts)(twin)
+    return njit(cache=True, **{**opts, "_nrt": False})(twin)
 
 
 __all__ = ["entry", "entry_hot", "inline", "splice", "outline", "outline_hot", "python_callable"]

@@ -20,6 +20,7 @@ def borrow_tables_nb(tb):
         borrow_nb(tb.card_pulse),
         borrow_nb(tb.card_wind),
         borrow_nb(tb.card_icy),
+        borrow_nb(tb.card_worth),
         borrow_nb(tb.accuracy),
         borrow_nb(tb.flags),
         borrow_nb(tb.deck),

@@ -17,7 +17,7 @@ from ..nolit import unliteral_calls
 from ..arrays import copy1_nb
 
 from .consts import (
-    BLACK, BLUE, DOWNHILL, FLAT, GREEN, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
+    BLACK, BLUE, DOWNHILL, FLAT, GREEN, MAX_RACERS, N_COLOURS, NO_COACH, R_BAND_LOW, R_BAND_MEDIUM, R_DIE_FACES, R_DRAFTING,
     R_FACE_UP_MOTIVATION, R_HEADWIND, R_MAX_HITS, R_MIXED_LANE_DRAFTING, R_N_DICE, R_PULSE_LIMIT,
     R_PULSE_FLOOR, R_RANGE_DRAFTING, R_START_LINE_CROSSINGS, R_TAILWIND, R_ZERO_STEP_BOOST, SHOOT, SRC_NONE,
     STILL,
@@ -33,7 +33,7 @@ from .state import (
     SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -55,6 +55,9 @@ SC_WIND = 9          # new wind
 SC_MOTIVATION = 10   # 0/1 face-up slot, 2 blind
 SC_BULLETS = 11      # own bullets for hits
 SC_COACH = 12        # red coach bullets for hits
+
+# scratch (st.scratch) from choose_shoot_wax_nb: the end a Shoot's move is planned to (3 entries)
+SC_SHOOT_END = 10
 
 # heuristic weights (params[seat, P_*]); DEFAULT_PARAMS is the balanced default player
 P_PROGRESS = 0        # value of one space of progress
@@ -151,6 +154,11 @@ E_MAT = 2        # 1 if on a shooting mat there
 E_ADJUST = 3     # drafting and wind adjustment to pulse for ending there
 E_TO_RANGE = 4   # spaces to the next range still to shoot at (-1 none)
 E_COACH = 5      # strength of a coach zone entered there (0 none)
+E_UP = 6         # uphill spaces from the move's start to there (the start's own not counted)
+E_UP_FLAT = 7    # uphill or flat spaces from the start to there: with E_UP, whether a move reaches
+                 # the end (ends_within_nb)
+assert E_UP_FLAT < N_END_COLS
+assert MAX_ENDS >= MAX_AHEAD + 3 + 2 * MAX_RACERS   # st.masks: a move's window, then the others (move_context_nb)
 
 
 class MoveContext(NamedTuple):
@@ -162,7 +170,7 @@ class MoveContext(NamedTuple):
     Built from arrays read out of the tables and state once, so that judging an end reads a few
     small arrays and scalars.
     """
-    ends: np.ndarray         # int64[n_ends, 6], columns E_*
+    ends: np.ndarray         # int64[n_ends, N_END_COLS], columns E_*
     n_ends: int
     terrain: np.ndarray
     is_range: np.ndarray
@@ -204,15 +212,34 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     tailwind = rules[R_TAILWIND]
     drafting_adj = rules[R_DRAFTING]
     wind = st.g[G_WIND]
-    # lane masks of the occupants of positions base .. top (see occupant_mask_nb)
+    # the others: each racing seat's physical space (-1 for s and a seat not racing) and its lane's
+    # bit (occupant_mask_nb's), in the last 2 * MAX_RACERS entries of st.masks
+    o_phys = st.masks[MAX_ENDS - 2 * MAX_RACERS:MAX_ENDS - MAX_RACERS]
+    o_bit = st.masks[MAX_ENDS - MAX_RACERS:]
+    for o in range(n):
+        o_phys[o] = -1
+        if o != s and status[o] == STATUS_RACING:
+            o_phys[o] = physical[spos[o]]
+            o_bit[o] = 1 << (slane[o] if slane[o] >= 0 else 6)
+    # lane masks of the occupants of positions base .. top (occupant_mask_nb, from the above)
     base = max(pos - 1, 0)
     top = min(far + 1, n_route - 1)
     masks = st.masks[:top - base + 1]
     for q in range(base, top + 1):
-        masks[q - base] = occupant_mask_nb(physical, status, spos, slane, n, s, physical[q])
+        here = physical[q]
+        mask = 0
+        for o in range(n):
+            if o_phys[o] == here:
+                mask |= o_bit[o]
+        masks[q - base] = mask
     ends = st.cand
     k = 0
+    n_up = 0
+    n_up_flat = 0
     for q in range(pos, far + 1):
+        if q > pos:
+            n_up += 1 if terrain[q] == UPHILL else 0
+            n_up_flat += 1 if terrain[q] != DOWNHILL else 0
         if q == pos:
             lane_lo = -1 if shooting else slane[s]
             mat = 0 if shooting else on_mat[s]
@@ -222,8 +249,7 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             for m in range(lanes[q]):
                 taken = False
                 for o in range(n):
-                    if o != s and status[o] == STATUS_RACING and on_mat[o] == 1 \
-                            and physical[spos[o]] == physical[q] and slane[o] == m:
+                    if o_phys[o] == physical[q] and on_mat[o] == 1 and slane[o] == m:
                         taken = True
                         break
                 if not taken:
@@ -267,6 +293,8 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
                 wind_adjust_nb(wind, facing, drafting, behind, headwind, tailwind)
             ends[k, E_TO_RANGE] = to_range
             ends[k, E_COACH] = zone
+            ends[k, E_UP] = n_up
+            ends[k, E_UP_FLAT] = n_up_flat
             k += 1
     return MoveContext(
         ends, k, terrain, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, n_route,
@@ -286,10 +314,16 @@ def end_adjust_nb(c, pos, lane):
 
 @inline
 def ends_within_nb(c, up, flat, down):
-    """How many of the context's ends (a prefix of them) a move with these steps can reach."""
-    far = reach_route_nb(c.terrain, c.is_range, c.n_route, c.pos, up, flat, down)
+    """How many of the context's ends (a prefix of them) a move with these steps can reach: those
+    whose uphill, uphill-or-flat and all spaces from the start the steps cover (where
+    reach_route_nb's least-versatile-step walk ends, as in stretch_ahead_nb, without the walk; every
+    end lies before the move's stops, the range and the run-out)."""
+    up_flat = up + flat
+    total = up_flat + down
+    ends = c.ends
     k = 0
-    while k < c.n_ends and c.ends[k, E_POS] <= far:
+    while k < c.n_ends and ends[k, E_UP] <= up and ends[k, E_UP_FLAT] <= up_flat \
+            and ends[k, E_POS] - c.pos <= total:
         k += 1
     return k
 
@@ -344,9 +378,11 @@ def worth_nb(card_steps, card_pulse, card_icy, card_wind, card, w):
 
 @inline
 def card_worth_nb(tb, card):
-    """A card's worth by the default worth weights (DEFAULT_PARAMS): the cache `st.mworth` of the
-    Motivation deck holds these, for every seat whose worth weights are the defaults."""
-    return worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, card, DEFAULT_PARAMS)
+    """A card's worth by the default worth weights (DEFAULT_PARAMS), read from the tables (worth_nb
+    there, sim.blast.compile.default_worth): the cache `st.mworth` of the Motivation deck holds
+    these, for every seat whose worth weights are the defaults, and so does the card choice's
+    F_WORTH for those seats."""
+    return tb.card_worth[card]
 
 
 @inline
@@ -458,12 +494,14 @@ def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
 
 
 @inline
-def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps):
+def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps, default):
     """The distilled part of a card's score: the weights w[k0 .. k0 + 6] times features F_WORTH ..
-    F_WIND (card_features_nb)."""
+    F_WIND (card_features_nb). default: whether w's worth weights are the defaults (default_worth_nb),
+    so that the card's worth is the table's."""
     icy = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
     wind = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
-    return (w[k0] * worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w) + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
+    worth = card_worth_nb(tb, c) if default else worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w)
+    return (w[k0] * worth + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
             + w[k0 + 2] * gain + w[k0 + 3] * cost + w[k0 + 4] * steps + w[k0 + 5] * icy
             + w[k0 + 6] * wind)
 
@@ -513,6 +551,7 @@ def choose_card_nb(st, tb, trail, s):
     for k in range(k0, k0 + N_CARD_FEATURES - 1):
         if w[k] != 0.0:
             distilled = True
+    default = distilled and default_worth_nb(w)
     ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
     best_i = 0
     best_v = NEG * 10.0
@@ -521,7 +560,7 @@ def choose_card_nb(st, tb, trail, s):
         v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
         v_card *= sign
         if distilled:
-            v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps)
+            v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps, default)
         if v_card > best_v:
             best_v = v_card
             best_i = i
@@ -840,7 +879,9 @@ def choose_range_action_nb(st, tb, trail, s):
 
 @outline_hot      # outlined: called from the turn and from keep_bullets_nb (kernels/jit.py has the figures)
 def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
-    """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white.
+    """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white, and for the
+    heuristic the end it then reaches (scratch[SC_SHOOT_END ..], scratch[9] = 2; the engine
+    moves there and clears them, so the scratch is left as the wax choice alone leaves it).
 
     up, flat, down: the Shoot action's steps with this shot's hits, plus any step boost; cost: its
     pulse cost. The heuristic adds terrain and blue wax as on a card turn (greedy_wax_nb).
@@ -859,10 +900,21 @@ def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
                           np.bool_(True))
     out = st.work[W_OUT:W_OUT + 3]
     best = best_of_nb(ctx, up, flat, down, np.int64(cost), out)
+    planned = sc[SC_SHOOT_END:SC_SHOOT_END + 3]
+    copy1_nb(planned, out)
     last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     greedy_wax_nb(st, s, ctx, up, flat, down, np.int64(cost), 0.0, w_wax, best, out)
-    sc[9] = 0
+    # the end planned with exactly the steps and cost the Shoot will have (scratch[SC_SHOOT_END..],
+    # scratch[9] = 2): the engine moves there without choose_destination_nb's search, the same
+    # best_of_nb over the same ends; not for a scripted destination. With a wax token spent, the
+    # planned end is the one greedy_wax_nb kept in scratch[6..8]
+    if sc[BLACK] + sc[YELLOW] + sc[GREEN] + sc[BLUE] > 0:
+        copy1_nb(planned, sc[6:9])
+    sc[9] = 2
+    if st.seat[SEAT_PLAYER, s] == SCRIPTED and st.script[s, SC_DEST] >= 0:
+        sc[9] = 0
+        planned[:] = 0
 
 
 @outline_hot      # outlined: its destination search is compiled once, not again in each turn

@@ -57,6 +57,7 @@ W_RED = 35           # a red coach boost usable this round, by seat (6)
 W_LOOKAHEAD = 41     # cards chosen by LOOKAHEAD seats this round, by seat (6; -1 none)
 N_WORK = 48
 N_SCRIPT = 16        # see players.SC_*
+N_END_COLS = 8       # columns of `cand`: players.E_*
 
 # --- seat: per-seat scalars, row SEAT_* of RaceState.seat (one array: numba passes every array a
 # NamedTuple holds as separate values, which costs compile time in every function that takes the
@@ -133,7 +134,7 @@ class RaceState(NamedTuple):
     script: np.ndarray      # int64[S, N_SCRIPT]: decisions of SCRIPTED seats (kernels.blast.players)
     # work space, so that no turn allocates memory (allocations were a tenth of the running time)
     work: np.ndarray        # int64[N_WORK]: small per-turn arrays, at the W_* offsets
-    cand: np.ndarray        # int64[MAX_ENDS, 6]: the legal ends of a move (players.MoveContext)
+    cand: np.ndarray        # int64[MAX_ENDS, N_END_COLS]: the legal ends of a move (players.MoveContext)
     masks: np.ndarray       # int64[MAX_ENDS]: lane occupancy masks of the stretch ahead
 
 
@@ -148,5 +149,5 @@ def new_state(n_params: int, log_cap: int = 0) -> RaceState:
         params=np.zeros((S, max(n_params, 1)), np.float64), scratch=z(N_SCRATCH),
         rng=np.zeros(2, np.uint64), log=np.zeros((max(log_cap, 1), N_COLS), np.int16),
         script=np.full((S, N_SCRIPT), -1, np.int64),
-        work=z(N_WORK), cand=z(MAX_ENDS, 6), masks=z(MAX_ENDS),
+        work=z(N_WORK), cand=z(MAX_ENDS, N_END_COLS), masks=z(MAX_ENDS),
     )

@@ -24,6 +24,8 @@ class BlastTables(NamedTuple):
     card_pulse: np.ndarray       # int16[n_cards, 2]: action cost
     card_wind: np.ndarray        # int8[n_cards, 2]: 1 if the action shows the wind symbol
     card_icy: np.ndarray         # int8[n_cards, 2]: 1 if the card is removed after the action
+    card_worth: np.ndarray       # float64[n_cards]: the card's worth by the default worth weights
+                                 # (players.worth_nb at DEFAULT_PARAMS: card_worth_nb reads it)
 
     # biathletes, by biathlete id (data order)
     accuracy: np.ndarray         # int8[n_biathletes, 3]: hit thresholds at low, medium, high pulse

@@ -284,6 +284,7 @@ def compile_data(data: BlastData) -> CompiledBundle:
         dice_colour=np.array([colour_id[c] for c in rules.dice], np.int8),
         card_kind=card_kind, card_init=card_init, card_steps=card_steps, card_pulse=card_pulse,
         card_wind=card_wind, card_icy=card_icy,
+        card_worth=default_worth(card_steps, card_pulse, card_icy, card_wind),
         accuracy=accuracy, flags=flags, deck=deck, motivation=motivation,
         ski_rank=ski_rank, ski_order=ski_order, gear_bullets=gear_bullets, gear_wax=gear_wax,
         route_len=route_len, terrain=arr["terrain"], lanes=arr["lanes"], heading=arr["heading"],
@@ -298,6 +299,16 @@ def compile_data(data: BlastData) -> CompiledBundle:
         biathlete_names=tuple(b.name for b in data.biathletes),
         trail_names=tuple(t.name for t in trails), layouts=layouts,
     )
+
+
+def default_worth(card_steps, card_pulse, card_icy, card_wind) -> np.ndarray:
+    """Every card's worth by the default worth weights (the table `card_worth`): the kernels' own
+    `worth_nb`, run as Python on the same float64 operations, so the figures are the kernel's."""
+    from kernels.blast.players import DEFAULT_PARAMS, worth_nb
+
+    worth = worth_nb.py_func
+    return np.array([worth(card_steps, card_pulse, card_icy, card_wind, i, DEFAULT_PARAMS)
+                     for i in range(card_steps.shape[0])], np.float64)
 
 
 def _fill_action(action: Action, out: np.ndarray, triple) -> None:
