@@ -57,7 +57,7 @@ from .players import (
     P_RESERVE, P_SIX_BOX, P_SIX_SPRINT, P_SPRINT_MIN, P_TOKEN, P_WAX_PRICE, choose_nb,
     P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
     P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH, P_STAMINA_ROWS, P_STAMINA_CAP,
-    P_DRAFT_SPOT, P_LOOK_EXTRA, P_LOOK_FIRST,
+    P_DRAFT_SPOT, P_LOOK_EXTRA, P_LOOK_FIRST, P_DRAFT_NEXT, P_BONUS_STAY,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -152,7 +152,8 @@ TV_OVER = 13          # two-player race decided
 TV_WINNER = 14
 TV_LAST_RANGE_SEAT = 15
 TV_DICE = 16          # dice taken this turn, once the column step is done (-1 before it)
-TV_N = 17
+TV_FIRST = 17         # the seat that opened this round (the first player marker's holder)
+TV_N = 18
 
 # --- counters ct[CT_*] ----------------------------------------------------------------------------
 CT_LOG_N = 0
@@ -873,13 +874,31 @@ def end_score_nb(T, W, seat, r2, l2):
     if sp == SPACE_RED:
         v -= 10.0 * wt_nb(T, W, seat, P_RED)
     ds = wt_nb(T, W, seat, P_DRAFT_SPOT)
-    draft = ds != 0.0 and sp != SPACE_SHOOT and space_nb(T, r2 + 1, l2) != SPACE_SHOOT
+    dn = wt_nb(T, W, seat, P_DRAFT_NEXT)
+    draft = ((ds != 0.0 or dn != 0.0) and sp != SPACE_SHOOT
+             and space_nb(T, r2 + 1, l2) != SPACE_SHOOT)
     if (sp == SPACE_GREEN or draft) and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
         if sp == SPACE_GREEN:
             v += 10.0 * wt_nb(T, W, seat, P_GREEN)
         if draft:
             v += 10.0 * ds
+            if dn != 0.0 and moves_before_nb(W, seat, r2 + 1, l2):
+                v += 10.0 * dn
     return v
+
+
+@inline
+def moves_before_nb(W, seat, r, l):
+    """Whether a racer on the course at (r, l) makes a move before `seat`'s next turn, so that a
+    racer directly behind it drafts then (§4.4): it has yet to take its turn this round, or it
+    took it and did not open the round (the next round opens one seat on: it comes before `seat`
+    again). Called on `seat`'s own turn."""
+    st = W.st
+    for s in range(st.shape[0]):
+        if st[s, S_ROW] == r and st[s, S_LANE] == l and s != seat and on_course_nb(st, s):
+            if st[s, C_TURNS] < st[seat, C_TURNS] or s != W.tv[TV_FIRST]:
+                return True
+    return False
 
 
 @inline
@@ -1177,9 +1196,13 @@ def bonus_nb(T, W, seat, so, record):
     free_used = 0
     steps = 0
     take = wt_nb(T, W, seat, P_BONUS) > 0.5
+    stay = wt_nb(T, W, seat, P_BONUS_STAY)
     while steps < T.rl[R_DOWNHILL_MOVES]:
         opt[0, 0] = -1
         sc[0] = 0.0
+        if (stay != 0.0 and space_nb(T, r, l) != SPACE_SHOOT
+                and space_nb(T, r + 1, l) != SPACE_SHOOT and moves_before_nb(W, seat, r + 1, l)):
+            sc[0] = 10.0 * stay   # stopping here: a draft on the racer ahead before the next turn
         n = 1
         steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
@@ -2402,6 +2425,7 @@ def play_races_nb(rl, pen, dief, dien, sv, sd, ns, cap, fat, bx, spc, wi, wm, pi
                 pos[mode, 2] = (start + rnd - 1) % n
                 pos[mode, 3] += 1
                 X.tv[TV_ROUND] = rnd
+                X.tv[TV_FIRST] = pos[mode, 2]
                 ev4_nb(T, X, -1, EV_ROUND, rnd, pos[mode, 2], 0, 0)
                 for s in range(n):
                     if X.st[s, S_STATUS] == RACING:

@@ -73,7 +73,11 @@ P_LOOK_EXTRA = 42     # 1: on a moving turn an additional column, or a +1 / -1 /
                       # move gains with it; 0: the moves it adds
 P_LOOK_FIRST = 43     # 1: the mandatory column on a moving turn is worth the rows (and the end
                       # space's value) of the planned move it gives; 0: the dice it brings
-N_PARAMS = 44
+P_DRAFT_NEXT = 44     # value (rows) added to draft_spot where the racer ahead moves before this
+                      # racer's next turn (it has yet to move this round, or did not open it)
+P_BONUS_STAY = 45     # value (rows) of stopping a downhill bonus directly behind a racer that
+                      # moves before this racer's next turn (0: the bonus steps as before)
+N_PARAMS = 46
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
@@ -82,14 +86,16 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
                "icon_reroll_all", "icon_stamina", "tie_right",
                "rollouts", "horizon", "decisions", "place_credit", "confidence",
                "pace", "extra_surplus", "icon_stamina_surplus", "first_waste", "pace_share",
-               "first_high", "stamina_rows", "stamina_cap", "draft_spot", "look_extra", "look_first")
+               "first_high", "stamina_rows", "stamina_cap", "draft_spot", "look_extra", "look_first",
+               "draft_next", "bonus_stay")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
                            0.0, 0.0, 0.0, 0.5, 1.0,
-                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.3, 1.0, 1.0], np.float64)
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.2, 0.5],
+                          np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 
 MAX_OPTIONS = 40

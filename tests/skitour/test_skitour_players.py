@@ -70,7 +70,8 @@ def test_lookahead_player_plays_legal_races():
 
     assert P.get_player("lookahead").kind == C.PLAYER_LOOKAHEAD
     # balanced's weights, but those of issue 27 item 2 (off: the look-ahead plays as before them)
-    later = [K.PARAM_NAMES.index(k) for k in ("draft_spot", "look_extra", "look_first")]
+    later = [K.PARAM_NAMES.index(k) for k in ("draft_spot", "look_extra", "look_first",
+                                              "draft_next", "bonus_stay")]
     look, bal = P.get_player("lookahead").weights, P.get_player("balanced").weights
     assert [w for j, w in enumerate(look) if j not in later] == [w for j, w in enumerate(bal) if j not in later]
     assert all(look[j] == 0.0 for j in later)
@@ -83,32 +84,63 @@ def test_lookahead_player_plays_legal_races():
         assert s["finished"].sum() >= 2
 
 
+def _four_basic():
+    """The shipped bundle and four basic nations, for the persona races below."""
+    from sim.skitour.compile import load_bundle
+
+    b = load_bundle()
+    return b, [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
+
+
+def _persona(**weights):
+    """`balanced` with some weights changed."""
+    base = P.get_player("balanced")
+    w = list(base.weights)
+    for k, v in weights.items():
+        w[K.PARAM_NAMES.index(k)] = v
+    return P.with_weights(base, "x", w)
+
+
 def test_the_stamina_pace():
     """Ahead of its stamina pace a racer takes an additional column for `extra_surplus` dice
     instead of `extra_min`: so it spends more and ends with less; with both pace weights 0 it is
     never ahead, and the surplus weights change nothing."""
-    from sim.skitour.compile import load_bundle
     from sim.skitour.play import play_block
 
-    b = load_bundle()
-    nat = [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
-    base = P.get_player("balanced")
-    i = K.PARAM_NAMES.index
-
-    def persona(**kw):
-        w = list(base.weights)
-        for k, v in kw.items():
-            w[i(k)] = v
-        return P.with_weights(base, "x", w)
+    b, nat = _four_basic()
 
     def play(p):
         return play_block(b, "Long", nat, 5, np.arange(60), players=(p,))[0]
 
     off = dict(pace=0.0, pace_share=0.0, extra_min=2.0)
-    a = play(persona(extra_surplus=1.0, icon_stamina_surplus=5.0, **off))
-    z = play(persona(extra_surplus=2.0, icon_stamina_surplus=-2.0, **off))
+    a = play(_persona(extra_surplus=1.0, icon_stamina_surplus=5.0, **off))
+    z = play(_persona(extra_surplus=2.0, icon_stamina_surplus=-2.0, **off))
     assert np.array_equal(a, z)
-    spend = play(persona(pace=0.3, extra_surplus=1.0, extra_min=2.0))
-    keep = play(persona(pace=0.3, extra_surplus=2.0, extra_min=2.0))
+    spend = play(_persona(pace=0.3, extra_surplus=1.0, extra_min=2.0))
+    keep = play(_persona(pace=0.3, extra_surplus=2.0, extra_min=2.0))
     assert spend["extra_columns"].mean() > keep["extra_columns"].mean() + 1
     assert spend["stamina_left"].mean() < keep["stamina_left"].mean() - 1
+
+
+def test_the_draft_weights_seek_the_racers_that_move_first():
+    """`draft_next` and `bonus_stay` (issue 27 item 2): a space behind a racer that moves before
+    the racer's next turn is worth more than one behind the round's opener that has moved (it
+    moves last in the next round, after the racer has left), and a downhill bonus stops there
+    rather than pay or step sideways. The default drafts more than the default of before (every
+    space behind a racer worth draft_spot = 0.3, every bonus step taken), which drafts more than a
+    persona that seeks no such space; bonus_stay alone takes fewer bonus steps and drafts more."""
+    from sim.skitour.play import play_block
+
+    b, nat = _four_basic()
+
+    def play(p):
+        return play_block(b, "Starter", nat, 3, np.arange(150), players=(p,))[0]
+
+    now = play(P.get_player("balanced"))
+    before = play(_persona(draft_spot=0.3, draft_next=0.0, bonus_stay=0.0))
+    off = play(_persona(draft_spot=0.0, draft_next=0.0, bonus_stay=0.0))
+    no_stay = play(_persona(bonus_stay=0.0))
+    assert now["draft_steps"].mean() > before["draft_steps"].mean() + 0.5
+    assert before["draft_steps"].mean() > off["draft_steps"].mean()
+    assert now["bonus_steps"].mean() < no_stay["bonus_steps"].mean()
+    assert now["draft_steps"].mean() > no_stay["draft_steps"].mean()

@@ -40,7 +40,7 @@ def old_default():
     w = list(base.weights)
     for name, v in (("pace", 0.0), ("extra_surplus", 2.0), ("icon_stamina_surplus", -2.0),
                     ("first_waste", 0.0), ("draft_spot", 0.0), ("look_extra", 0.0),
-                    ("look_first", 0.0)):
+                    ("look_first", 0.0), ("draft_next", 0.0), ("bonus_stay", 0.0)):
         w[K.PARAM_NAMES.index(name)] = v
     return P.with_weights(base, "old-default", w)
 

@@ -122,8 +122,8 @@ def test_reference_races_are_legal(bundle):
 
 def test_the_reference_persona(bundle):
     """The shipped persona: kind reference, every style weight the default's (issue 27 item 2's
-    draft_spot, look_extra and look_first included: the reference is built on today's default), a
-    budget."""
+    look_extra, look_first, draft_next and bonus_stay included: the reference is built on today's
+    default), a budget."""
     ref = get_player("reference")
     bal = get_player("balanced")
     assert ref.kind == C.PLAYER_REFERENCE
@@ -131,7 +131,7 @@ def test_the_reference_persona(bundle):
     style = [j for j, name in enumerate(PARAM_NAMES) if name not in SEARCH]
     assert [ref.weights[j] for j in style] == [bal.weights[j] for j in style]
     assert all(ref.weights[PARAM_NAMES.index(name)] > 0.0
-               for name in ("draft_spot", "look_extra", "look_first"))
+               for name in ("draft_next", "bonus_stay", "look_extra", "look_first"))
     assert ref.weights[k] >= 1
 
 
