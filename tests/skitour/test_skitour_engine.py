@@ -129,7 +129,7 @@ def test_wax_plus_one(bundle):
 
 def test_wax_slash_token_chooses_minus_one(bundle):
     row = [6, 1, 2, 3, 4, 5]
-    _, _, log = solo(bundle, "Norway", moving(token=0), decisions=[2], wax=row)   # [none, +1, -1]
+    _, _, log = solo(bundle, "France", moving(token=0), decisions=[2], wax=row)   # [none, +1, -1]
     w = events(log, C.EV_WAX, 0, 1)[0]
     assert w[2] == 6 and w[4] == C.WAX_MINUS_ONE
     c = events(log, C.EV_COUNT, 0, 1)[0]
