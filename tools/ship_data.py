@@ -5,7 +5,10 @@
 The game is the balance file's (read as the `balance` command reads it, `extends` included). Each
 changed file keeps the shipped file's header up to its "# BALANCED BY THE TOOL" block, gets a new
 block naming the command and every change (entry, field, old -> new, from RUN_DIR/changes.csv),
-and the body of RUN_DIR/data's file. Files the search did not change are left as they are.
+and the body of RUN_DIR/data's file. A shipped file that an earlier search changed but this one
+left at the base (a file of RUN_DIR/data not in changes.csv, with a BALANCED block and another
+body) gets RUN_DIR/data's body back and loses the block, so the shipped set is the search's set.
+Other files are left as they are.
 """
 from __future__ import annotations
 
@@ -76,6 +79,24 @@ def main(run_dir: str, balance_file: str) -> None:
         body = new[_body_start(new):]
         (shipped_dir / name).write_text("\n".join(head + block(balance_file, run_dir, rows, game) + [""] + body) + "\n")
         print(f"{name}: {len(rows)} change(s)")
+    changed = set(changes["file"])
+    for path in sorted((Path(run_dir) / "data").rglob("*.toml")):
+        name = path.relative_to(Path(run_dir) / "data").as_posix()
+        target = shipped_dir / name
+        if name in changed or not target.exists():
+            continue
+        shipped = target.read_text().splitlines()
+        cut = [i for i, line in enumerate(shipped) if line.startswith(MARK)]
+        if not cut:
+            continue
+        new = path.read_text().splitlines()
+        if shipped[_body_start(shipped):] == new[_body_start(new):]:
+            continue
+        head = shipped[:cut[0]]
+        while head and head[-1].strip() in ("", "#"):
+            head.pop()
+        target.write_text("\n".join(head + [""] + new[_body_start(new):]) + "\n")
+        print(f"{name}: back to the base (an earlier search's change that this one does not make)")
 
 
 if __name__ == "__main__":
