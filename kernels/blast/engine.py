@@ -27,7 +27,7 @@ from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
     choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
     farther_end_nb,
-    choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb, SC_SHOOT_END,
+    choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb, SCRATCH_SHOOT_END,
 )
 from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
@@ -509,7 +509,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             st.scratch[9] = 0
         elif st.scratch[9] == 2 and on_mat:
             # ... or, on a Shoot, when choosing its wax
-            planned = st.scratch[SC_SHOOT_END:SC_SHOOT_END + 3]
+            planned = st.scratch[SCRATCH_SHOOT_END:SCRATCH_SHOOT_END + 3]
             copy1_nb(out, planned)
             planned[:] = 0
             st.scratch[9] = 0

@@ -56,8 +56,9 @@ SC_MOTIVATION = 10   # 0/1 face-up slot, 2 blind
 SC_BULLETS = 11      # own bullets for hits
 SC_COACH = 12        # red coach bullets for hits
 
-# scratch (st.scratch) from choose_shoot_wax_nb: the end a Shoot's move is planned to (3 entries)
-SC_SHOOT_END = 10
+# st.scratch (not a script column: the SC_* above are st.script's) from choose_shoot_wax_nb: the
+# end a Shoot's move is planned to (3 entries, 10..12; 0..9 are the turn's other decisions)
+SCRATCH_SHOOT_END = 10
 
 # heuristic weights (params[seat, P_*]); DEFAULT_PARAMS is the balanced default player
 P_PROGRESS = 0        # value of one space of progress
@@ -880,7 +881,7 @@ def choose_range_action_nb(st, tb, trail, s):
 @outline_hot      # outlined: called from the turn and from keep_bullets_nb (kernels/jit.py has the figures)
 def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
     """A Shoot's wax, chosen once the hits are known: scratch[1..5] wax black..white, and for the
-    heuristic the end it then reaches (scratch[SC_SHOOT_END ..], scratch[9] = 2; the engine
+    heuristic the end it then reaches (scratch[SCRATCH_SHOOT_END ..], scratch[9] = 2; the engine
     moves there and clears them, so the scratch is left as the wax choice alone leaves it).
 
     up, flat, down: the Shoot action's steps with this shot's hits, plus any step boost; cost: its
@@ -900,12 +901,12 @@ def choose_shoot_wax_nb(st, tb, trail, s, up, flat, down, cost):
                           np.bool_(True))
     out = st.work[W_OUT:W_OUT + 3]
     best = best_of_nb(ctx, up, flat, down, np.int64(cost), out)
-    planned = sc[SC_SHOOT_END:SC_SHOOT_END + 3]
+    planned = sc[SCRATCH_SHOOT_END:SCRATCH_SHOOT_END + 3]
     copy1_nb(planned, out)
     last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     greedy_wax_nb(st, s, ctx, up, flat, down, np.int64(cost), 0.0, w_wax, best, out)
-    # the end planned with exactly the steps and cost the Shoot will have (scratch[SC_SHOOT_END..],
+    # the end planned with exactly the steps and cost the Shoot will have (scratch[SCRATCH_SHOOT_END..],
     # scratch[9] = 2): the engine moves there without choose_destination_nb's search, the same
     # best_of_nb over the same ends; not for a scripted destination. With a wax token spent, the
     # planned end is the one greedy_wax_nb kept in scratch[6..8]

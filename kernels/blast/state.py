@@ -41,7 +41,7 @@ MAX_HAND = 64        # a hand or discard pile: the deck (common_cards + unique_c
 MAX_MOTIVATION = 64  # cards in the Motivation deck, copies counted
 MAX_DICE = 8         # shooting dice (rules.dice lists at most the 6 colours); event rows log 8 faces
 MAX_VISITS = 10      # range visits with their own statistics (rules.range_visits <= this)
-N_SCRATCH = 64       # decisions handed from players to the engine (10 used)
+N_SCRATCH = 64       # decisions handed from players to the engine (13 used: players.SCRATCH_SHOOT_END)
 
 # --- work offsets: three-element step or decision vectors used during a turn -------------------
 W_BOOST = 0          # coach boost steps by terrain class
