@@ -46,6 +46,16 @@ def _body_start(lines: list[str]) -> int:
     return next((i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")), len(lines))
 
 
+def _body(lines: list[str]) -> list[str]:
+    """A TOML file's lines from its first that is neither a comment nor blank."""
+    return lines[_body_start(lines):]
+
+
+def _block_at(lines: list[str]) -> int | None:
+    """Where a shipped file's BALANCED BY THE TOOL block begins (None: no search changed it)."""
+    return next((i for i, line in enumerate(lines) if line.startswith(MARK)), None)
+
+
 def main(run_dir: str, balance_file: str) -> None:
     for need in (Path(run_dir) / "changes.csv", Path(run_dir) / "data", Path(balance_file)):
         if not need.exists():
@@ -67,16 +77,15 @@ def main(run_dir: str, balance_file: str) -> None:
     changes = pd.read_csv(Path(run_dir) / "changes.csv")
     for name, rows in changes.groupby("file", sort=True):
         shipped = (shipped_dir / name).read_text().splitlines()
-        cut = [i for i, line in enumerate(shipped) if line.startswith(MARK)]
-        if cut:                         # the header ends where the last search's block begins
-            head = shipped[:cut[0]]
+        cut = _block_at(shipped)
+        if cut is not None:             # the header ends where the last search's block begins
+            head = shipped[:cut]
         else:                           # a file no search changed yet: its comments, then the block
             head = shipped[:_body_start(shipped)]
             while head and not head[-1].strip():
                 head.pop()
             head.append("#")
-        new = (Path(run_dir) / "data" / name).read_text().splitlines()
-        body = new[_body_start(new):]
+        body = _body((Path(run_dir) / "data" / name).read_text().splitlines())
         (shipped_dir / name).write_text("\n".join(head + block(balance_file, run_dir, rows, game) + [""] + body) + "\n")
         print(f"{name}: {len(rows)} change(s)")
     changed = set(changes["file"])
@@ -86,16 +95,14 @@ def main(run_dir: str, balance_file: str) -> None:
         if name in changed or not target.exists():
             continue
         shipped = target.read_text().splitlines()
-        cut = [i for i, line in enumerate(shipped) if line.startswith(MARK)]
-        if not cut:
+        cut = _block_at(shipped)
+        body = _body(path.read_text().splitlines())
+        if cut is None or _body(shipped) == body:
             continue
-        new = path.read_text().splitlines()
-        if shipped[_body_start(shipped):] == new[_body_start(new):]:
-            continue
-        head = shipped[:cut[0]]
+        head = shipped[:cut]
         while head and head[-1].strip() in ("", "#"):
             head.pop()
-        target.write_text("\n".join(head + [""] + new[_body_start(new):]) + "\n")
+        target.write_text("\n".join(head + [""] + body) + "\n")
         print(f"{name}: back to the base (an earlier search's change that this one does not make)")
 
 
