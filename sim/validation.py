@@ -61,6 +61,37 @@ class Patch:
 _SEGMENT = re.compile(r"^([^\[\]]+)(?:\[([^\]]+)\])?$")
 
 
+def _edit_list(cur: list, new: list) -> None:
+    """Make `cur` equal `new` in place: element by element when the length stays (a document that
+    keeps comments, tomlkit, keeps those beside the elements: a track's squares), else by the fewest
+    insertions and removals (difflib's opcodes, applied from the end), so that a multi-line array
+    stays one element a line and comments stay beside the unchanged elements (a stamina column made
+    longer). A plain list ends up the same."""
+    import difflib
+
+    if len(cur) == len(new):
+        for j, (a, b) in enumerate(zip(list(cur), new)):
+            if a != b:
+                cur[j] = b
+        return
+
+    def key(x):             # a tomlkit item compares as its plain value
+        x = x.unwrap() if hasattr(x, "unwrap") else x
+        return repr(x) if isinstance(x, (list, dict)) else (type(x).__name__, x)
+
+    ops = difflib.SequenceMatcher(None, [key(x) for x in cur], [key(x) for x in new], autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in reversed(ops):
+        if tag == "equal":
+            continue
+        common = min(i2 - i1, j2 - j1)
+        for k in range(common):
+            cur[i1 + k] = new[j1 + k]
+        for _ in range(i2 - i1 - common):
+            cur.pop(i1 + common)
+        for k in range(j2 - j1 - common):
+            cur.insert(i1 + common + k, new[j1 + common + k])
+
+
 def apply_patch(doc: dict, patch: Patch) -> str | None:
     """Set patch.value in doc (a plain parse, or a tomlkit one whose comments stay); None, or what
     was expected when the path does not fit the file."""
@@ -74,12 +105,8 @@ def apply_patch(doc: dict, patch: Patch) -> str | None:
         last = i == len(parts) - 1
         if pick is None and last:
             cur = node.get(key)
-            if isinstance(cur, list) and isinstance(patch.value, list) and len(cur) == len(patch.value):
-                # element by element: a document that keeps comments (tomlkit) keeps those beside
-                # the elements (a track's squares); a plain one ends up with the same list
-                for j, (a, b) in enumerate(zip(list(cur), patch.value)):
-                    if a != b:
-                        cur[j] = b
+            if isinstance(cur, list) and isinstance(patch.value, list):
+                _edit_list(cur, patch.value)
             else:
                 node[key] = patch.value
             return None

@@ -421,3 +421,26 @@ def test_data_hash_recipe_is_fixed():
     assert data_hash(moved, 1, game="skitour", file_lists=("nations",)) == "bb16b49a08ccf371"
     assert data_hash(moved, 1) != data_hash(d, 1)                 # the file names count there
     assert data_hash(Data("/some/folder", d.nations, 1.6), 1) != data_hash(d, 1)
+
+
+def test_a_patch_that_changes_an_arrays_length_keeps_it_one_element_a_line():
+    """The balance search writes its data through apply_patch on a parse that keeps comments: a
+    multi-line array made longer or shorter (a stamina column) stays one element a line, with each
+    comment beside the element it described; an array of the same length is edited in place."""
+    import tomllib
+
+    import tomlkit
+
+    from sim.validation import Patch, apply_patch
+
+    text = 'slots = [\n  "5G",\n  "4Y",  # the yellow row\n  "1B",\n]\nsquares = [1, 2, 3]  # the track\n'
+    doc = tomlkit.parse(text)
+    assert apply_patch(doc, Patch("nation.toml", "slots", ["6G", "5G", "4Y", "1B"], "test")) is None
+    assert apply_patch(doc, Patch("nation.toml", "squares", [2, 3, 4], "test")) is None
+    out = tomlkit.dumps(doc)
+    assert out == ('slots = [\n  "6G",\n  "5G",\n  "4Y",  # the yellow row\n  "1B",\n]\n'
+                   'squares = [2, 3, 4]  # the track\n')
+    doc = tomlkit.parse(out)
+    assert apply_patch(doc, Patch("nation.toml", "slots", ["5G", "1B"], "test")) is None
+    assert tomllib.loads(tomlkit.dumps(doc))["slots"] == ["5G", "1B"]
+    assert tomlkit.dumps(doc).startswith('slots = [\n  "5G",\n  "1B",\n]\n')
