@@ -384,6 +384,21 @@ def whole_blocks(study: Study, bundles: dict) -> list[str]:
     return notes
 
 
+def _keep_left_out(study: Study, out: Path, checked: dict) -> None:
+    """[screen] steps that an earlier run of this folder found invalid stay left out when this run
+    does not load them (a run of some cells checks only their variants), so that study.json's cells
+    do not gain them back."""
+    try:
+        old = json.loads((out / "study.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    gone = {name: why for name, why in (old.get("screen_left_out") or {}).items()
+            if name in study.variants and name not in checked and name not in study.screen_left_out}
+    if gone:
+        study.screen_left_out.update(gone)
+        study.cells[:] = [replace(c, variants=tuple(v for v in c.variants if v not in gone)) for c in study.cells]
+
+
 def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool = True,
               scheduler: str | None = None, command: str = "", only: list[str] | None = None,
               log=print, repair: bool = False, include=()) -> pd.DataFrame:
@@ -402,6 +417,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     out = Path(out)
     refuse_other_kind(out, "study")
     bundles = check_study(study, study.selected(only, include))
+    _keep_left_out(study, out, bundles)
     for name, why in study.screen_left_out.items():
         log(f"note: screen step {name!r} left out: its data is invalid ({why})")
     for note in whole_blocks(study, bundles):

@@ -602,6 +602,23 @@ def test_a_screen_steps_every_knob_and_its_levers_are_the_paired_changes(study_d
             assert first[0] != r.who and float(first[1]) == pytest.approx(100 * d.loc[first[0], "mean"], abs=0.051)
 
 
+def test_a_run_of_other_cells_keeps_the_invalid_screen_step_left_out(study_dir, tmp_path):
+    """A run of some cells loads only their variants, so it cannot see that a screen step's data is
+    invalid; the folder's study.json keeps the step left out (from its earlier run) instead of
+    listing it again among the screened cell's variants."""
+    import shutil
+
+    copy = tmp_path / "results"
+    shutil.copytree(study_dir, copy)
+    study = load_study(study_dir.parent / "study.toml")
+    run_study(study, copy, progress=False, log=quiet, only=["sprinter"])
+    doc = json.loads((copy / "study.json").read_text())
+    balanced = next(c for c in doc["cells"] if c["name"] == "balanced")
+    assert "wei-accuracy-medium-1" in balanced["variants"]
+    assert "wei-accuracy-medium+1" not in balanced["variants"] and "wei-accuracy-medium+1" not in doc["variants"]
+    assert "accuracy: must not get better" in doc["screen_left_out"]["wei-accuracy-medium+1"]
+
+
 def test_a_lever_that_changed_too_few_races_has_no_number(report):
     """Issue 30, item 4: a paired variant that changed fewer than MIN_CHANGED of an out-of-band
     result's races is "not measurable with these players", with its count and no +0.00 pp, in the
