@@ -790,6 +790,7 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
         full = nl + rl[1]
         for t in range(n_teams):
             tdist[t] = full * legs
+        best = full * legs                 # the least of tdist, kept up to date below
         leader = -1
         lead_changes = 0
         last_range_team = -1
@@ -837,12 +838,18 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                         left_last = left
                 if logging:
                     log_state_nb(tr, su, rl, st, cnt, ct, log, seat, rnd)
-                # the leader (section 12); only the acting team's distance has changed
-                tdist[team] = team_dist_nb(tr, su, rl, st, tm, team)
-                best = BIG
-                for t in range(n_teams):
-                    if tdist[t] < best:
-                        best = tdist[t]
+                # the leader (section 12); only the acting team's distance has changed, so the
+                # least distance is read again only when that team held it and fell back
+                # (reading tdist whole just after this store stalled on every turn: perf)
+                old = tdist[team]
+                d = team_dist_nb(tr, su, rl, st, tm, team)
+                tdist[team] = d
+                if d <= best:
+                    best = d
+                elif old == best:
+                    best = BIG
+                    for t in range(n_teams):
+                        best = min(best, tdist[t])
                 new = leader
                 if leader < 0 or tdist[leader] != best:
                     for t in range(n_teams):
