@@ -3,9 +3,10 @@
 Rules: docs/mania/rules.md (section numbers below refer to it). Log: docs/mania/event-log.md.
 
 The kernel is deliberately plain: the track, the game and the set-up are three packed int arrays
-(layouts in `consts`), the race state three small int32 tables (seat, team, counters). No
-NamedTuples, so calls are cheap even without inlining tricks. Every die goes through `draw_nb`,
-which takes scripted faces first (tests) and the race's random stream after.
+(layouts in `consts`), the race state small int32 tables (seat, team, counters, and the racers
+on each position, kept by `place_nb`). No NamedTuples, so calls are cheap even without inlining
+tricks. Every die goes through `draw_nb`, which takes scripted faces first (tests) and the race's
+random stream after.
 
 Each race owns its stream: `seed_stream_nb(rng, seed, race index, STREAM_CHANCE)`, so a race's
 records do not depend on the block it was played in, and `races` may be any indices.
@@ -633,8 +634,8 @@ def turn_moves_nb(tr, g, su, rl, st, occ, tm, cnt, vs, visits, rng, script, ct, 
                         pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team,
                                        rnd, tdist, may_extra)
                     elif mark == MARK_T:
-                        if t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
-                                race, legs, counts):
+                        if t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat,
+                                rnd, race, legs, counts):
                             break
                     elif mark == MARK_O:
                         pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
@@ -832,8 +833,9 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                         if not (over and g[G_EXIT_SAME]):
                             purpose = NO_MOVE
                 if purpose != NO_MOVE:
-                    left = turn_moves_nb(tr, g, su, rl, st, occ, tm, cnt, vs, visits_out, rng, script, ct,
-                                         log, logging, seat, rnd, race, purpose, counts, tdist)
+                    left = turn_moves_nb(tr, g, su, rl, st, occ, tm, cnt, vs, visits_out, rng,
+                                         script, ct, log, logging, seat, rnd, race, purpose,
+                                         counts, tdist)
                     if purpose == ROLL_EXIT:
                         left_last = left
                 if logging:
@@ -849,7 +851,8 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                 elif old == best:
                     best = BIG
                     for t in range(n_teams):
-                        best = min(best, tdist[t])
+                        if tdist[t] < best:     # not min(): one compile of it fewer here
+                            best = tdist[t]
                 new = leader
                 if leader < 0 or tdist[leader] != best:
                     for t in range(n_teams):
