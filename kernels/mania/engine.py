@@ -265,35 +265,29 @@ def dice_move_nb(tr, g, su, st, occ, cnt, seat, roll):
     the unused part of the roll in ST_LEFT (squares; half-points under zone_rule "steps")."""
     steps = 0
     passing = g[G_SPECIALS_PASS] != 0
+    by_steps = g[G_ZONE_STEPS] != 0
     st[seat, ST_PASS_X] = 0
     st[seat, ST_PASS_O] = 0
     st[seat, ST_PASS_T] = 0
-    if g[G_ZONE_STEPS] == 0:
+    if by_steps:
+        budget = 2 * roll           # half-points: a white square costs 2, blue 4, green 1
+    else:
         z = zone_at_nb(tr, st[seat, ST_STAGE], st[seat, ST_SQ])
         if z == WHITE:
-            k = roll
+            budget = roll           # squares
         elif z == BLUE:
-            k = (roll + g[G_HALVE_UP]) // 2
+            budget = (roll + g[G_HALVE_UP]) // 2
         else:
-            k = 2 * roll
+            budget = 2 * roll
         sq = st[seat, ST_SQ]
-        if (not passing and st[seat, ST_STAGE] == LOOP and sq + k < tr[TR_N]
+        if (not passing and st[seat, ST_STAGE] == LOOP and sq + budget < tr[TR_N]
                 and (st[seat, ST_OWED] == 0 or sq > tr[TR_ENTRY])):
-            place_nb(st, occ, seat, LOOP, sq + k)   # within the loop, no penalty loop to enter
-            st[seat, ST_FROM_PEN] = 0 if k > 0 else st[seat, ST_FROM_PEN]
+            place_nb(st, occ, seat, LOOP, sq + budget)   # within the loop, no penalty loop to enter
+            st[seat, ST_FROM_PEN] = 0 if budget > 0 else st[seat, ST_FROM_PEN]
             st[seat, ST_LEFT] = 0
-            return k
-        while steps < k:
-            stage = advance_nb(tr, su, st, occ, cnt, seat)
-            steps += 1
-            if stage == RANGE or stage == FINISHED:
-                break
-            if passing and passed_nb(tr, st, seat):
-                break
-        st[seat, ST_LEFT] = k - steps
-    else:
-        budget = 2 * roll
-        while budget > 0:
+            return budget
+    while budget > 0:
+        if by_steps:
             lap, stage, sq, owed = next_pos_nb(tr, su, st[seat, ST_LAP], st[seat, ST_STAGE],
                                                st[seat, ST_SQ], st[seat, ST_OWED])
             z = zone_at_nb(tr, stage, sq)
@@ -304,13 +298,15 @@ def dice_move_nb(tr, g, su, st, occ, cnt, seat, roll):
                 budget = 0
             else:
                 break
-            stage = advance_nb(tr, su, st, occ, cnt, seat)
-            steps += 1
-            if stage == RANGE or stage == FINISHED:
-                break
-            if passing and passed_nb(tr, st, seat):
-                break
-        st[seat, ST_LEFT] = budget
+        else:
+            budget -= 1
+        stage = advance_nb(tr, su, st, occ, cnt, seat)
+        steps += 1
+        if stage == RANGE or stage == FINISHED:
+            break
+        if passing and passed_nb(tr, st, seat):
+            break
+    st[seat, ST_LEFT] = budget
     return steps
 
 
