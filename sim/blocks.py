@@ -3,8 +3,8 @@
 A balanced design seats the values of its seat axes (Blast's biathletes and ski colours, Mania's
 figure colours, Ski Tour's nations) so that, over a block of races, every value sits in every seat
 equally often. `rotation` gives those line-ups; `round_to_blocks` rounds a race count up to whole
-blocks (a game's `block(bundle, design)` says how many races one holds), so that a table never
-holds part of a block.
+blocks and `blocks_needed` counts them (a game's `block(bundle, design)` says how many races one
+holds), so that a table never holds part of a block.
 """
 from __future__ import annotations
 
@@ -15,9 +15,14 @@ import numpy as np
 from .permutations import permutations
 
 
+def blocks_needed(races: int, block: int) -> int:
+    """How many whole blocks of `block` races it takes to hold `races` races (rounded up)."""
+    return -(-races // block)
+
+
 def round_to_blocks(races: int, block: int) -> int:
     """`races` rounded up to a whole number of blocks of `block` races."""
-    return -(-races // block) * block
+    return blocks_needed(races, block) * block
 
 
 def rotation(seed: int, races, sizes: tuple[int, ...], offsets, salt: int) -> list[np.ndarray]:
@@ -44,4 +49,4 @@ def rotation(seed: int, races, sizes: tuple[int, ...], offsets, salt: int) -> li
     return out
 
 
-__all__ = ["round_to_blocks", "rotation"]
+__all__ = ["blocks_needed", "round_to_blocks", "rotation"]

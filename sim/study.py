@@ -368,7 +368,7 @@ def check_study(study: Study, cells: list[Cell] | None = None) -> dict:
     return bundles
 
 
-def whole_blocks(study: Study, bundles: dict) -> list[str]:
+def round_cells_to_blocks(study: Study, bundles: dict) -> list[str]:
     """Round every cell's race count up to whole balanced blocks of its design (every value of
     every seat axis equally often in every seat); returns a note per cell rounded."""
     mod = games.game(study.game).load()
@@ -420,7 +420,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     _keep_left_out(study, out, bundles)
     for name, why in study.screen_left_out.items():
         log(f"note: screen step {name!r} left out: its data is invalid ({why})")
-    for note in whole_blocks(study, bundles):
+    for note in round_cells_to_blocks(study, bundles):
         log(f"note: {note}")
     info = games.game(study.game)
     mod = info.load()

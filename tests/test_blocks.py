@@ -4,12 +4,13 @@ from collections import Counter
 
 import numpy as np
 
-from sim.blocks import rotation, round_to_blocks
+from sim.blocks import blocks_needed, rotation, round_to_blocks
 
 
 def test_round_to_blocks():
     assert [round_to_blocks(r, 24) for r in (1, 23, 24, 25, 48)] == [24, 24, 24, 48, 48]
     assert round_to_blocks(0, 5) == 0
+    assert [blocks_needed(r, 24) for r in (0, 1, 24, 25, 48)] == [0, 1, 1, 2, 2]
 
 
 def test_one_axis_every_value_sits_in_every_seat_equally_often():

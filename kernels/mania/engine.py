@@ -3,9 +3,10 @@
 Rules: docs/mania/rules.md (section numbers below refer to it). Log: docs/mania/event-log.md.
 
 The kernel is deliberately plain: the track, the game and the set-up are three packed int arrays
-(layouts in `consts`), the race state three small int32 tables (seat, team, counters). No
-NamedTuples, so calls are cheap even without inlining tricks. Every die goes through `draw_nb`,
-which takes scripted faces first (tests) and the race's random stream after.
+(layouts in `consts`), the race state small int32 tables (seat, team, counters, and the racers
+on each position, kept by `place_nb`). No NamedTuples, so calls are cheap even without inlining
+tricks. Every die goes through `draw_nb`, which takes scripted faces first (tests) and the race's
+random stream after.
 
 Each race owns its stream: `seed_stream_nb(rng, seed, race index, STREAM_CHANCE)`, so a race's
 records do not depend on the block it was played in, and `races` may be any indices.
@@ -146,7 +147,17 @@ def next_pos_nb(tr, su, lap, stage, sq, owed):
 
 
 @inline
-def advance_nb(tr, su, st, cnt, seat):
+def place_nb(st, occ, seat, stage, sq):
+    """Put `seat` on (stage, sq). Every change of a racer's position goes through here, so that
+    `occ[stage, sq]`, the racers on each position, stays in step with the seat table."""
+    occ[st[seat, ST_STAGE], st[seat, ST_SQ]] -= 1
+    occ[stage, sq] += 1
+    st[seat, ST_STAGE] = stage
+    st[seat, ST_SQ] = sq
+
+
+@inline
+def advance_nb(tr, su, st, occ, cnt, seat):
     """One step along the route for `seat`, in place; counts completed penalty loops."""
     lap = st[seat, ST_LAP]
     stage = st[seat, ST_STAGE]
@@ -157,27 +168,19 @@ def advance_nb(tr, su, st, cnt, seat):
     lap, stage, sq, owed = next_pos_nb(tr, su, lap, stage, sq, st[seat, ST_OWED])
     st[seat, ST_FROM_PEN] = from_pen if stage == LOOP else 0
     st[seat, ST_LAP] = lap
-    st[seat, ST_STAGE] = stage
-    st[seat, ST_SQ] = sq
+    place_nb(st, occ, seat, stage, sq)
     st[seat, ST_OWED] = owed
     return stage
 
 
 @inline
-def others_at_nb(st, seat, stage, sq):
-    c = 0
-    for s in range(st.shape[0]):
-        if s != seat and st[s, ST_STAGE] == stage and st[s, ST_SQ] == sq:
-            c += 1
-    return c
-
-
-@inline
-def full_nb(tr, g, st, seat, stage, sq):
+def full_nb(tr, g, st, occ, seat, stage, sq):
     """Whether the position is full for `seat` standing on it (section 7): as many other racers
-    as it holds, or, under penalty_gate "bypass", one other on the same branch of the fork."""
+    as it holds, or, under penalty_gate "bypass", one other on the same branch of the fork.
+    `occ` counts the others (place_nb): a scan of every seat's position here took a fifth of a
+    red sprint's time (perf, benchmarks/skitour_profile.py)."""
+    c = occ[stage, sq] - 1
     if stage == LOOP:
-        c = others_at_nb(st, seat, stage, sq)
         e = tr[TR_ENTRY]
         if sq != e and sq != e + 1:
             return c >= 1
@@ -195,9 +198,9 @@ def full_nb(tr, g, st, seat, stage, sq):
                 return st[s, ST_FROM_PEN] == st[seat, ST_FROM_PEN]   # the join
         return False
     if stage == PENALTY:
-        return others_at_nb(st, seat, stage, sq) >= 1
+        return c >= 1
     if stage == FINISH_AREA:
-        return others_at_nb(st, seat, stage, sq) >= tr[TR_CORR]
+        return c >= tr[TR_CORR]
     return False
 
 
@@ -256,41 +259,35 @@ def passed_nb(tr, st, seat):
 
 
 @inline
-def dice_move_nb(tr, g, su, st, cnt, seat, roll):
+def dice_move_nb(tr, g, su, st, occ, cnt, seat, roll):
     """Move `seat` by `roll` under the zone rule (section 5); the steps taken. Stops on
     entering the range or crossing the finish line (and, specials_on "passing", on a T). Leaves
     the unused part of the roll in ST_LEFT (squares; half-points under zone_rule "steps")."""
     steps = 0
     passing = g[G_SPECIALS_PASS] != 0
+    by_steps = g[G_ZONE_STEPS] != 0
     st[seat, ST_PASS_X] = 0
     st[seat, ST_PASS_O] = 0
     st[seat, ST_PASS_T] = 0
-    if g[G_ZONE_STEPS] == 0:
+    if by_steps:
+        budget = 2 * roll           # half-points: a white square costs 2, blue 4, green 1
+    else:
         z = zone_at_nb(tr, st[seat, ST_STAGE], st[seat, ST_SQ])
         if z == WHITE:
-            k = roll
+            budget = roll           # squares
         elif z == BLUE:
-            k = (roll + g[G_HALVE_UP]) // 2
+            budget = (roll + g[G_HALVE_UP]) // 2
         else:
-            k = 2 * roll
+            budget = 2 * roll
         sq = st[seat, ST_SQ]
-        if (not passing and st[seat, ST_STAGE] == LOOP and sq + k < tr[TR_N]
+        if (not passing and st[seat, ST_STAGE] == LOOP and sq + budget < tr[TR_N]
                 and (st[seat, ST_OWED] == 0 or sq > tr[TR_ENTRY])):
-            st[seat, ST_SQ] = sq + k          # within the loop, no penalty loop to enter
-            st[seat, ST_FROM_PEN] = 0 if k > 0 else st[seat, ST_FROM_PEN]
+            place_nb(st, occ, seat, LOOP, sq + budget)   # within the loop, no penalty loop to enter
+            st[seat, ST_FROM_PEN] = 0 if budget > 0 else st[seat, ST_FROM_PEN]
             st[seat, ST_LEFT] = 0
-            return k
-        while steps < k:
-            stage = advance_nb(tr, su, st, cnt, seat)
-            steps += 1
-            if stage == RANGE or stage == FINISHED:
-                break
-            if passing and passed_nb(tr, st, seat):
-                break
-        st[seat, ST_LEFT] = k - steps
-    else:
-        budget = 2 * roll
-        while budget > 0:
+            return budget
+    while budget > 0:
+        if by_steps:
             lap, stage, sq, owed = next_pos_nb(tr, su, st[seat, ST_LAP], st[seat, ST_STAGE],
                                                st[seat, ST_SQ], st[seat, ST_OWED])
             z = zone_at_nb(tr, stage, sq)
@@ -301,18 +298,20 @@ def dice_move_nb(tr, g, su, st, cnt, seat, roll):
                 budget = 0
             else:
                 break
-            stage = advance_nb(tr, su, st, cnt, seat)
-            steps += 1
-            if stage == RANGE or stage == FINISHED:
-                break
-            if passing and passed_nb(tr, st, seat):
-                break
-        st[seat, ST_LEFT] = budget
+        else:
+            budget -= 1
+        stage = advance_nb(tr, su, st, occ, cnt, seat)
+        steps += 1
+        if stage == RANGE or stage == FINISHED:
+            break
+        if passing and passed_nb(tr, st, seat):
+            break
+    st[seat, ST_LEFT] = budget
     return steps
 
 
 @inline
-def push_nb(tr, g, su, st, cnt, seat):
+def push_nb(tr, g, su, st, occ, cnt, seat):
     """The group rule (section 7): step on while the position is full; squares gained."""
     k = 0
     while True:
@@ -320,9 +319,9 @@ def push_nb(tr, g, su, st, cnt, seat):
         sq = st[seat, ST_SQ]
         if stage != LOOP and stage != PENALTY and stage != FINISH_AREA:
             break
-        if not full_nb(tr, g, st, seat, stage, sq):
+        if not full_nb(tr, g, st, occ, seat, stage, sq):
             break
-        advance_nb(tr, su, st, cnt, seat)
+        advance_nb(tr, su, st, occ, cnt, seat)
         k += 1
     if k > 0:
         st[seat, ST_LEFT] = 0
@@ -331,19 +330,12 @@ def push_nb(tr, g, su, st, cnt, seat):
 
 
 @inline
-def arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs):
+def arrive_nb(g, su, st, occ, vs, visits, ct, seat, race, rnd, legs):
     """Line up on the range (section 8): the furthest free line; open the visit record."""
     line = g[G_LINES]
-    while line > 1:
-        free = True
-        for s in range(st.shape[0]):
-            if s != seat and st[s, ST_STAGE] == RANGE and st[s, ST_SQ] == line:
-                free = False
-                break
-        if free:
-            break
+    while line > 1 and occ[RANGE, line] > 0:     # the racer itself stands on line 0
         line -= 1
-    st[seat, ST_SQ] = line
+    place_nb(st, occ, seat, RANGE, line)
     st[seat, ST_VISIT] += 1
     st[seat, ST_FIRED] = 0
     st[seat, ST_HITS] = 0
@@ -459,7 +451,7 @@ def shoot_nb(g, su, st, cnt, vs, visits, rng, script, ct, log, logging, seat, rn
 
 
 @inline
-def finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts):
+def finish_nb(su, st, occ, tm, cnt, ct, log, logging, seat, rnd, counts):
     """The racer crossed the line (section 10): place, or relay handover (section 3)."""
     legs = su[SU_LEGS]
     team = seat // legs
@@ -470,9 +462,8 @@ def finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts):
     if leg < legs - 1:
         nxt = seat + 1
         tm[team, TM_LEG] = leg + 1
-        st[nxt, ST_STAGE] = START
+        place_nb(st, occ, nxt, START, 0)
         st[nxt, ST_LAP] = 1
-        st[nxt, ST_SQ] = 0
         if logging:
             ev_nb(log, ct, rnd, seat, EV_FINISH, 0, leg, 0, 0, 0, 0, 0, 0, 0, 0)
             ev_nb(log, ct, rnd, nxt, EV_HANDOVER, team, leg + 1, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -527,17 +518,17 @@ def o_nb(cnt, ct, log, logging, seat, rnd, may_extra):
 
 
 @inline
-def pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs,
+def pushed_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs,
               counts):
     """The group rule after a move or a T jump, with its GROUP row, a range arrival or a finish;
     returns (squares gained, 1 if the racer is now in the range or over the line)."""
-    pushed = push_nb(tr, g, su, st, cnt, seat)
+    pushed = push_nb(tr, g, su, st, occ, cnt, seat)
     if pushed == 0:
         return 0, 0
     stage = st[seat, ST_STAGE]
     line = 0
     if stage == RANGE:
-        line = arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs)
+        line = arrive_nb(g, su, st, occ, vs, visits, ct, seat, race, rnd, legs)
     if logging:
         ev_nb(log, ct, rnd, seat, EV_GROUP, pushed, st[seat, ST_LAP], stage, st[seat, ST_SQ],
               0, 0, 0, 0, 0, 0)
@@ -546,29 +537,29 @@ def pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, r
             ev_nb(log, ct, rnd, seat, EV_ARRIVE, st[seat, ST_VISIT], line, 0, 0, 0, 0, 0, 0, 0, 0)
         return pushed, 1
     if stage == FINISHED:
-        finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
+        finish_nb(su, st, occ, tm, cnt, ct, log, logging, seat, rnd, counts)
         return pushed, 1
     return pushed, 0
 
 
 @inline
-def t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs, counts):
+def t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race, legs, counts):
     """A T square acts (section 11): the jump, then the group rule; 1 if that push reached the
     range or the line."""
     sq = st[seat, ST_SQ]
     target = tr[TR_HDR + 2 * tr[TR_N] + sq]
-    st[seat, ST_SQ] = target
+    place_nb(st, occ, seat, LOOP, target)
     cnt[seat, CN_T_JUMPS] += 1
     cnt[seat, CN_T_SQUARES] += target - sq
     if logging:
         ev_nb(log, ct, rnd, seat, EV_T, sq, target, target - sq, 0, 0, 0, 0, 0, 0, 0)
-    pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
+    pushed, ended = pushed_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
                               race, legs, counts)
     return ended
 
 
 @inline
-def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, logging,
+def turn_moves_nb(tr, g, su, rl, st, occ, tm, cnt, vs, visits, rng, script, ct, log, logging,
                   seat, rnd, race, purpose, counts, tdist):
     """A move and its chain of extra moves (sections 5, 7, 8, 10, 11). Returns 1 when the racer
     left its final range visit with this move (for leader_after_range)."""
@@ -599,15 +590,14 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
                 left_last = 1
             if g[G_EXIT_SQUARE]:
                 st[seat, ST_LAP] += 1
-                st[seat, ST_STAGE] = LOOP
-                st[seat, ST_SQ] = tr[TR_EXIT]
+                place_nb(st, occ, seat, LOOP, tr[TR_EXIT])
         lap0 = st[seat, ST_LAP]
         stage0 = st[seat, ST_STAGE]
         sq0 = st[seat, ST_SQ]
-        steps = dice_move_nb(tr, g, su, st, cnt, seat, roll)
+        steps = dice_move_nb(tr, g, su, st, occ, cnt, seat, roll)
         stage = st[seat, ST_STAGE]
         if stage == RANGE:
-            line = arrive_nb(g, su, st, vs, visits, ct, seat, race, rnd, legs)
+            line = arrive_nb(g, su, st, occ, vs, visits, ct, seat, race, rnd, legs)
         if logging:
             ev_nb(log, ct, rnd, seat, EV_MOVE, lap0, stage0, sq0, steps, st[seat, ST_LAP], stage,
                   st[seat, ST_SQ], 0, 0, 0)
@@ -617,7 +607,7 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
                       0, 0)
             break
         if stage == FINISHED:
-            finish_nb(su, st, tm, cnt, ct, log, logging, seat, rnd, counts)
+            finish_nb(su, st, occ, tm, cnt, ct, log, logging, seat, rnd, counts)
             break
         may_extra = first or g[G_CHAIN] != 0
         if passing:
@@ -625,11 +615,11 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
             # group rule and the special of a square it pushes onto), then every X and O
             # stepped onto acts, X first
             if st[seat, ST_PASS_T]:
-                if t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
+                if t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
                         legs, counts):
                     break
             else:
-                pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging,
+                pushed, ended = pushed_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging,
                                           seat, rnd, race, legs, counts)
                 if ended:
                     break
@@ -640,8 +630,8 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
                         pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team,
                                        rnd, tdist, may_extra)
                     elif mark == MARK_T:
-                        if t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd,
-                                race, legs, counts):
+                        if t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat,
+                                rnd, race, legs, counts):
                             break
                     elif mark == MARK_O:
                         pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
@@ -651,7 +641,7 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
             for _ in range(st[seat, ST_PASS_O]):
                 pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
         else:
-            pushed, ended = pushed_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging,
+            pushed, ended = pushed_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging,
                                       seat, rnd, race, legs, counts)
             if ended:
                 break
@@ -664,7 +654,7 @@ def turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits, rng, script, ct, log, 
                 pend_x += x_nb(tr, su, rl, st, tm, cnt, ct, log, logging, seat, team, rnd,
                                tdist, may_extra)
             elif mark == MARK_T:
-                t_nb(tr, g, su, st, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
+                t_nb(tr, g, su, st, occ, tm, cnt, vs, visits, ct, log, logging, seat, rnd, race,
                      legs, counts)
             elif mark == MARK_O:
                 pend_o += o_nb(cnt, ct, log, logging, seat, rnd, may_extra)
@@ -724,7 +714,7 @@ def log_state_nb(tr, su, rl, st, cnt, ct, log, seat, rnd):
 # --- the block entry point --------------------------------------------------------------------
 @entry_hot
 def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out, log, ct,
-                  st, tm, cnt, vs, rng, aux):
+                  st, occ, tm, cnt, vs, rng, aux):
     """Play `races` (int64 race indices) of one set-up; fill the records.
 
     tr: int16[track row], g: int16[G_LEN], su: int64[SU_LEN] (consts for all three).
@@ -734,9 +724,10 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
     visits_out: VISIT_DTYPE[len(races) * seats * shootings]; ct[CT_VISITS] rows are written.
     log: int16[rows, LOG_COLS]; written when su[SU_LOG] is 1 (one race per call is sensible).
     ct: int64[CT_N] counters (visits written, log rows, log overflow, script faces used).
-    Work space the caller allocates (and so keeps alive): st int32[seats, ST_N], tm
-    int32[teams, TM_N], cnt int32[seats, CN_N], vs int32[seats, VS_N], rng uint64[1],
-    aux int64[1 + 2 * teams + laps + 2].
+    Work space the caller allocates (and so keeps alive): st int32[seats, ST_N], occ
+    int32[stages, max(loop squares, range lines + 1, MAX_SUB)] (the racers on each position,
+    place_nb), tm int32[teams, TM_N], cnt int32[seats, CN_N], vs int32[seats, VS_N],
+    rng uint64[1], aux int64[1 + 2 * teams + laps + 2].
 
     Every array is used through a borrowed view (kernels/borrow.py): numba's atomic reference
     counts on arrays handed to helpers took 85% of the time (measured with perf).
@@ -752,6 +743,7 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
     log = borrow_nb(log)
     ct = borrow_nb(ct)
     st = borrow_nb(st)
+    occ = borrow_nb(occ)
     tm = borrow_nb(tm)
     cnt = borrow_nb(cnt)
     vs = borrow_nb(vs)
@@ -781,17 +773,21 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
         race = races[slot]
         seed_stream_nb(rng, seed, race, STREAM_CHANCE)
         st[:, :] = 0
+        occ[:, :] = 0
+        occ[START, 0] = n
         tm[:, :] = 0
         cnt[:, :] = 0
         vs[:, :] = -1
         counts[0] = 0
         for s in range(n):
             st[s, ST_LAP] = 1 if s % legs == 0 else 0
-            st[s, ST_STAGE] = START if s % legs == 0 else WAITING
+            if s % legs:
+                place_nb(st, occ, s, WAITING, 0)
             cnt[s, CN_FINISH_ROUND] = -1
         full = nl + rl[1]
         for t in range(n_teams):
             tdist[t] = full * legs
+        best = full * legs                 # the least of tdist, kept up to date below
         leader = -1
         lead_changes = 0
         last_range_team = -1
@@ -833,18 +829,26 @@ def play_races_nb(tr, g, su, seed, races, colours, script, seats_out, visits_out
                         if not (over and g[G_EXIT_SAME]):
                             purpose = NO_MOVE
                 if purpose != NO_MOVE:
-                    left = turn_moves_nb(tr, g, su, rl, st, tm, cnt, vs, visits_out, rng, script, ct,
-                                         log, logging, seat, rnd, race, purpose, counts, tdist)
+                    left = turn_moves_nb(tr, g, su, rl, st, occ, tm, cnt, vs, visits_out, rng,
+                                         script, ct, log, logging, seat, rnd, race, purpose,
+                                         counts, tdist)
                     if purpose == ROLL_EXIT:
                         left_last = left
                 if logging:
                     log_state_nb(tr, su, rl, st, cnt, ct, log, seat, rnd)
-                # the leader (section 12); only the acting team's distance has changed
-                tdist[team] = team_dist_nb(tr, su, rl, st, tm, team)
-                best = BIG
-                for t in range(n_teams):
-                    if tdist[t] < best:
-                        best = tdist[t]
+                # the leader (section 12); only the acting team's distance has changed, so the
+                # least distance is read again only when that team held it and fell back
+                # (reading tdist whole just after this store stalled on every turn: perf)
+                old = tdist[team]
+                d = team_dist_nb(tr, su, rl, st, tm, team)
+                tdist[team] = d
+                if d <= best:
+                    best = d
+                elif old == best:
+                    best = BIG
+                    for t in range(n_teams):
+                        if tdist[t] < best:     # not min(): one compile of it fewer here
+                            best = tdist[t]
                 new = leader
                 if leader < 0 or tdist[leader] != best:
                     for t in range(n_teams):

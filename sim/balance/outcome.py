@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..blocks import blocks_needed
 from ..validation import Patch
 from .edits import _apply, _element, _entry_field, _header, base_position, knob_value, patches_for
 from .scoring import Evaluation, _stat_label, residuals
@@ -112,7 +113,7 @@ class Outcome:
         """Every design on the base data with each of `patches` (which -> patches), on the check's
         races, in one batch of tasks (play_guided)."""
         s = self.search
-        nbs = {d.label: max(1, -(-races // s.block[d.label])) for d in s.bf.designs}
+        nbs = {d.label: max(1, blocks_needed(races, s.block[d.label])) for d in s.bf.designs}
         sums = {(d.label, which): np.zeros((2, nbs[d.label], len(s.stats[d.label])))
                 for d in s.bf.designs for which in patches}
         by_label = {d.label: d for d in s.bf.designs}

@@ -3,6 +3,7 @@ the work of a batch cut into tasks; and the stages a candidate is played in."""
 from __future__ import annotations
 
 from .. import games
+from ..blocks import blocks_needed
 from ..validation import DataError, Patch
 from .scoring import Stat, block_sums
 
@@ -86,7 +87,7 @@ def guided_tasks(work: list[tuple], n_jobs: int, smallest: int = 1) -> list[list
                     tasks.append(task)
                 room = max(least, -(-left // (2 * n)), smallest * per)
                 task = []
-            e = min(b1, a + max(smallest, -(-room // per)))
+            e = min(b1, a + max(smallest, blocks_needed(room, per)))
             task.append((owner, label, a, e))
             room -= (e - a) * per
             left -= (e - a) * per

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import games
+from ..blocks import blocks_needed
 from ..seeds import cell_seed
 from .spec import BalanceFile, DesignSpec, Knob
 from .edits import allowed, base_position, change_cost, knob_value, patches_for
@@ -41,7 +42,7 @@ class Search:
         self.base_bundle = self.mod.load_bundle(bf.data)
         self.block = {d.label: self.mod.block(self.base_bundle, d.design) for d in bf.designs}
         races = bf.races if races is None else races
-        self.n_blocks = {k: max(1, -(-races // b)) for k, b in self.block.items()}
+        self.n_blocks = {k: max(1, blocks_needed(races, b)) for k, b in self.block.items()}
         self.stats = {d.label: design_stats(bf, self.mod, self.base_bundle, d) for d in bf.designs}
         self.scoring = make_scoring(bf, self.stats)
         self.evals: dict[str, Evaluation] = {}

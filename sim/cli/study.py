@@ -48,7 +48,7 @@ def cmd_study(args: argparse.Namespace) -> int:
     import shlex
 
     from .. import games
-    from ..study import check_study, load_study, run_study, whole_blocks
+    from ..study import check_study, load_study, round_cells_to_blocks, run_study
 
     def bad(message: str) -> int:
         return fail("study", message)
@@ -84,7 +84,7 @@ def cmd_study(args: argparse.Namespace) -> int:
             return print_problems(args.file, exc)
         for name, why in study.screen_left_out.items():
             print(f"note: screen step {name!r} left out: its data is invalid ({why})")
-        notes = whole_blocks(study, bundles)  # the total below is what will be played, rounding included
+        notes = round_cells_to_blocks(study, bundles)  # the total below is what will be played, rounding included
         shown = study.selected(only or None, include)      # the cells it would play
         sized = [c for c in shown if c.target is not None]
         print(f"{study.title}: {len(shown)} cell(s), {sum(c.races * len(c.variants) for c in shown):,} races in "

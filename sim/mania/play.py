@@ -111,7 +111,10 @@ def _run(bundle, s: Setup, seed, races, colours, script, log_rows):
     ct = np.zeros(C.CT_N, np.int64)
     script = np.asarray([] if script is None else script, dtype=np.int64)
     laps = int(bundle.formats[s.fmt, 0])
-    work = (np.zeros((s.seats, C.ST_N), np.int32), np.zeros((s.teams, C.TM_N), np.int32),
+    squares = max(int(bundle.tracks[s.track][C.TR_N]), int(bundle.game[C.G_LINES]) + 1, C.MAX_SUB)
+    work = (np.zeros((s.seats, C.ST_N), np.int32),
+            np.zeros((len(C.STAGE_NAMES), squares), np.int32),     # racers on each position
+            np.zeros((s.teams, C.TM_N), np.int32),
             np.zeros((s.seats, C.CN_N), np.int32), np.zeros((s.seats, C.VS_N), np.int32),
             np.zeros(1, np.uint64), np.zeros(1 + 2 * s.teams + laps + 2, np.int64))
     play_races_nb(np.ascontiguousarray(bundle.tracks[s.track]), bundle.game,

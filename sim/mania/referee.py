@@ -385,22 +385,28 @@ class Referee:
         return (f"row {idx}, round {self.round}, seat {seat}, "
                 f"{EVENT_NAMES.get(kind, f'kind {kind}')}")
 
-    def _take(self, kind, seat, what, round_loose=False, seat_alts=None):
-        """The next row, which must be `kind` for `seat` in the current round (`seat_alts`:
-        {other seat: reading} where the docs leave the seat column open)."""
+    def _peek(self, kind, seat, what, seat_alts=None):
+        """The current row, not taken, which must be `kind` for `seat` (`seat_alts`: {other
+        seat: reading} where the docs leave the seat column open)."""
         if self.i >= len(self.rows):
             self.fail(f"row {self.i}, round {self.round}, seat {seat}: the log ends here but "
                       f"{EVENT_NAMES[kind]} was expected ({what})")
         row = self.rows[self.i]
-        rnd, s, k = row[0], row[1], row[2]
-        if seat_alts:
-            if s in seat_alts and k == kind:
-                self.cov[f"reading:{seat_alts[s]}"] += 1
-                seat = s
+        s, k = row[1], row[2]
+        if seat_alts and s in seat_alts and k == kind:
+            self.cov[f"reading:{seat_alts[s]}"] += 1
+            seat = s
         if k != kind or s != seat:
             self.fail(f"row {self.i}, round {self.round}: expected {EVENT_NAMES[kind]} of seat "
                       f"{seat} ({what}); logged {EVENT_NAMES.get(k, f'kind {k}')} of seat {s}: "
                       f"{row}")
+        return row
+
+    def _take(self, kind, seat, what, round_loose=False, seat_alts=None):
+        """The next row, which must be `kind` for `seat` in the current round (`seat_alts`: as
+        `_peek`)."""
+        row = self._peek(kind, seat, what, seat_alts)
+        rnd, seat = row[0], row[1]
         if rnd != self.round:
             if round_loose and rnd in (0, self.round + 1):
                 self.cov[f"reading:post_race_round={'0' if rnd == 0 else 'last+1'}"] += 1
@@ -452,14 +458,7 @@ class Referee:
         if nd != self.number_dice:
             self.cov["two_racers_one_number_die"] += 1
         if self.checking:
-            if self.i >= len(self.rows):
-                self.fail(f"row {self.i}, round {self.round}, seat {r.seat}: the log ends here "
-                          f"but a ROLL (purpose {purpose}) was expected")
-            row = self.rows[self.i]
-            if row[2] != EV_ROLL or row[1] != r.seat:
-                self.fail(f"row {self.i}, round {self.round}: expected ROLL of seat {r.seat} "
-                          f"(purpose {purpose}), logged {EVENT_NAMES.get(row[2], row[2])} of "
-                          f"seat {row[1]}: {row}")
+            row = self._peek(EV_ROLL, r.seat, f"purpose {purpose}")
             idx = [row[5]] + ([row[6]] if nd == 2 else [])
             for f in idx:
                 if not 0 <= f < len(faces):
@@ -478,14 +477,7 @@ class Referee:
         """A shooting-die face index taken from the current SHOT row (a2 or a4) or the dice."""
         n = len(self.die)
         if self.checking:
-            if self.i >= len(self.rows):
-                self.fail(f"row {self.i}, round {self.round}, seat {r.seat}: the log ends here "
-                          f"but a SHOT was expected")
-            row = self.rows[self.i]
-            if row[2] != EV_SHOT or row[1] != r.seat:
-                self.fail(f"row {self.i}, round {self.round}: expected SHOT of seat {r.seat} "
-                          f"(shot {r.fired + 1}), logged {EVENT_NAMES.get(row[2], row[2])} of "
-                          f"seat {row[1]}: {row}")
+            row = self._peek(EV_SHOT, r.seat, f"shot {r.fired + 1}")
             f = row[3 + slot]
             if not 0 <= f < n:
                 self.fail(f"{self._where(self.i, r.seat, EV_SHOT)}: face index {f} (a{slot}) is "
