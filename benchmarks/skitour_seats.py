@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/skitour_seats.py --players random,balanced,lookahead --races 40000
     .venv/bin/python benchmarks/skitour_seats.py --versus balanced,lookahead --races 40000
+    .venv/bin/python benchmarks/skitour_seats.py --versus reference,balanced --races 1500 --jobs 16
     .venv/bin/python benchmarks/skitour_seats.py --players balanced --side advanced --data skitour-unbalanced
     .venv/bin/python benchmarks/skitour_seats.py --players reference --courses Long --races 250 --start 250
     .venv/bin/python benchmarks/skitour_seats.py --players balanced --turn-order
@@ -11,7 +12,8 @@ in whole blocks; `--data`: a data folder or example set, the shipped one by defa
 played by the same player; prints seat 0's win rate (it holds the first-player marker in round 1)
 with its 95% Wilson interval, per course, against the fair 25%. Versus: the first player in seats
 0 and 2, the second in 1 and 3, then swapped, on the same races; prints each one's share of wins
-and the gap with its 95% interval (the race is the unit: two seats of a race are not independent).
+and the gap with its 95% interval (the race is the unit: two seats of a race are not independent);
+`--jobs N` plays them in blocks in N processes, with the same result.
 A race depends only on (data, set-up, seed, race index), so `--start` plays the races from that
 index on: runs of consecutive blocks add up to one run of them all (seats: sum the win counts).
 `--turn-order` (seats, the marker starting at seat 0) also prints where the winner moved in the
@@ -65,18 +67,41 @@ def turn_order(s: np.ndarray) -> tuple[np.ndarray, float, dict]:
     return order, float(((fin == rnd[:, None]).sum(1) >= 2).mean()), rounds
 
 
-def versus(bundle, course: str, a: str, b: str, races: int, seed: int, side: str = "basic",
-           start: int = 0):
-    ids = np.arange(start, start + races)
+def versus_wins(bundle, course: str, a: str, b: str, ids: np.ndarray, seed: int,
+                side: str = "basic") -> np.ndarray:
+    """Per race of `ids`, each player's wins (a, b) summed over the race played both ways."""
     nat = nations(bundle, Design(course, 4, side=side), seed, ids)
     pa, pb = resolve(a), resolve(b)
-    wins = np.zeros((races, 2))
+    wins = np.zeros((len(ids), 2))
     for seats in ([0, 1, 0, 1], [1, 0, 1, 0]):
         s, _ = play_block(bundle, course, nat, seed, ids, players=(pa, pb), seat_players=seats)
         won = s["won"].reshape(-1, 4).astype(float)
         sa = np.array(seats) == 0
         wins[:, 0] += won[:, sa].sum(1)
         wins[:, 1] += won[:, ~sa].sum(1)
+    return wins
+
+
+def _versus_block(job):
+    data, course, a, b, ids, seed, side = job
+    return versus_wins(load_bundle(data), course, a, b, ids, seed, side)
+
+
+def versus(bundle, course: str, a: str, b: str, races: int, seed: int, side: str = "basic",
+           start: int = 0, jobs: int = 1, data=None):
+    """(a's share of its seats' wins, b's, the gap, the gap's 95% half-width). With jobs > 1 the
+    races are played in blocks by that many worker processes (each loads `data`): a race depends
+    only on its index, so the result is the one process's."""
+    ids = np.arange(start, start + races)
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        blocks = np.array_split(ids, min(races, 4 * jobs))
+        with ProcessPoolExecutor(jobs) as ex:
+            wins = np.concatenate(list(ex.map(_versus_block, [(data, course, a, b, x, seed, side)
+                                                              for x in blocks])))
+    else:
+        wins = versus_wins(bundle, course, a, b, ids, seed, side)
     share = wins / 2.0                      # per race: each player's expected wins of its 2 seats
     d = share[:, 0] - share[:, 1]
     se = d.std(ddof=1) / np.sqrt(races)
@@ -95,9 +120,11 @@ def main(argv=None) -> None:
                     help="seats: also where the winner moved in its finishing round's turn order")
     ap.add_argument("--side", choices=("basic", "advanced"), default="basic")
     ap.add_argument("--data", default=None, help="a data folder or example set (default: the shipped data)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="versus: worker processes, each playing blocks of the races (default 1)")
     a = ap.parse_args(argv)
-    if a.start < 0 or a.races < 2:
-        ap.error("--start must be at least 0 and --races at least 2")
+    if a.start < 0 or a.races < 2 or a.jobs < 1:
+        ap.error("--start must be at least 0, --races at least 2 and --jobs at least 1")
     bundle = load_bundle(a.data)
     if a.turn_order and int(bundle.tables.rules[C.R_FIRST_PLAYER]) != C.FIRST_SEAT:
         ap.error("--turn-order needs the marker to start at seat 0 (first_player = first_seat)")
@@ -105,7 +132,8 @@ def main(argv=None) -> None:
         if a.versus:
             x, y = a.versus.split(",")
             t0 = time.perf_counter()
-            ra, rb, gap, hw = versus(bundle, course, x, y, a.races, a.seed, a.side, a.start)
+            ra, rb, gap, hw = versus(bundle, course, x, y, a.races, a.seed, a.side, a.start,
+                                     a.jobs, a.data)
             print(f"{course}: {x} {100 * ra:.2f}% of its seats, {y} {100 * rb:.2f}%: gap "
                   f"{100 * gap:+.2f} points [{100 * (gap - hw):+.2f}, {100 * (gap + hw):+.2f}] "
                   f"({2 * a.races:,} races, {time.perf_counter() - t0:.0f} s)")
