@@ -15,13 +15,13 @@ step 2 starts from `tuned`, not from it.
 import sys
 from pathlib import Path
 
-from kernels.blast.players import P_CARD0, PARAM_NAMES
+from kernels.blast.players import P_CARD0, P_CARDX0, PARAM_NAMES
 from sim.blast import load_bundle
 from sim.blast.game import Roster
 from sim.blast.players import write_persona
 from sim.tune import tune
 
-CARD = tuple(PARAM_NAMES[P_CARD0:])
+CARD = tuple(PARAM_NAMES[P_CARD0:P_CARDX0])     # the 14 card weights (not the hand and race ones, made later)
 STEPS = (   # out name, start, trails, weights, races per candidate, seed, opponent
     ("card-on-balanced", "balanced", ("Kurz", "Lang"), CARD, 1200, 7, "balanced"),
     ("card-on-tuned", "tuned", ("Kurz", "Lang"), CARD, 1200, 7, "tuned"),

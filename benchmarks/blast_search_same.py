@@ -79,6 +79,8 @@ for name, (trail, players) in LINEUPS.items():
                 if f == "masks":        # the others' spaces and lanes that move_context_nb keeps in
                     a = a.copy()        # its last 2 * MAX_RACERS entries (since 2026-11-28) as zeros,
                     a[-2 * 6:] = 0      # as they were before
+                if f == "params":       # the weights from P_CARDX0 on (since 2026-11-28) are 0 in
+                    a = a[:, :K.P_CARDX0]   # every line-up; the vector was 43 long before
                 h.update(np.ascontiguousarray(a).tobytes())
             again = type(st)(*(a.copy() for a in st))
             ro = new_state(K.N_PARAMS, 0)

@@ -59,8 +59,8 @@ def test_the_random_player_makes_every_class_of_blunder(bundle):
 def test_the_default_and_the_personas_make_no_dominated_decision(bundle):
     """10 races a trail for the default, 3 for each other persona (CI's time; the command in
     docs/players.md checks 10,000 races of each)."""
-    for player, races in (("balanced", 10), ("distilled", 3), ("sprinter", 3), ("conservative", 3),
-                          ("sharpshooter", 3), ("tuned", 3)):
+    for player, races in (("balanced", 10), ("distilled", 3), ("distilled2", 3), ("sprinter", 3),
+                          ("conservative", 3), ("sharpshooter", 3), ("tuned", 3)):
         t = blunder_table([player], races=races, seed=11, bundle=bundle)
         checked = dict(zip(t["blunder"], t["decisions"]))
         assert checked["stopped_short"] > 40 * races

@@ -4,17 +4,21 @@ worth of the Motivation choice (worth_*), the wind's target (wind_ahead), coach 
 with the engine's own play_turn_nb (as tests/test_rulebook_examples.py does) twice: with the
 weights of a persona file that changes one of them, and with those of the file's base, and checks
 that the decision changes. A bad value is refused with the file, persona and field, exit status 2.
+The card choice's hand and race weights (card_top, card_late, ...: issue 27 item 2) are checked on
+the card choice itself (choose_card_nb) on a hand-built hand.
 """
 import numpy as np
 import pytest
 
 from kernels.blast import consts as C
 from kernels.blast import events as E
+from kernels.blast import players as K
 from kernels.blast.players import HEURISTIC, SC_ACTION, SC_DEST, SC_LANE
 from kernels.blast.state import (
-    G_FACE0, G_MN, G_MTOP, G_WIND, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_PLAYER,
-    SEAT_POS, SEAT_WAITS,
+    G_FACE0, G_MN, G_MTOP, G_WIND, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_HAND_N,
+    SEAT_PLAYER, SEAT_POS, SEAT_WAITS,
 )
+from kernels.jit import python_callable
 from sim.blast import load_bundle
 from sim.blast.players import resolve
 from sim.cli import main
@@ -131,6 +135,41 @@ def test_band_window_decides_when_the_range_counts(shipped, tmp_path):
         play(b, st, 0, t)
         played[name] = (events_of(st, E.ACTION, 0)[0, 1], st.seat[SEAT_POS, 0] - rng)
     assert played == {"near": (C.TOP, -7), "far": (C.BOTTOM, -9)}
+
+
+def test_the_hand_and_race_card_weights_change_the_card(shipped, tmp_path):
+    """The card choice's hand and race features (docs/players.md, "Closer to the reference"): with
+    Skate, Virtuoso and Fjord Climb in hand on Kurz, the plain heuristic plays Virtuoso, the move
+    that reaches furthest at no pulse. Virtuoso is also the hand's best card by worth (5.4, 0.4
+    over Fjord Climb's 5.0): card_top = -2 keeps it and plays Skate. card_late = -3 (big cards
+    early, a worth times the share of the race run) changes nothing on the start line, where the
+    share is 0, and plays Skate 40 spaces on."""
+    b = shipped
+    tb = b.tables
+    t = b.trail_id("Kurz")
+    features = python_callable(K.card_features_nb)
+    choose = python_callable(K.choose_card_nb)
+    hand = [b.card_id(n) for n in ("Skate", "Virtuoso", "Fjord Climb")]
+
+    def card(weights, pos):
+        st = scenario(b, t, [b.biathlete_id("Owens")], [C.RED])
+        st.seat[SEAT_PLAYER, 0] = HEURISTIC
+        st.params[0] = persona(tmp_path, weights)
+        place(st, 0, pos)
+        st.hand[0, :3] = hand
+        st.seat[SEAT_HAND_N, 0] = 3
+        out = np.zeros((3, len(K.CARD_FEATURES)))
+        features(st, tb, t, 0, out)
+        return b.card_names[choose(st, tb, t, 0)], out
+
+    plain, out = card("", 5)
+    assert plain == "Virtuoso"
+    assert out[:, K.F_TOP] == pytest.approx([0.0, 0.4, 0.0])
+    assert out[:, K.F_LATE] == pytest.approx(out[:, K.F_WORTH] * 5 / tb.finish_pos[t])
+    assert card("card_top = -2", 5)[0] == "Skate"
+    assert card("mat_top = -2", 5)[0] == "Virtuoso"         # the mat's weights count only on a mat
+    assert card("card_late = -3", 0)[0] == "Virtuoso"
+    assert card("card_late = -3", 40)[0] == "Skate"
 
 
 def test_a_bad_weight_is_refused_in_one_line(tmp_path, capsys):

@@ -93,24 +93,28 @@ P_BAND_WINDOW = 28    # spaces before the range within which the accuracy band c
 P_CARD0 = 29          # card choice off a mat: weights of the card features F_WORTH .. F_WIND (7), added
                       # to the move score (a distilled card policy; all 0: the plain heuristic)
 P_MAT0 = 36           # card choice on a shooting mat: the same 7 weights, added to -score
-N_PARAMS = 43
+P_CARDX0 = 43         # card choice off a mat: weights of the hand and race features F_TOP .. F_LATE_GAIN (3)
+P_MATX0 = 46          # card choice on a shooting mat: the same 3 weights
+N_PARAMS = 49
 PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
                "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit",
                "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm",
                "worth_uphill", "worth_flat", "worth_downhill", "worth_pulse", "worth_icy", "worth_wind",
                "wind_ahead", "coach_first", "band_window",
                "card_worth", "card_init", "card_gain", "card_pulse", "card_steps", "card_icy", "card_wind",
-               "mat_worth", "mat_init", "mat_gain", "mat_pulse", "mat_steps", "mat_icy", "mat_wind")
+               "mat_worth", "mat_init", "mat_gain", "mat_pulse", "mat_steps", "mat_icy", "mat_wind",
+               "card_top", "card_late", "card_late_gain", "mat_top", "mat_late", "mat_late_gain")
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0, 0.0,
                            2.0, 4.0, 2.0, 1.0,
-                           1.2, 1.0, 0.6, 0.5, 1.0, 0.3, 3.0, 1.0, 6.0] + [0.0] * 14)
+                           1.2, 1.0, 0.6, 0.5, 1.0, 0.3, 3.0, 1.0, 6.0] + [0.0] * 20)
 assert len(PARAM_NAMES) == N_PARAMS == DEFAULT_PARAMS.shape[0]
 assert (P_WORTH_FLAT - P_WORTH_UPHILL, P_WORTH_DOWNHILL - P_WORTH_UPHILL) == (FLAT - UPHILL, DOWNHILL - UPHILL)
 N_WORTH = 6           # the worth weights P_WORTH_UPHILL .. P_WORTH_WIND
 
 # The features of a card in hand that the card choice scores (card_features_nb), in the order of the
-# weights P_CARD0 + k - 1 and P_MAT0 + k - 1 (F_SCORE has no weight: it is the move score itself)
-CARD_FEATURES = ("score", "worth", "init", "gain", "pulse", "steps", "icy", "wind")
+# weights P_CARD0 + k - 1 and P_MAT0 + k - 1 (F_SCORE has no weight: it is the move score itself),
+# then F_TOP .. F_LATE_GAIN, weighted by P_CARDX0 + k - F_TOP and P_MATX0 + k - F_TOP
+CARD_FEATURES = ("score", "worth", "init", "gain", "pulse", "steps", "icy", "wind", "top", "late", "late_gain")
 F_SCORE = 0   # the heuristic's score of the card's better action at its furthest reach (icy price included)
 F_WORTH = 1   # the card's position-free worth by the seat's worth weights (worth_nb, as for Motivation cards)
 F_INIT = 2    # its initiative with the dice as they show
@@ -119,7 +123,12 @@ F_PULSE = 4   # pulse cost of its better action
 F_STEPS = 5   # steps of its better action (all terrain classes, dice as they show)
 F_ICY = 6     # 1 if either action is icy
 F_WIND = 7    # 1 if either action shows the wind symbol
-N_CARD_FEATURES = 8
+F_TOP = 8     # the hand's best card by worth: its worth less the next best card's (0 for every other
+              # card, and for a card tied at the top): a weight below 0 keeps the best card
+F_LATE = 9    # worth x the share of the race run (position / finish): big cards played late
+F_LATE_GAIN = 10  # gain x the share of the race run: the gain counts more near the finish
+N_CARD_FEATURES = 8   # the features F_SCORE .. F_WIND (weights P_CARD0 .., P_MAT0 ..)
+N_CARD_EXTRA = 3      # the features F_TOP .. F_LATE_GAIN (weights P_CARDX0 .., P_MATX0 ..)
 
 NEG = -1.0e9
 FINISH_SCORE = 1.0e6  # the score of crossing the finish within the pulse limit, less the pulse
@@ -495,6 +504,12 @@ def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
 
 
 @inline
+def hand_worth_nb(tb, w, c, default):
+    """Card c's worth F_WORTH by the worth weights of w (the table's where they are the defaults)."""
+    return card_worth_nb(tb, c) if default else worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, w)
+
+
+@inline
 def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps, default):
     """The distilled part of a card's score: the weights w[k0 .. k0 + 6] times features F_WORTH ..
     F_WIND (card_features_nb). default: whether w's worth weights are the defaults (default_worth_nb),
@@ -505,6 +520,37 @@ def card_extra_nb(tb, dice, c, w, k0, gain, cost, steps, default):
     return (w[k0] * worth + w[k0 + 1] * value_nb(tb.card_init[c], dice, 0)
             + w[k0 + 2] * gain + w[k0 + 3] * cost + w[k0 + 4] * steps + w[k0 + 5] * icy
             + w[k0 + 6] * wind)
+
+
+@inline
+def hand_top_two_nb(st, tb, w, s, default):
+    """The largest and second largest worth (hand_worth_nb) of the cards in seat s's hand (NEG where
+    there is none)."""
+    first = NEG
+    second = NEG
+    for i in range(st.seat[SEAT_HAND_N, s]):
+        x = hand_worth_nb(tb, w, st.hand[s, i], default)
+        if x > first:
+            second = first
+            first = x
+        elif x > second:
+            second = x
+    return first, second
+
+
+@inline
+def top_margin_nb(worth, first, second):
+    """F_TOP: a card's lead in worth over the next best card in hand, if it is the best (0 otherwise,
+    and for one card alone or tied at the top)."""
+    if worth < first or second == NEG:
+        return 0.0
+    return worth - second
+
+
+@inline
+def race_share_nb(st, tb, trail, s):
+    """The share of the race seat s has run: its position over the finish's (0 at the start, 1 there)."""
+    return st.seat[SEAT_POS, s] / tb.finish_pos[trail]
 
 
 @inline
@@ -523,6 +569,13 @@ def card_features_nb(st, tb, trail, s, out):
         out[i, F_STEPS] = steps
         out[i, F_ICY] = 1.0 if (tb.card_icy[c, 0] == 1 or tb.card_icy[c, 1] == 1) else 0.0
         out[i, F_WIND] = 1.0 if (tb.card_wind[c, 0] == 1 or tb.card_wind[c, 1] == 1) else 0.0
+    n = st.seat[SEAT_HAND_N, s]
+    first, second = hand_top_two_nb(st, tb, st.params[s], s, False)
+    late = race_share_nb(st, tb, trail, s)
+    for i in range(n):
+        out[i, F_TOP] = top_margin_nb(out[i, F_WORTH], first, second)
+        out[i, F_LATE] = out[i, F_WORTH] * late
+        out[i, F_LATE_GAIN] = out[i, F_GAIN] * late
 
 
 @inline
@@ -552,7 +605,19 @@ def choose_card_nb(st, tb, trail, s):
     for k in range(k0, k0 + N_CARD_FEATURES - 1):
         if w[k] != 0.0:
             distilled = True
-    default = distilled and default_worth_nb(w)
+    kx = P_MATX0 if on_mat else P_CARDX0
+    extra = False
+    for k in range(kx, kx + N_CARD_EXTRA):
+        if w[k] != 0.0:
+            extra = True
+    default = (distilled or extra) and default_worth_nb(w)
+    first = NEG
+    second = NEG
+    late = 0.0
+    if extra:
+        # the hand's two best worths (F_TOP) and the share of the race run (F_LATE, F_LATE_GAIN)
+        first, second = hand_top_two_nb(st, tb, w, s, default)
+        late = race_share_nb(st, tb, trail, s)
     ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
     best_i = 0
     best_v = NEG * 10.0
@@ -562,6 +627,10 @@ def choose_card_nb(st, tb, trail, s):
         v_card *= sign
         if distilled:
             v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps, default)
+        if extra:
+            wv = hand_worth_nb(tb, w, c, default)
+            v_card += (w[kx] * top_margin_nb(wv, first, second) + w[kx + 1] * wv * late
+                       + w[kx + 2] * gain * late)
         if v_card > best_v:
             best_v = v_card
             best_i = i

@@ -256,6 +256,8 @@ class Roster:
         "card_icy": 1.0, "card_wind": 0.5,
         "mat_worth": 0.3, "mat_init": 0.2, "mat_gain": 0.3, "mat_pulse": 0.3, "mat_steps": 0.3,
         "mat_icy": 1.0, "mat_wind": 0.5,
+        "card_top": 0.3, "card_late": 0.3, "card_late_gain": 0.3,
+        "mat_top": 0.3, "mat_late": 0.3, "mat_late_gain": 0.3,
     }
 
     def __init__(self):

@@ -71,6 +71,12 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "mat_steps": (-50.0, 50.0, "card choice on a shooting mat: weight of steps of its better action (distilled policy; 0: the heuristic)"),
     "mat_icy": (-50.0, 50.0, "card choice on a shooting mat: weight of 1 if either action is icy (distilled policy; 0: the heuristic)"),
     "mat_wind": (-50.0, 50.0, "card choice on a shooting mat: weight of 1 if either action shows the wind symbol (distilled policy; 0: the heuristic)"),
+    "card_top": (-50.0, 50.0, "card choice off a mat: weight of the best card's lead in worth over the next best in hand (0 for the others; below 0 keeps the best card)"),
+    "card_late": (-50.0, 50.0, "card choice off a mat: weight of its worth times the share of the race run (above 0 plays big cards late)"),
+    "card_late_gain": (-50.0, 50.0, "card choice off a mat: weight of the spaces it gains times the share of the race run"),
+    "mat_top": (-50.0, 50.0, "card choice on a shooting mat: weight of the best card's lead in worth over the next best in hand (0 for the others)"),
+    "mat_late": (-50.0, 50.0, "card choice on a shooting mat: weight of its worth times the share of the race run"),
+    "mat_late_gain": (-50.0, 50.0, "card choice on a shooting mat: weight of the spaces it gains times the share of the race run"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
 #: weights that are switches: only the two ends of their range mean anything
