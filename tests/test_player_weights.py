@@ -180,3 +180,21 @@ def test_a_bad_weight_is_refused_in_one_line(tmp_path, capsys):
     lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
     assert code == 2 and 1 <= len(lines) <= 2 and "Traceback" not in err     # the problem (under a count)
     assert "half.toml: half: weights.coach_first: must be 0 or 1 (a switch), got 0.5" in lines[-1]
+
+
+def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
+    """A results folder's identity holds each player's recorded weights: the six card weights of
+    the hand and the race, added after folders were written, are recorded only where a persona
+    moves them off their default, so `distilled` records the 43 weights it did before they came
+    (its folders stay extensible), `distilled2` records them, and both read back to the weights
+    they play with."""
+    from sim.blast import game as G
+    from sim.blast.design import Design
+
+    d = Design("Kurz", 4, None, None, ("distilled", "distilled2"))
+    rec = G.player_records(d)
+    assert len(rec["distilled"]["weights"]) == G.RECORDED_WEIGHTS == 43 < len(K.DEFAULT_PARAMS)
+    assert len(rec["distilled2"]["weights"]) > G.RECORDED_WEIGHTS
+    back = G.design_from_dict(G.design_dict(d), rec)
+    for p, q in zip(back.players, d.resolved()):
+        assert p.weights == tuple(float(w) for w in q.weights) and len(p.weights) == len(K.DEFAULT_PARAMS)

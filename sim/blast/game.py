@@ -146,9 +146,27 @@ def design_from_dict(d: dict, players: dict | None = None):
     return _design.design_from_manifest({"design": d, "players": players or {}})
 
 
+#: weights every record keeps: all there were before the card weights of the hand and the race
+#: (2026-11-28). Later weights are recorded only up to the last one off its default, so a weight
+#: added at its default leaves every earlier results folder's identity as it was; a replay fills
+#: the rest with the defaults (design.design_from_manifest).
+RECORDED_WEIGHTS = 43
+
+
+def recorded_weights(weights) -> list[float]:
+    """A player's weights as a manifest records them (RECORDED_WEIGHTS)."""
+    from kernels.blast.players import DEFAULT_PARAMS
+
+    w = [float(x) for x in weights]
+    while len(w) > RECORDED_WEIGHTS and w[-1] == float(DEFAULT_PARAMS[len(w) - 1]):
+        w.pop()
+    return w
+
+
 def player_records(design) -> dict:
-    """What decides each player's play, by name: kind, weights (and where it was read)."""
-    return {p.name: {"kind": p.kind_name, "weights": list(p.weights), "source": p.source}
+    """What decides each player's play, by name: kind, weights (recorded_weights) and where it
+    was read."""
+    return {p.name: {"kind": p.kind_name, "weights": recorded_weights(p.weights), "source": p.source}
             for p in design.resolved()}
 
 
