@@ -9,6 +9,7 @@ same table. This module knows no game: it asks the registry (sim.games) and the 
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,6 +204,15 @@ def manifest(game: str, bundle, design, races: int, seed: int, command: str = ""
             "report": info.hook("report_params")(bundle) if "report_params" in info.hooks else {}}
 
 
+def frozen_players(mod, design):
+    """`design` with its players rebuilt from what a manifest records of them (kind and weights:
+    mod.player_records), so that every chunk plays exactly the recorded weights: the workers read
+    no persona file, and a file edited or added while a run or study plays changes none of its
+    races (a new persona file once stopped a running study; an edited one would have changed its
+    later chunks while the manifest kept the old weights)."""
+    return mod.design_from_dict(mod.design_dict(design), json.loads(json.dumps(mod.player_records(design))))
+
+
 def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAULT, chunk_size: int = 10_000,
               n_jobs: int = 1, out: str | Path | None = None, progress: bool = True,
               command: str = "", stop_after: int | None = None, collect: bool = True,
@@ -228,6 +238,7 @@ def run_races(bundle, design, races: int, seed: int, *, game: str = games.DEFAUL
     info = games.game(game)
     mod = info.load()
     mod.check_design(bundle, design)
+    design = frozen_players(mod, design)
     if races < 1 or chunk_size < 1:
         raise ValueError("races and chunk_size must be at least 1")
     names = mod.names(bundle, design)

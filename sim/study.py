@@ -25,7 +25,7 @@ import pandas as pd
 from . import games
 from .blocks import round_to_blocks
 from .run import IDENTITY, add_summaries, manifest, play_chunk, read_results, refuse_other_kind, same_play, \
-    study_store, summarise, summary_keys, warm_up
+    frozen_players, study_store, summarise, summary_keys, warm_up
 from .runner import Task, chunk_size as adaptive_chunk, has_search, progress_bar, run_tasks
 from .seeds import cell_seed
 from .store import FolderError, add_names, read_json
@@ -431,6 +431,7 @@ def run_study(study: Study, out: str | Path, *, n_jobs: int = 1, progress: bool 
     _write_study_json(study, out, command, repair)
     stores, summaries, planned = {}, {}, {}
     searching: dict[str, bool] = {}       # cell -> a search player sits in some seat
+    cells = [replace(c, design=frozen_players(mod, c.design)) for c in cells]   # the recorded weights, read once
     for cell in cells:
         first = cell.races
         if cell.target is not None:

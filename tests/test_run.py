@@ -130,3 +130,36 @@ def test_a_source_tree_not_installed_records_its_pyproject_version(monkeypatch):
     monkeypatch.setattr(md, "version", missing)
     with open(Path(__file__).resolve().parents[1] / "pyproject.toml", "rb") as f:
         assert package_version() == tomllib.load(f)["project"]["version"] != "unknown"
+
+
+def test_a_persona_edited_while_a_run_plays_changes_none_of_its_races(bundle, monkeypatch):
+    """The chunks play the weights the manifest records, read once before the first chunk: a
+    persona file edited (or a broken one added) while a run plays changes none of its races and
+    stops nothing."""
+    from dataclasses import replace
+
+    import sim.blast.design as D
+
+    design = Design("Kurz", 4, players=("balanced",))
+    a, _ = run_races(bundle, design, 120, 5, chunk_size=120, progress=False)
+    real_available, real_play, state = D.available, D.play_records, {"playing": False}
+
+    def play(*args, **kw):
+        state["playing"] = True
+        return real_play(*args, **kw)
+
+    def edited():
+        if state["playing"]:         # the file changed once the run had begun
+            known = dict(real_available())
+            p = known["balanced"]
+            known["balanced"] = replace(p, weights=(p.weights[0] * 3,) + tuple(p.weights[1:]))
+            return known
+        return real_available()
+
+    monkeypatch.setattr(D, "play_records", play)
+    monkeypatch.setattr(D, "available", edited)
+    b, _ = run_races(bundle, design, 120, 5, chunk_size=10, progress=False)
+    pd.testing.assert_frame_equal(a, b)
+    state["playing"] = True          # edited from the start: other races, so the check can fail
+    c, _ = run_races(bundle, design, 120, 5, chunk_size=10, progress=False)
+    assert not a.equals(c)

@@ -67,7 +67,10 @@ class Design:
         return 1 if self.biathletes is not None else len(bundle.biathlete_names) * C.N_COLOURS
 
     def resolved(self, known: dict[str, Player] | None = None) -> tuple[Player, ...]:
-        """The design's players, resolved by name (KeyError naming the known ones)."""
+        """The design's players, resolved by name (KeyError naming the known ones). Players given
+        as Player objects (sim.run.frozen_players) read no persona file."""
+        if known is None and all(isinstance(p, Player) for p in self.players):
+            return tuple(self.players)
         known = available() if known is None else known
         return tuple(resolve(p, known) for p in self.players)
 
