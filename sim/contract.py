@@ -135,6 +135,10 @@ class Roster(Protocol):
 
     def kind_name(self, player) -> str: ...
 
+    def recorded_weights(self, player) -> list:
+        """The player's weights as a results folder's identity records them (a weight added later at
+        its default may be left out, so that earlier folders stay extensible)."""
+
     def heuristic(self, player) -> bool: ...
 
     def with_weights(self, player, name: str, weights, description=None): ...

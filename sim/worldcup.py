@@ -398,7 +398,7 @@ def _cup_store(folder: Path, bundle, rules: CupRules, prefs, seed: int, keep_rac
 
     refuse_other_kind(folder, "run")
     m = {"kind": "worldcup", "game": "blast", "seed": seed, "data_hash": bundle.data_hash, "rules": asdict(rules),
-         "players": [player_record(p) for p in rules.seat_players()],
+         "players": [player_record(p, "blast") for p in rules.seat_players()],
          "preferences": None if prefs is None else np.asarray(prefs).tolist(), "keep_races": keep_races,
          "package_version": package_version(), "command": command}
     store = ChunkStore.of_run(folder)

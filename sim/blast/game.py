@@ -338,6 +338,10 @@ class Roster:
         return player.kind_name
 
     @staticmethod
+    def recorded_weights(player) -> list[float]:
+        return recorded_weights(player.weights)
+
+    @staticmethod
     def heuristic(player) -> bool:
         from kernels.blast.players import HEURISTIC
 

@@ -425,6 +425,10 @@ class Roster:
         return C.PLAYER_KINDS[player.kind]
 
     @staticmethod
+    def recorded_weights(player: P.PlayerSpec) -> list[float]:
+        return [float(w) for w in player.weights]
+
+    @staticmethod
     def heuristic(player: P.PlayerSpec) -> bool:
         return player.kind == C.PLAYER_HEURISTIC
 
