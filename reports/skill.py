@@ -36,6 +36,12 @@ def tag(default: str, strong: str) -> str:
     return "not settled under strong play"
 
 
+def _said(verdict: str) -> str:
+    """A band verdict as a sentence says it: "not enough races" (the interval reaches an edge of the
+    band) reads as a short count where thousands of races were played, so it is "not settled"."""
+    return "not settled (its interval reaches the band's edge)" if verdict == "not enough races" else verdict
+
+
 def skill_section(ctx: Context) -> Section:
     o, src, sc, en, E, T = ctx.o, ctx.source, ctx.sc, ctx.en, ctx.entrant, ctx.scenario
     s = Section("skill", "Does it hold under strong play?")
@@ -147,7 +153,7 @@ def skill_section(ctx: Context) -> Section:
         d = sub[sub.player == ctx.reference].iloc[0]
         g = sub[sub.player == STRONG].iloc[0]
         t0 = tag(d.verdict, g.verdict) or ("in band under both" if d.verdict == g.verdict == "in band" else
-                                           f"{d.verdict} under the default, {g.verdict} under the reference")
+                                           f"{_said(d.verdict)} under the default, {_said(g.verdict)} under the reference")
         ctx.strong.setdefault(("seat", "seat 0"), []).append(
             f"{t0} on {trail} at {n} racers ({d.ratio:.2f} → {g.ratio:.2f} x a fair share)")
         s.findings.append(f"The first player on {trail} ({n} racers) wins {100 * d.win_rate:.1f}% under the default and "
