@@ -207,10 +207,10 @@ def _unpack(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return rec, index
 
 
-def player_record(p: Player, game: str) -> dict:
-    """What of a player decides its play: its kind and weights as the game's roster records them
-    (Roster.recorded_weights), not its file or description."""
-    return {"kind": int(p.kind), "weights": roster(game).recorded_weights(p)}
+def player_record(p: Player, hook) -> dict:
+    """What of a player decides its play: its kind and weights as its game's players hook (`hook`,
+    roster()) records them (Roster.recorded_weights), not its file or description."""
+    return {"kind": int(p.kind), "weights": hook.recorded_weights(p)}
 
 
 def _ladder_store(out, bundle, jobs, seed: int, game: str, options, command: str, repair: bool, log):
@@ -222,7 +222,8 @@ def _ladder_store(out, bundle, jobs, seed: int, game: str, options, command: str
     from .store import ChunkStore
 
     refuse_other_kind(Path(out), "run")
-    players = {p.name: player_record(p, game) for _, arr, _, _ in jobs for p in arr}
+    hook = roster(game)
+    players = {p.name: player_record(p, hook) for _, arr, _, _ in jobs for p in arr}
     m = {"kind": "ladder", "game": game, "seed": seed, "data_hash": bundle.data_hash,
          "jobs": [[sc, [p.name for p in arr], start, stop] for sc, arr, start, stop in jobs],
          "players": players, "options": dict(options or {}), "package_version": package_version(),

@@ -392,13 +392,14 @@ def _cup_store(folder: Path, bundle, rules: CupRules, prefs, seed: int, keep_rac
     (the seat players' weights included: an edited persona file plays other cups)."""
     from dataclasses import asdict
 
-    from .ladder import player_record
+    from .ladder import player_record, roster
     from .run import package_version, refuse_other_kind
     from .store import ChunkStore
 
     refuse_other_kind(folder, "run")
+    hook = roster("blast")
     m = {"kind": "worldcup", "game": "blast", "seed": seed, "data_hash": bundle.data_hash, "rules": asdict(rules),
-         "players": [player_record(p, "blast") for p in rules.seat_players()],
+         "players": [player_record(p, hook) for p in rules.seat_players()],
          "preferences": None if prefs is None else np.asarray(prefs).tolist(), "keep_races": keep_races,
          "package_version": package_version(), "command": command}
     store = ChunkStore.of_run(folder)

@@ -199,7 +199,7 @@ def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
     for p, q in zip(back.players, d.resolved()):
         assert p.weights == tuple(float(w) for w in q.weights) and len(p.weights) == len(K.DEFAULT_PARAMS)
     # ladders and World Cups record their players the same way (the roster's recorded_weights)
-    from sim.ladder import player_record
+    from sim.ladder import player_record, roster
 
     for name in ("distilled", "distilled2"):
-        assert player_record(resolve(name), "blast")["weights"] == rec[name]["weights"]
+        assert player_record(resolve(name), roster("blast"))["weights"] == rec[name]["weights"]
