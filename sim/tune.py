@@ -22,6 +22,14 @@ falls below a tenth of its start, so that noisy early winners cannot freeze the 
 The result is the last mean, rounded to three decimals (the weights the persona file holds), then
 checked on a seed the tuning never used: the tuned persona against its start (or its opponent,
 when one is given), head to head.
+
+With `follow`, the opponent takes each candidate's values of the searched weights: a strength
+reference built on the start then meets every candidate as the reference built on that candidate,
+and the check measures the tuned persona against the reference built on it. That is issue 27's
+measure of a default (docs/players.md, "A reference built on the player it meets"): a search on a
+player's own weights gains about twice as much against it as against a player of the same strength
+whose weights differ, so a candidate tuned against a fixed reference learns to be unlike the
+reference's base rather than strong.
 """
 from __future__ import annotations
 
@@ -79,6 +87,7 @@ class TuneResult:
     param_names: tuple[str, ...] = ()    # the game's weight order
     options: dict | None = None
     opponent: Player | None = None       # the player in the other seats (None: the start)
+    follow: bool = False                 # the opponent took each candidate's searched weights
 
     @property
     def against(self) -> Player:
@@ -88,8 +97,9 @@ class TuneResult:
     @property
     def description(self) -> str:
         """The tuned persona's description (its file's)."""
-        return (f"Tuned from {self.start.name} by the cross-entropy method against {self.against.name} on "
-                f"{', '.join(self.trails)} with {self.racers} racers.")
+        built = " built on each candidate" if self.follow else ""
+        return (f"Tuned from {self.start.name} by the cross-entropy method against {self.against.name}{built} "
+                f"on {', '.join(self.trails)} with {self.racers} racers.")
 
     def weight_changes(self) -> str:
         """'name start -> tuned' for every tuned weight that moved."""
@@ -103,9 +113,18 @@ class TuneResult:
 
     def check_line(self) -> str:
         c = self.check
+        other = self.followed(self.tuned).name if self.follow else self.against.name
         return (f"check on seed {self.check_seed} (never used in tuning), {self.tuned.name} vs "
-                f"{self.against.name} head to head, {c.races:,} races on {', '.join(c.trails)}: "
-                + c.verdict(self.tuned.name, self.against.name))
+                f"{other} head to head, {c.races:,} races on {', '.join(c.trails)}: "
+                + c.verdict(self.tuned.name, other))
+
+    def followed(self, candidate: Player) -> Player:
+        """The opponent with `candidate`'s values of the searched weights (`follow`)."""
+        hook = roster(self.game)
+        idx = [self.param_names.index(k) for k in self.weights]
+        full = np.array(self.against.weights)
+        full[idx] = np.array(candidate.weights)[idx]
+        return hook.with_weights(self.against, f"{self.against.name}-on-{candidate.name}", full)
 
 
 def _elite_count(population: int) -> int:
@@ -118,7 +137,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
          weights: tuple[str, ...] | None = None, report: Callable[[str], None] | None = None, *,
          game: str | None = None, options: dict | None = None,
          opponent: str | Player | None = None, scheduler: str | None = None, keep=None,
-         repair: bool = False, log=None) -> TuneResult:
+         repair: bool = False, log=None, follow: bool = False) -> TuneResult:
     """Improve `start`'s weights by the cross-entropy method (module docstring), then check.
 
     game: default Blast; options: the game's options (Ski Tour's side). trails: Ski Tour's
@@ -133,6 +152,8 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     so that the same call resumes an interrupted tuning: finished generations are read back (the
     search then draws the same candidates from them) and a generation's finished chunks are
     reused; a folder that holds another tuning is refused (sim.store.FolderError, one line).
+    follow: the opponent takes each candidate's values of the searched weights (module docstring);
+    it needs an opponent whose searched weights are the start's (a reference built on it).
     """
     game = games.game(game).name
     hook = roster(game)
@@ -147,6 +168,16 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     unknown = [k for k in weights if k not in hook.spread]
     if unknown:
         raise ValueError(f"cannot tune {unknown[0]!r}; tunable weights: {', '.join(hook.spread)}")
+    if follow:
+        if against is start:
+            raise ValueError("following the candidates needs an opponent (--vs), e.g. the strength reference")
+        at = {k: hook.param_names.index(k) for k in weights}
+        differ = [k for k, i in at.items() if against.weights[i] != start.weights[i]]
+        if differ:
+            k = differ[0]
+            raise ValueError(f"following the candidates needs an opponent built on {start.name}: "
+                             f"{against.name}'s {k} is {against.weights[at[k]]:g}, "
+                             f"{start.name}'s {start.weights[at[k]]:g}")
     if not trails:
         raise ValueError(f"give at least one {games.game(game).scenario}")
     for trail in trails:
@@ -162,7 +193,8 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
                                    "name": name,
                                    "weights": list(weights), "trails": list(trails), "racers": racers,
                                    "population": population, "races_per_candidate": races_per_candidate,
-                                   "seed": seed, "options": dict(options or {}), "data_hash": bundle.data_hash})
+                                   "seed": seed, "options": dict(options or {}), "data_hash": bundle.data_hash,
+                                   **({"follow": True} if follow else {})})
     where = dict(scheduler=scheduler, repair=repair, log=log)
 
     idx = np.array([hook.param_names.index(k) for k in weights])
@@ -175,7 +207,7 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     per = math.ceil(races_per_candidate / (len(trails) * racers))  # races per trail and seat rotation
     result = TuneResult(start, start, tuple(trails), racers, seed, check_seed, game=game, weights=weights,
                         param_names=tuple(hook.param_names), options=dict(options) if options else None,
-                        opponent=None if against is start else against)
+                        opponent=None if against is start else against, follow=follow)
     k_elite = _elite_count(population)
 
     def player(i: int, w: np.ndarray) -> Player:
@@ -188,11 +220,13 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
         draws = np.clip(mean + spread * rng.standard_normal((population - 1, len(weights))), lo, hi)
         cands = np.vstack([mean, draws])
         players = [player(i, w) for i, w in enumerate(cands)]
-        jobs = generation_jobs(players, against, list(trails), racers, per, g)
+        jobs = generation_jobs(players, [result.followed(p) for p in players] if follow else against,
+                               list(trails), racers, per, g)
         rows = play_arrangements(bundle, jobs, seed, n_jobs, game=game, options=options, **where,
                                  out=None if keep is None else keep / f"generation-{g + 1:03d}")
-        won = rows[rows.player_name != against.name].groupby("player_name", observed=True).won.mean()
-        rates = won.reindex([p.name for p in players]).to_numpy()
+        names = [p.name for p in players]
+        won = rows[rows.player_name.isin(names)].groupby("player_name", observed=True).won.mean()
+        rates = won.reindex(names).to_numpy()
         gen = Generation(g, (g * len(trails) * per, (g + 1) * len(trails) * per), mean.copy(), spread.copy(),
                          cands, rates, per * racers * len(trails), time.perf_counter() - t0)
         result.generations.append(gen)
@@ -206,23 +240,25 @@ def tune(bundle, start: str | Player, trails: list[str], racers: int = 4,
     full[idx] = np.round(np.clip(mean, lo, hi), 3)
     tuned = hook.with_weights(start, name.lower(), full, result.description)
     result.tuned = tuned
-    result.check = head_to_head(bundle, tuned, against, list(trails), racers, check_races, check_seed, n_jobs,
+    result.check = head_to_head(bundle, tuned, result.followed(tuned) if follow else against, list(trails), racers,
+                                check_races, check_seed, n_jobs,
                                 known=known, game=game, options=options, **where,
                                 out=None if keep is None else keep / f"check-after-{generations:03d}")
     report(result.check_line())
     return result
 
 
-def generation_jobs(candidates: list[Player], against: Player, trails: list[str], racers: int, per: int,
-                    g: int) -> list[tuple[str, tuple, int, int]]:
+def generation_jobs(candidates: list[Player], against: Player | list[Player], trails: list[str], racers: int,
+                    per: int, g: int) -> list[tuple[str, tuple, int, int]]:
     """The ladder jobs of generation `g` (sim.ladder.play_arrangements): every candidate in one
-    seat against `against` in the others, rotated through every seat, `per` races on each trail;
-    all candidates on the same race indices, new ones each generation."""
+    seat against `against` in the others (a list: candidate i's own opponent), rotated through every
+    seat, `per` races on each trail; all candidates on the same race indices, new ones each generation."""
     jobs = []
     for t, trail in enumerate(trails):
         first = (g * len(trails) + t) * per
-        for p in candidates:
-            jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [against] * (racers - 1), racers)]
+        for i, p in enumerate(candidates):
+            o = against[i] if isinstance(against, list) else against
+            jobs += [(trail, arr, first, first + per) for arr in rotations([p] + [o] * (racers - 1), racers)]
     return jobs
 
 

@@ -81,6 +81,22 @@ def test_tune_command_writes_the_persona_the_library_finds(tuned, tmp_path):
     assert resolve(str(out)).weights == tuned.tuned.weights
 
 
+def test_tune_command_searches_the_weights_it_is_given(tmp_path, capsys):
+    """--weights: names and patterns; only those weights move (here the card weights, which the
+    default search leaves alone)."""
+    out = tmp_path / "cards.toml"
+    assert main(["tune", "--start", "distilled", "--trails", "Kurz", "--racers", "3", "--generations", "1",
+                 "--population", "3", "--races-per-candidate", "12", "--check-races", "12", "--seed", "5",
+                 "--weights", "card_*,mat_icy", "--out", str(out)]) == 0
+    moved = capsys.readouterr().out.split("weights: ", 1)[1].splitlines()[0]
+    names = {part.split(" ")[0] for part in moved.split(", ")}
+    assert names and names <= set(K.PARAM_NAMES[K.P_CARD0:K.P_MAT0]) | {"card_top", "card_late", "card_late_gain",
+                                                                      "mat_icy"}
+    start, tuned = resolve("distilled"), resolve(str(out))
+    changed = {k for k, a, b in zip(K.PARAM_NAMES, start.weights, tuned.weights) if a != b}
+    assert changed == names
+
+
 @pytest.mark.parametrize("args, message", [
     (["--start", "nobody"], "no player named 'nobody'"),
     (["--start", "random"], "only heuristic personas can be tuned"),
@@ -89,6 +105,9 @@ def test_tune_command_writes_the_persona_the_library_finds(tuned, tmp_path):
     (["--check-seed", "1"], "a seed the tuning does not use"),
     (["--name", "balanced"], "a name of its own"),
     (["--name", "Bad Name"], "a persona name is letters"),
+    (["--weights", "card_*,nosuch_*"], "--weights: 'nosuch_*' names no weight of Biathlon Blast's players"),
+    (["--follow"], "following the candidates needs an opponent (--vs)"),
+    (["--vs", "sprinter", "--follow"], "needs an opponent built on balanced: sprinter's"),
 ])
 def test_tune_rejects_bad_arguments_with_exit_2(capsys, tmp_path, args, message):
     argv = ["tune", "--trails", "Kurz", "--generations", "1", "--population", "2", "--races-per-candidate", "3",
@@ -117,6 +136,53 @@ def test_tuning_against_another_player_races_and_checks_against_it(bundle):
     assert "against sprinter" in res.description
     with pytest.raises(ValueError, match="name of its own"):
         tune(bundle, "balanced", opponent="sprinter", name="sprinter", **TINY)
+
+
+def test_a_followed_opponent_meets_each_candidate_with_its_weights(bundle):
+    """follow (tune --follow): each candidate's opponent is the --vs player with the candidate's
+    values of the searched weights, so a reference built on the start meets every candidate as the
+    reference built on it; the check measures the result against the opponent built on it. An
+    opponent not built on the start is refused."""
+    import sim.tune as T
+
+    start = resolve("balanced")
+    w = list(start.weights)
+    w[K.PARAM_NAMES.index("progress")] = 1.2          # not a searched weight: the opponent's own
+    on_start = start.with_weights("on-balanced", w)
+    seen = []
+    real = T.play_arrangements
+
+    def spy(bundle, jobs, *a, **kw):
+        seen.append(jobs)
+        return real(bundle, jobs, *a, **kw)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(T, "play_arrangements", spy)
+    try:
+        res = tune(bundle, start, seed=5, opponent=on_start, follow=True,
+                   **{**TINY, "generations": 1, "population": 3})
+    finally:
+        mp.undo()
+    idx = [K.PARAM_NAMES.index(k) for k in TUNED]
+    cands = {}
+    for trail, arr, first, end in seen[0]:
+        mine = [p for p in arr if p.name.startswith("tuned-candidate-")]
+        others = [p for p in arr if p not in mine]
+        assert len(mine) == 1 and len(others) == TINY["racers"] - 1
+        c = mine[0]
+        cands[c.name] = c
+        for o in others:
+            assert o.name == f"on-balanced-on-{c.name}"
+            assert np.array_equal(np.array(o.weights)[idx], np.array(c.weights)[idx])
+            assert o.weight("progress") == 1.2
+    assert len(cands) == 3 and len({tuple(c.weights) for c in cands.values()}) == 3
+    assert set(res.check.table.index) == {"tuned", "on-balanced-on-tuned"}
+    assert "vs on-balanced-on-tuned head to head" in res.check_line()
+    assert "built on each candidate" in res.description
+    with pytest.raises(ValueError, match="built on balanced: sprinter's"):
+        tune(bundle, "balanced", opponent="sprinter", follow=True, **TINY)
+    with pytest.raises(ValueError, match="needs an opponent"):
+        tune(bundle, "balanced", follow=True, **TINY)
 
 
 def test_a_kept_tuning_resumes_after_an_interruption(bundle, tuned, tmp_path, monkeypatch):

@@ -32,6 +32,14 @@ def add_parser(sub, info) -> None:
     tu.add_argument("--vs", default=None, metavar="PLAYER",
                     help="the player in the other seats and in the final check (default: --start); "
                          "e.g. reference, to tune against the strength reference")
+    tu.add_argument("--weights", default=None, metavar="NAMES",
+                    help="the weights to search, comma-separated, each a name or a pattern "
+                         "('card_*,mat_*': Blast's card weights; default: the game's tuned weights)")
+    tu.add_argument("--follow", action="store_true",
+                    help="the --vs player takes each candidate's values of the tuned weights: a "
+                         "reference built on --start then meets each candidate as the reference built "
+                         "on it, and the check is against the reference built on the result (the "
+                         "measure of a default: docs/players.md)")
     if info.players:
         scenario_option(tu, info, "trails", several=True, required=True)
     else:                 # a game without players: whatever it says, the command refuses it below
@@ -86,6 +94,18 @@ def cmd_tune(args: argparse.Namespace) -> int:
         other = hook.available().get(name)
     except DataError as exc:
         return bad(str(exc).splitlines()[0])
+    weights = None
+    if args.weights:
+        from fnmatch import fnmatchcase
+
+        weights = []
+        for pattern in split_list(args.weights):
+            hit = [k for k in hook.param_names if fnmatchcase(k, pattern)]
+            if not hit:
+                return bad(f"--weights: {pattern!r} names no weight of {info.title}'s players "
+                           f"(weights: {', '.join(hook.param_names)})")
+            weights += [k for k in hit if k not in weights]
+        weights = tuple(weights)
     source = hook.source(other) if other is not None else None
     if other is not None and out.parent.resolve() == Path(hook.persona_dir).resolve() and \
             (not source or Path(source).resolve() != out.resolve()):
@@ -93,9 +113,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     try:
         result = tune(bundle, args.start, split_list(args.trails) or [], args.racers, args.generations,
                       args.population, args.races_per_candidate, args.seed, args.jobs, args.check_races,
-                      args.check_seed, name, report=lambda line: print(line, flush=True), game=info.name,
+                      args.check_seed, name, weights, report=lambda line: print(line, flush=True), game=info.name,
                       options=options or None, opponent=args.vs, scheduler=args.scheduler, keep=args.keep,
-                      repair=args.repair, log=print)
+                      repair=args.repair, log=print, follow=args.follow)
     except (KeyError, ValueError) as exc:
         return bad(reason(exc))
     except DataError as exc:
@@ -108,7 +128,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     opts = "".join(f", {k} {v}" for k, v in (result.options or {}).items())
     note = (f"Written by: {command}\n"
             f"Tuning: seed {result.seed}, {len(g)} generations x {len(g[0].win_rates)} candidates x "
-            f"{g[0].races_per_candidate:,} races against {result.against.name} (races 0..{g[-1].races[1] - 1}"
+            f"{g[0].races_per_candidate:,} races against {result.against.name}"
+            f"{' built on each candidate' if result.follow else ''} (races 0..{g[-1].races[1] - 1}"
             f"{opts}), data {bundle.data_hash}.\n" + result.check_line())
     hook.write_persona(result.tuned, out, note="\n".join(wrap(note)), description=result.description)
     import pandas as pd
