@@ -55,3 +55,17 @@ def test_a_reversed_list_of_races_needs_no_second_compile():
     signatures = len(play_races_nb.overloads)
     play_block(b, setups[::-1], 5, races[::-1])
     assert len(play_races_nb.overloads) == signatures
+
+
+def test_a_chunk_played_in_kernel_blocks_equals_one_call(monkeypatch):
+    """play_records plays a chunk PLAY_BLOCK races per kernel call (fresh memory costs time): the
+    seat and visit records are those of one call over the whole chunk."""
+    from sim.blast import design as D
+
+    b = load_bundle()
+    d = D.Design(b.trail_names[0], 3)
+    one = D.play_records(b, d, 9, 5, 130)
+    monkeypatch.setattr(D, "PLAY_BLOCK", 17)
+    blocks = D.play_records(b, d, 9, 5, 130)
+    assert np.array_equal(one[0], blocks[0]) and np.array_equal(one[1], blocks[1])
+    assert len(one[0]) == 125 * 3
