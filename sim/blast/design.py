@@ -15,17 +15,12 @@ from kernels.blast.players import N_PARAMS
 from ..blocks import rotation
 from ..store import add_names, frame
 from .compile import CompiledBundle
-from .play import RaceSetup, make_setup, play_arrays
+from . import play as _play
+from .play import RaceSetup, joined, make_setup, play_arrays
 from .players import Player, available, resolve
 
 #: balanced line-ups cycle through every biathlete offset and every ski colour offset
 BALANCED = "balanced"
-
-#: races per kernel call in play_records: the players' weights (2.4 kB a race, the same for every
-#: race) are one block's, filled once, and the call's records reused memory, not fresh pages; a
-#: chunk of 20,000 races in one call spent about 9% of its CPU time outside the kernel, most of it
-#: faulting in those pages
-PLAY_BLOCK = 2048
 
 
 @dataclass(frozen=True)
@@ -117,7 +112,7 @@ class Design:
 def play_records(bundle: CompiledBundle, design: Design, seed: int, start: int,
                  stop: int) -> tuple[np.ndarray, np.ndarray]:
     """The (seats, visits) records of races start .. stop-1 (kernels.blast.results): the set-ups
-    built as the kernel's arrays with numpy (no object per race), PLAY_BLOCK races at a time."""
+    built as the kernel's arrays with numpy (no object per race), play.PLAY_BLOCK races a kernel call."""
     races = np.arange(start, stop, dtype=np.int64)
     players = design._seats(design.resolved())      # persona files read once per chunk, not once per use
     k, n = len(races), design.racers
@@ -129,16 +124,15 @@ def play_records(bundle: CompiledBundle, design: Design, seed: int, start: int,
     index = {name: i for i, name in enumerate(design.player_names(players))}
     ids = _padded(np.zeros((k, C.MAX_RACERS), np.int32), np.broadcast_to([index[pl.name] for pl in players], (k, n)))
     # every race's weights are the same: one block's, filled once and reused
-    params = np.zeros((min(k, PLAY_BLOCK), C.MAX_RACERS, N_PARAMS))
+    block = _play.PLAY_BLOCK
+    params = np.zeros((min(k, block), C.MAX_RACERS, N_PARAMS))
     params[:, :n] = np.array([pl.weights for pl in players])
     parts = []
-    for lo in range(0, max(k, 1), PLAY_BLOCK):
-        b = slice(lo, lo + PLAY_BLOCK)
+    for lo in range(0, max(k, 1), block):
+        b = slice(lo, lo + block)
         arrays = (trails[b], n_racers[b], bis[b], cols[b], kinds[b], params[:len(races[b])])
         parts.append(play_arrays(bundle, arrays, seed, races[b], ids[b]))
-    if len(parts) == 1:
-        return parts[0]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return joined(parts)
 
 
 def _padded(like: np.ndarray, values: np.ndarray) -> np.ndarray:
