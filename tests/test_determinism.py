@@ -55,3 +55,23 @@ def test_a_reversed_list_of_races_needs_no_second_compile():
     signatures = len(play_races_nb.overloads)
     play_block(b, setups[::-1], 5, races[::-1])
     assert len(play_races_nb.overloads) == signatures
+
+
+def test_races_played_in_kernel_blocks_equal_one_call(monkeypatch):
+    """play_records and play_block play PLAY_BLOCK races per kernel call (fresh memory costs
+    time): the seat and visit records are those of one call over all the races."""
+    from sim.blast import design as D
+    from sim.blast import play as P
+
+    b = load_bundle()
+    d = D.Design(b.trail_names[0], 3)
+    setups = random_setups(b, 40, np.random.default_rng(4))
+    races = np.arange(200, 240)[::-1]
+    one = D.play_records(b, d, 9, 5, 130)
+    whole = play_block(b, setups, 9, races, visits=True)
+    monkeypatch.setattr(P, "PLAY_BLOCK", 17)
+    blocks = D.play_records(b, d, 9, 5, 130)
+    assert np.array_equal(one[0], blocks[0]) and np.array_equal(one[1], blocks[1])
+    assert len(one[0]) == 125 * 3
+    parts = play_block(b, setups, 9, races, visits=True)
+    assert np.array_equal(whole[0], parts[0]) and np.array_equal(whole[1], parts[1])

@@ -15,7 +15,8 @@ from kernels.blast.players import N_PARAMS
 from ..blocks import rotation
 from ..store import add_names, frame
 from .compile import CompiledBundle
-from .play import RaceSetup, make_setup, play_arrays
+from . import play as _play
+from .play import RaceSetup, joined, make_setup, play_arrays
 from .players import Player, available, resolve
 
 #: balanced line-ups cycle through every biathlete offset and every ski colour offset
@@ -110,21 +111,28 @@ class Design:
 
 def play_records(bundle: CompiledBundle, design: Design, seed: int, start: int,
                  stop: int) -> tuple[np.ndarray, np.ndarray]:
-    """The (seats, visits) records of races start .. stop-1 (kernels.blast.results): the set-ups of
-    the whole chunk built as the kernel's arrays with numpy (no object per race)."""
+    """The (seats, visits) records of races start .. stop-1 (kernels.blast.results): the set-ups
+    built as the kernel's arrays with numpy (no object per race), play.PLAY_BLOCK races a kernel call."""
     races = np.arange(start, stop, dtype=np.int64)
     players = design._seats(design.resolved())      # persona files read once per chunk, not once per use
     k, n = len(races), design.racers
     bis, cols = design.seat_ids(bundle, seed, races)
     pad = np.zeros((k, C.MAX_RACERS), np.int64)
-    arrays = (np.full(k, bundle.trail_id(design.trail), np.int64), np.full(k, n, np.int64),
-              _padded(pad, bis), _padded(pad, cols),
-              _padded(pad, np.broadcast_to([pl.kind for pl in players], (k, n))),
-              np.zeros((k, C.MAX_RACERS, N_PARAMS)))
-    arrays[5][:, :n] = np.array([pl.weights for pl in players])
+    trails, n_racers = np.full(k, bundle.trail_id(design.trail), np.int64), np.full(k, n, np.int64)
+    bis, cols = _padded(pad, bis), _padded(pad, cols)
+    kinds = _padded(pad, np.broadcast_to([pl.kind for pl in players], (k, n)))
     index = {name: i for i, name in enumerate(design.player_names(players))}
     ids = _padded(np.zeros((k, C.MAX_RACERS), np.int32), np.broadcast_to([index[pl.name] for pl in players], (k, n)))
-    return play_arrays(bundle, arrays, seed, races, ids)
+    # every race's weights are the same: one block's, filled once and reused
+    block = _play.PLAY_BLOCK
+    params = np.zeros((min(k, block), C.MAX_RACERS, N_PARAMS))
+    params[:, :n] = np.array([pl.weights for pl in players])
+    parts = []
+    for lo in range(0, max(k, 1), block):
+        b = slice(lo, lo + block)
+        arrays = (trails[b], n_racers[b], bis[b], cols[b], kinds[b], params[:len(races[b])])
+        parts.append(play_arrays(bundle, arrays, seed, races[b], ids[b]))
+    return joined(parts)
 
 
 def _padded(like: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -23,6 +23,11 @@ from .players import Player, resolve
 #: events of one race fit easily: set-up ~50, then ~30 per racer per round
 DEFAULT_LOG_CAP = 40_000
 
+#: races per kernel call (play_block, design.play_records): the call's arrays (the players' weights
+#: alone are 2.4 kB a race) are then reused memory, not fresh pages; a chunk of 20,000 races in one
+#: call spent about 9% of its CPU time outside the kernel, most of it faulting in those pages
+PLAY_BLOCK = 2048
+
 
 @dataclass(frozen=True)
 class RaceSetup:
@@ -64,7 +69,10 @@ def make_setup(bundle: CompiledBundle, trail, biathletes, colours=None, players=
 
 def _block_arrays(setups: list[RaceSetup]):
     """The kernel's per-race arrays for these set-ups: trails, racer counts, then per race and seat
-    (padded to MAX_RACERS) biathletes, ski colours, player kinds and player weights."""
+    (padded to MAX_RACERS) biathletes, ski colours, player kinds and player weights. Set-ups of
+    one racer count are written together, and the kinds and weights of each distinct line-up of
+    player objects once: a weight vector a race, made from its tuple, was a tenth of `bench`'s
+    time."""
     k = len(setups)
     trails = np.array([s.trail for s in setups], np.int64)
     n_racers = np.array([s.n for s in setups], np.int64)
@@ -72,11 +80,17 @@ def _block_arrays(setups: list[RaceSetup]):
     cols = np.zeros((k, C.MAX_RACERS), np.int64)
     pls = np.zeros((k, C.MAX_RACERS), np.int64)
     params = np.zeros((k, C.MAX_RACERS, N_PARAMS))
-    for i, s in enumerate(setups):
-        bis[i, :s.n] = s.biathletes
-        cols[i, :s.n] = s.colours
-        pls[i, :s.n] = [p.kind for p in s.players]
-        params[i, :s.n] = [p.weights for p in s.players]
+    for n in np.unique(n_racers).tolist():
+        rows = np.flatnonzero(n_racers == n)
+        bis[rows, :n] = [setups[i].biathletes for i in rows]
+        cols[rows, :n] = [setups[i].colours for i in rows]
+        lineups: dict[tuple[int, ...], list[int]] = {}
+        for i in rows.tolist():
+            lineups.setdefault(tuple(map(id, setups[i].players)), []).append(i)
+        for same in lineups.values():
+            players = setups[same[0]].players
+            pls[same, :n] = [p.kind for p in players]
+            params[same, :n] = np.array([p.weights for p in players])
     return trails, n_racers, bis, cols, pls, params
 
 
@@ -131,15 +145,27 @@ def play_block(bundle: CompiledBundle, setups: list[RaceSetup], seed: int, races
     """Play races[i] with setups[i]; returns their seat records (kernels.blast.results.SEAT_DTYPE),
     one per race and seat in the order of `races`; with `visits`, (seats, visits) records.
 
-    The `player` field holds each seat's index in `player_names`, or its player kind without."""
-    ids = None
-    if player_names is not None:
-        index = {name: i for i, name in enumerate(player_names)}
-        ids = np.zeros((len(setups), C.MAX_RACERS), np.int32)
-        for i, s in enumerate(setups):
-            ids[i, :s.n] = [index[p.name] for p in s.players]
-    seats_visits = play_arrays(bundle, _block_arrays(setups), seed, races, ids)
+    The `player` field holds each seat's index in `player_names`, or its player kind without.
+    Played PLAY_BLOCK races per kernel call."""
+    index = None if player_names is None else {name: i for i, name in enumerate(player_names)}
+    parts = []
+    for lo in range(0, max(len(setups), 1), PLAY_BLOCK):
+        part = setups[lo:lo + PLAY_BLOCK]
+        ids = None
+        if index is not None:
+            ids = np.zeros((len(part), C.MAX_RACERS), np.int32)
+            for i, s in enumerate(part):
+                ids[i, :s.n] = [index[p.name] for p in s.players]
+        parts.append(play_arrays(bundle, _block_arrays(part), seed, races[lo:lo + PLAY_BLOCK], ids))
+    seats_visits = joined(parts)
     return seats_visits if visits else seats_visits[0]
+
+
+def joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The (seats, visits) records of consecutive kernel calls as one pair."""
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def play_arrays(bundle: CompiledBundle, arrays, seed: int, races,
@@ -180,4 +206,4 @@ def _play(bundle: CompiledBundle, arrays, seed: int, races: np.ndarray, st, log_
     return seats, visits
 
 
-__all__ = ["RaceSetup", "RaceLog", "make_setup", "play_one", "play_block", "play_arrays"]
+__all__ = ["RaceSetup", "RaceLog", "PLAY_BLOCK", "make_setup", "play_one", "play_block", "play_arrays", "joined"]
