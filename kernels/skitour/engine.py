@@ -1040,8 +1040,12 @@ def occupied_cost_nb(T, W, seat, planning):
         return 1.0e6
     occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
     cut = wt_nb(T, W, seat, P_OCCUPIED_CUT)
-    if cut != 0.0 and ahead_of_pace_nb(T, W, seat, 1):
-        occ *= 1.0 - cut          # stamina to spare: a paid entry costs less (never nothing)
+    # stamina to spare: a paid entry costs less (never nothing), where the racer can pay an entry
+    # into every other racer's space (a cheap plan through more entries than it can pay for would
+    # stop short of where a free route reaches)
+    if (cut != 0.0 and ahead_of_pace_nb(T, W, seat, 1)
+            and can_pay_nb(T, W, seat, W.st.shape[0] - 1, False)):
+        occ *= 1.0 - cut
     return occ
 
 
