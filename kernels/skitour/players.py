@@ -79,7 +79,8 @@ P_BONUS_STAY = 45     # value (rows) of stopping a downhill bonus directly behin
                       # moves before this racer's next turn (0: the bonus steps as before)
 # issue 27 item 2, the stamina of the last stretch and of the path (0: as before)
 P_LAST_SPEND = 46     # share of the pace no longer kept once past the last range (no shot to come)
-P_OCCUPIED_CUT = 47   # share of `occupied` taken off while ahead of the pace
+P_OCCUPIED_CUT = 47   # share of `occupied` taken off while ahead of the pace (and able to pay an
+                      # entry into every other racer's space)
 N_PARAMS = 48
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",

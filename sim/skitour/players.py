@@ -174,7 +174,8 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "bonus_stay": (0.0, 10.0, "value (rows) of stopping a downhill bonus directly behind a racer "
                               "that moves before this racer's next turn"),
     "last_spend": (0.0, 1.0, "share of the pace no longer kept once past the last range"),
-    "occupied_cut": (0.0, 0.95, "share of occupied taken off while ahead of the pace"),
+    "occupied_cut": (0.0, 0.95, "share of occupied taken off while ahead of the pace (and able to "
+                                "pay an entry into every other racer's space)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
