@@ -58,6 +58,7 @@ from .players import (
     P_CONFIDENCE, P_DECISIONS, P_HORIZON, P_PLACE_CREDIT, P_ROLLOUTS, P_PACE, P_EXTRA_SURPLUS,
     P_STAMINA_SURPLUS, P_FIRST_WASTE, P_PACE_SHARE, P_FIRST_HIGH, P_STAMINA_ROWS, P_STAMINA_CAP,
     P_DRAFT_SPOT, P_LOOK_EXTRA, P_LOOK_FIRST, P_DRAFT_NEXT, P_BONUS_STAY,
+    P_LAST_SPEND, P_OCCUPIED_CUT,
 )
 from .rules import (
     first_column_legal_nb, five_column_nb, is_hit_nb, lift_all_nb, lift_one_nb, markers_on_blue_nb,
@@ -1037,7 +1038,15 @@ def occupied_cost_nb(T, W, seat, planning):
     only where it is forced."""
     if planning and not can_pay_nb(T, W, seat, 1, False):
         return 1.0e6
-    return 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    cut = wt_nb(T, W, seat, P_OCCUPIED_CUT)
+    # stamina to spare: a paid entry costs less (never nothing), where the racer can pay an entry
+    # into every other racer's space (a cheap plan through more entries than it can pay for would
+    # stop short of where a free route reaches)
+    if (cut != 0.0 and ahead_of_pace_nb(T, W, seat, 1)
+            and can_pay_nb(T, W, seat, W.st.shape[0] - 1, False)):
+        occ *= 1.0 - cut
+    return occ
 
 
 @inline
@@ -1530,7 +1539,11 @@ def ahead_of_pace_nb(T, W, seat, paying):
     nrows = T.crs.shape[0]
     r = st[seat, S_ROW]
     rows = nrows + 1 if r < 0 else nrows - r
-    return left >= (pace + share * start / nrows) * rows
+    keep = (pace + share * start / nrows) * rows
+    last = wt_nb(T, W, seat, P_LAST_SPEND)
+    if last != 0.0 and r > T.su[SU_LAST_RANGE_ROW]:
+        keep *= 1.0 - last        # past the last range no shot is to come: stamina buys rows only
+    return left >= keep
 
 
 @inline

@@ -77,7 +77,11 @@ P_DRAFT_NEXT = 44     # value (rows) added to draft_spot where the racer ahead m
                       # racer's next turn (it has yet to move this round, or did not open it)
 P_BONUS_STAY = 45     # value (rows) of stopping a downhill bonus directly behind a racer that
                       # moves before this racer's next turn (0: the bonus steps as before)
-N_PARAMS = 46
+# issue 27 item 2, the stamina of the last stretch and of the path (0: as before)
+P_LAST_SPEND = 46     # share of the pace no longer kept once past the last range (no shot to come)
+P_OCCUPIED_CUT = 47   # share of `occupied` taken off while ahead of the pace (and able to pay an
+                      # entry into every other racer's space)
+N_PARAMS = 48
 PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "occupied",
                "draft_pay", "bonus", "wax_price", "sprint_min", "flip", "green", "red",
                "token_reroll_shot", "token_sprint", "token_free_column", "token_reroll_one",
@@ -87,14 +91,14 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
                "rollouts", "horizon", "decisions", "place_credit", "confidence",
                "pace", "extra_surplus", "icon_stamina_surplus", "first_waste", "pace_share",
                "first_high", "stamina_rows", "stamina_cap", "draft_spot", "look_extra", "look_first",
-               "draft_next", "bonus_stay")
+               "draft_next", "bonus_stay", "last_spend", "occupied_cut")
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
                            0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
                            0.0, 0.0, 0.0, 0.5, 1.0,
-                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.2, 0.5],
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.2, 0.5, 0.0, 0.0],
                           np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 

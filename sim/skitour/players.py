@@ -173,6 +173,9 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
                               "open it)"),
     "bonus_stay": (0.0, 10.0, "value (rows) of stopping a downhill bonus directly behind a racer "
                               "that moves before this racer's next turn"),
+    "last_spend": (0.0, 1.0, "share of the pace no longer kept once past the last range"),
+    "occupied_cut": (0.0, 0.95, "share of occupied taken off while ahead of the pace (and able to "
+                                "pay an entry into every other racer's space)"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.skitour.players.WEIGHTS must follow the kernel's P_* order"
 
@@ -200,7 +203,7 @@ SPREAD = {
     "icon_reroll_one": 0.3, "icon_reroll_all": 0.5, "icon_stamina": 0.5, "tie_right": 0.4,
     "pace": 0.05, "extra_surplus": 0.3, "icon_stamina_surplus": 0.5, "first_waste": 0.3,
     "pace_share": 0.1, "first_high": 0.4, "draft_spot": 0.3, "look_extra": 0.4, "look_first": 0.4,
-    "draft_next": 0.3, "bonus_stay": 0.3,
+    "draft_next": 0.3, "bonus_stay": 0.3, "last_spend": 0.3, "occupied_cut": 0.3,
 }
 assert tuple(SPREAD) == TUNED
 

@@ -144,3 +144,26 @@ def test_the_draft_weights_seek_the_racers_that_move_first():
     assert before["draft_steps"].mean() > off["draft_steps"].mean()
     assert now["bonus_steps"].mean() < no_stay["bonus_steps"].mean()
     assert now["draft_steps"].mean() > no_stay["draft_steps"].mean()
+
+
+def test_the_last_stretch_and_the_path_spend_the_surplus():
+    """`last_spend` (issue 27 item 2): past the last range no shot is to come, so the racer keeps
+    that share of its pace no longer: it ends with less stamina. `occupied_cut`: ahead of the pace
+    a paid entry costs that share less, so the racer pays for more of them. Without a pace
+    (`pace` and `pace_share` 0) the racer is never ahead, and `occupied_cut` changes nothing."""
+    from sim.skitour.play import play_block
+
+    b, nat = _four_basic()
+
+    def play(p):
+        return play_block(b, "Long", nat, 5, np.arange(150), players=(p,))[0]
+
+    base = play(_persona(last_spend=0.0, occupied_cut=0.0))
+    last = play(_persona(last_spend=1.0))
+    cut = play(_persona(occupied_cut=0.8))
+    # (seed 5, 150 races: 5.21 stamina left and 2.00 paid entries a racer, 4.56 with last_spend,
+    # 2.61 with occupied_cut)
+    assert last["stamina_left"].mean() < base["stamina_left"].mean() - 0.4
+    assert cut["occupied_paid"].mean() > base["occupied_paid"].mean() + 0.3
+    off = dict(pace=0.0, pace_share=0.0)
+    assert np.array_equal(play(_persona(occupied_cut=0.8, **off)), play(_persona(**off)))
