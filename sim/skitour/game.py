@@ -202,6 +202,8 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
     """The design a manifest records; `players`: the manifest's player records (kind and weights,
     player_records), so a replay plays the run's races with the weights they were played with, even
     for a player held in memory (a tuning candidate) or a persona file changed since."""
+    from kernels.skitour.players import DEFAULT_PARAMS
+
     d = dict(d)
     d["nations"] = tuple(d["nations"]) if d.get("nations") else None
     names = tuple(d.get("players") or ("balanced",))
@@ -211,10 +213,29 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
         r = records.get(name)
         if not r or r.get("kind") not in C.PLAYER_KINDS or r.get("kind") == "random":
             return name
-        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), tuple(float(w) for w in r["weights"]))
+        w = [float(x) for x in r["weights"]]
+        w += [float(x) for x in DEFAULT_PARAMS[len(w):]]       # weights added since: their defaults
+        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), tuple(w))
 
     d["players"] = tuple(spec(n) for n in names)
     return Design(**d)
+
+
+#: weights a player's record always holds: those before `last_spend` and `occupied_cut` (issue 27,
+#: 2026-11-29). A weight added later is recorded only up to the last one off its default, so a
+#: results folder written before it came stays extensible while the players play as before
+#: (design_from_dict gives the weights left out their defaults).
+RECORDED_WEIGHTS = 46
+
+
+def recorded_weights(weights) -> list[float]:
+    """A player's weights as a manifest records them (RECORDED_WEIGHTS)."""
+    from kernels.skitour.players import DEFAULT_PARAMS
+
+    w = [float(x) for x in weights]
+    while len(w) > RECORDED_WEIGHTS and w[-1] == float(DEFAULT_PARAMS[len(w) - 1]):
+        w.pop()
+    return w
 
 
 def player_records(design: Design) -> dict:
@@ -224,8 +245,8 @@ def player_records(design: Design) -> dict:
     out = {}
     for name, player in zip(design.player_names(), design.player_specs()):
         p = get_player(player)
-        out[name] = {"kind": C.PLAYER_KINDS[p.kind], "weights": list(p.weights),
-                     "weight_names": list(PARAM_NAMES)}
+        w = recorded_weights(p.weights)
+        out[name] = {"kind": C.PLAYER_KINDS[p.kind], "weights": w, "weight_names": list(PARAM_NAMES[:len(w)])}
     return out
 
 
@@ -426,7 +447,7 @@ class Roster:
 
     @staticmethod
     def recorded_weights(player: P.PlayerSpec) -> list[float]:
-        return [float(w) for w in player.weights]
+        return recorded_weights(player.weights)
 
     @staticmethod
     def heuristic(player: P.PlayerSpec) -> bool:

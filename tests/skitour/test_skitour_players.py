@@ -167,3 +167,28 @@ def test_the_last_stretch_and_the_path_spend_the_surplus():
     assert cut["occupied_paid"].mean() > base["occupied_paid"].mean() + 0.3
     off = dict(pace=0.0, pace_share=0.0)
     assert np.array_equal(play(_persona(occupied_cut=0.8, **off)), play(_persona(**off)))
+
+
+def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
+    """A results folder's identity holds each player's recorded weights: `last_spend` and
+    `occupied_cut`, added after the shipped study's folders were written, are recorded only where a
+    persona moves them off their default, so `balanced` records the 46 weights it did before (its
+    folders stay extensible), a player with `last_spend` on records it, and both read back to the
+    weights they play with. Ladders and tunings record them the same way."""
+    from sim.ladder import player_record, roster
+    from sim.skitour import game as G
+
+    bal = P.get_player("balanced")
+    w = list(bal.weights)
+    w[K.PARAM_NAMES.index("last_spend")] = 1.0
+    spend = P.PlayerSpec("spend", bal.kind, tuple(w))
+    d = G.Design("Starter", 4, players=("balanced", spend))
+    rec = G.player_records(d)
+    assert len(rec["balanced"]["weights"]) == G.RECORDED_WEIGHTS == 46 < K.N_PARAMS
+    assert rec["balanced"]["weight_names"] == list(K.PARAM_NAMES[:46])
+    assert rec["spend"]["weights"][-1] == 1.0 and len(rec["spend"]["weights"]) == K.PARAM_NAMES.index("last_spend") + 1
+    back = G.design_from_dict(G.design_dict(d), rec)
+    assert back.players[0].weights == tuple(float(x) for x in bal.weights)
+    assert back.players[1].weights == tuple(w) and len(back.players[1].weights) == K.N_PARAMS
+    for p in (bal, spend):
+        assert player_record(p, roster("skitour"))["weights"] == rec[p.name]["weights"]
