@@ -901,15 +901,44 @@ def moves_before_nb(W, seat, r, l):
     return False
 
 
+class PlanTab(NamedTuple):
+    """The tables a planned move's search reads (`move_value_dfs_nb`)."""
+    rl: np.ndarray
+    crs: np.ndarray
+    pw: np.ndarray
+
+
+class Plan(NamedTuple):
+    """The state a planned move's search reads and writes."""
+    st: np.ndarray
+    tv: np.ndarray
+    fb: np.ndarray
+    lk: np.ndarray
+    lv: np.ndarray
+    dv: np.ndarray
+    ds: np.ndarray
+
+
 @inline
 def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     """The planning player's value of making exactly k0 more steps from (r0, l0) with side
     allowance so0 (a move ends early only by entering a shooting space or crossing the finish
     line): the best over the legal ways of 10 * the end row + the end space's value, less `occw`
     per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
-    while no other racer moves). Depth first with an explicit stack (W.lk, W.lv)."""
+    while no other racer moves): read here, searched by one outlined body (`move_value_dfs_nb`,
+    as `feasible_nb`: its nine inlined copies were a fifth of the race kernel's code), called
+    with the ten arrays it reads and the integers as int64 (one signature)."""
     if W.ds[r0 + 1, l0, so0, k0] == vs:
         return W.dv[r0 + 1, l0, so0, k0]
+    i = np.int64
+    return move_value_dfs_nb(PlanTab(T.rl, T.crs, T.pw),
+                             Plan(W.st, W.tv, W.fb, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
+                             i(so0), i(k0), i(vs), np.float64(occw))
+
+
+@outline_hot
+def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
+    """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv)."""
     stk = W.lk
     bv = W.lv
     out = W.fb[32:39]
