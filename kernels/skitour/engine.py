@@ -9,14 +9,17 @@ decision through `kernels.skitour.players.choose_nb`. Each race owns its streams
 not depend on the block it was played in. The state is one int32 table `st[seat, S_*]`; the
 tables and work arrays travel as two NamedTuples of borrowed views (kernels/borrow.py).
 
-How it compiles (kernels/jit.py): the parts of a turn that have one caller each (turn_nb,
-prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shot_nb) are
-`splice`d into the entry point at numba's IR level; the helpers called from several places stay
-`inline` (compiled once, inlined by LLVM); and every helper is compiled for the plain types of
-its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). With
-every part `inline`, the call chain was 11 levels deep and each level's LLVM module re-optimised
-everything below it: the first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
---game skitour compile --only`, back to back on the 2-core machine), with bit-identical results.
+How it compiles (kernels/jit.py): every helper is `inline` (compiled once, inlined by LLVM) or,
+where it runs rarely or searches, outlined; and every helper is compiled for the plain types of
+its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). The
+parts of a turn that have one caller each (turn_nb, wax_row_nb, column_step_nb, move_nb,
+best_first_step_nb, drafting_nb, shot_nb, shooting_done_nb) were `splice`d into the entry point
+at numba's IR level until 2026-11-29: with kernels/numba_patches.py's patch 2 (helpers optimised
+only at the entry point) that saved nothing, and it made the entry point one function so large
+that LLVM's function passes on it took 12.9 CPU s, superlinear in its size; as `inline`
+functions, 1.3 s (the race kernel's first compile, checked as CI compiles it: 36 against 52 CPU s,
+benchmarks/compile_time.py skitour race, one after the other, the same tables). Only prepare_nb (four lines) is
+spliced.
 The entry point allocates nothing and is compiled without reference counting (`entry_hot`), so a
 helper that allocates would not compile here.
 """
@@ -999,7 +1002,7 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     return W.dv[r0 + 1, l0, so0, k0]
 
 
-@splice
+@inline
 def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     """The look-ahead player's move: search the ways of making the k0 remaining steps (at most
     LOOK_NODES steps visited) and return the first step option of the best one, valued as the
@@ -1079,7 +1082,7 @@ def racer_near_nb(st, seat, r, k):
     return False
 
 
-@splice
+@inline
 def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
     1 ended at a shooting space or the finish / 2 collapsed)."""
@@ -1299,7 +1302,7 @@ def draftable_nb(T, W, s):
     return space_nb(T, r, st[s, S_SLANE]) != SPACE_SHOOT
 
 
-@splice
+@inline
 def drafting_nb(T, W, leader, first_seat):
     """Drafters follow the leader's trail, then drafters of drafters, front to back (§4.4)."""
     st = W.st
@@ -1799,7 +1802,7 @@ def planned_value_nb(T, W, seat, k, vs, occw):
     return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, min(k, MAX_K), vs, occw)
 
 
-@splice
+@inline
 def column_step_nb(T, W, seat):
     """Take the columns (§4.1): mandatory column, additional ones, flip choices; log; return the
     dice taken."""
@@ -2035,7 +2038,7 @@ def popcount_nb(x):
 # =================================================================================================
 # a turn (§4.8)
 # =================================================================================================
-@splice
+@inline
 def shot_nb(T, W, seat):
     """One shot at the racer's next target (§4.4), before its moment C."""
     st = W.st
@@ -2058,7 +2061,7 @@ def shot_nb(T, W, seat):
     v.misses = v.shots - v.hits
 
 
-@splice
+@inline
 def shooting_done_nb(T, W, seat):
     """After a shooting turn's last shot: the penalty laps once every target is shot."""
     st = W.st
@@ -2080,7 +2083,7 @@ def shooting_done_nb(T, W, seat):
         v.penalties = laps
 
 
-@splice
+@inline
 def turn_nb(T, W, seat):
     st = W.st
     tv = W.tv
@@ -2183,7 +2186,7 @@ def turn_nb(T, W, seat):
 # =================================================================================================
 # set-up: the wax row (§2.3 item 6)
 # =================================================================================================
-@splice
+@inline
 def wax_row_nb(T, W, seat, fixed):
     """The racer's six tokens and their order: `fixed` (ids, -1 = let the player choose) or the
     player's choice: random (a random ordered choice) or by persona values, best at the ends."""
