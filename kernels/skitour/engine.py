@@ -771,7 +771,7 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, rows):
+        if not step_nb(T, Racers(W.st), seat, r, l, so, o, out, rows):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
@@ -946,7 +946,9 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     bv = W.lv
     out = W.fb[32:39]
     nrows = T.crs.shape[0]
-    rows = rows_held_nb(T, W.st, seat)
+    C = Course(T.rl, T.crs)     # the step's tables and racers as the other searches pass them:
+    R = Racers(W.st)            # one compiled step_nb for all three
+    rows = rows_held_nb(C, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -973,9 +975,9 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, rows):
+        if not step_nb(C, R, seat, r, l, so, o, out, rows):
             continue
-        cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
+        cost = occw if pays_nb(C, out[0], out[1], out[6]) else 0.0
         if out[4] == 1 or k == 1:
             v = 10.0 * out[0] - cost
             if out[0] < nrows:
