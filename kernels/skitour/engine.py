@@ -433,6 +433,32 @@ def can_pay_nb(T, W, seat, k, at_range):
             left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
     if left >= k:
         return True
+    return can_pay_slow_nb(PayTab(T.rl, T.sv, T.ns, T.pk), PayWork(st, W.tmp), np.int64(seat),
+                           np.int64(k), np.bool_(at_range))
+
+
+class PayTab(NamedTuple):
+    """The tables `can_pay_slow_nb` reads."""
+    rl: np.ndarray
+    sv: np.ndarray
+    ns: np.ndarray
+    pk: np.ndarray
+
+
+class PayWork(NamedTuple):
+    """The state `can_pay_slow_nb` reads (and its scratch row)."""
+    st: np.ndarray
+    tmp: np.ndarray
+
+
+@outline_hot
+def can_pay_slow_nb(T, W, seat, k, at_range):
+    """`can_pay_nb` where the slots left above blue do not settle it (a racer near the end of its
+    stamina: rare): each payment tried in turn. One outlined body instead of a copy in each of
+    `can_pay_nb`'s twelve inlined copies, called with the five arrays it reads."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
     tmp = W.tmp[0:nt]
     for c in range(nt):
         tmp[c] = st[seat, S_MK + c]
@@ -457,14 +483,7 @@ def pay_nb(T, W, seat, reason, forced, at_range):
     mk = st[seat, S_MK:S_MK + nt]
     choice = -1
     if at_range and T.rl[R_RANGE_PAYMENT] == RANGE_PAY_CHOICE:
-        n = 0
-        for c in range(st[seat, S_SHOTS], nt):
-            if mk[c] < T.ns[nat, c] - 1:
-                W.opt[n, 0] = c
-                W.sc[n] = T.sv[nat, c, mk[c]]
-                n += 1
-        if n > 0:
-            choice = W.opt[pick_nb(T, W, seat, n, DK_PAY), 0]
+        choice = range_choice_nb(T, W, np.int64(seat))
     if choice < 0 and not is_random_nb(T, W, seat) and wt_nb(T, W, seat, P_TIE_RIGHT) > 0.5:
         # a tie for the highest value is the player's: this one pays from the rightmost
         top = -1
@@ -485,6 +504,26 @@ def pay_nb(T, W, seat, reason, forced, at_range):
     elif c == PAY_COLLAPSE:
         ev4_nb(T, W, seat, EV_PAY, -1, 0, reason, 1 if forced else 0)
     return c
+
+
+@outline_hot
+def range_choice_nb(T, W, seat):
+    """The column the player picks for a payment on a shooting turn with range_payment = choice
+    (-1: none may pay). A switch the default rules leave off: one outlined body, not one in each
+    of `pay_nb`'s six inlined copies."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    mk = st[seat, S_MK:S_MK + nt]
+    n = 0
+    for c in range(st[seat, S_SHOTS], nt):
+        if mk[c] < T.ns[nat, c] - 1:
+            W.opt[n, 0] = c
+            W.sc[n] = T.sv[nat, c, mk[c]]
+            n += 1
+    if n > 0:
+        return W.opt[pick_nb(T, W, seat, n, DK_PAY), 0]
+    return -1
 
 
 @inline
@@ -1604,6 +1643,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
     tv = W.tv
     nat = st[seat, S_NAT]
     st[seat, C_WAX + ilog2_nb(bit)] += 1
+    roll = -1                 # dice the rerolls roll again: one roll_place_nb call for both
+    purpose = ROLL_ONE
     if bit == WAX_PLUS_ONE:
         tv[TV_PLUS] += 1
     elif bit == WAX_MINUS_ONE:
@@ -1629,10 +1670,11 @@ def do_icon_nb(T, W, seat, bit, shooting):
             cell = W.opt[pick_nb(T, W, seat, n, DK_LIFT), 0]
             ev4_nb(T, W, seat, EV_LIFT, cell, 0, 0, 0)
             lift_one_nb(st[seat, S_BOARD:S_BOARD + 10], cell)
-            roll_place_nb(T, W, seat, 1, ROLL_ONE, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+            roll = 1
+            purpose = ROLL_ONE
     elif bit == WAX_REROLL_ALL:
-        m = lift_all_nb(st[seat, S_BOARD:S_BOARD + 10])
-        roll_place_nb(T, W, seat, m, ROLL_ALL, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+        roll = lift_all_nb(st[seat, S_BOARD:S_BOARD + 10])
+        purpose = ROLL_ALL
     elif bit == WAX_REROLL_SHOT:
         first = tv[TV_FIRST_SHOT]
         if T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT and shooting:
@@ -1659,6 +1701,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
             v.hits = visit_hits_nb(T, W, seat)
             v.misses = v.shots - v.hits
             v.reshots = st[seat, V_RESHOTS]
+    if roll >= 0:
+        roll_place_nb(T, W, seat, roll, purpose, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
 
 
 @inline
