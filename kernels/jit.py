@@ -61,8 +61,9 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   went from 238 to 149 CPU s. Splicing still saves numba's own per-function work. But not
   LLVM's: a spliced entry point is one function, and LLVM's function passes cost more than its
   size: Ski Tour's, with its turn's eight parts spliced, took 12.9 CPU s; with them `inline`, 4.6
-  s for every function together, the race kernel 49.6 against 79.5 CPU s with its move search
-  outlined as well (docs/studies.md, "Ski Tour's race kernel in parts LLVM can digest").)
+  s for every function together; with its move search and some rare paths outlined as well, the
+  race kernel took 43.6 against 79.5 CPU s (docs/studies.md, "Ski Tour's race kernel in parts
+  LLVM can digest").)
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
   into Mania's. It is an `outline` function there now, called only where a race is logged, and
