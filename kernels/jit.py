@@ -58,7 +58,12 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   36 s; with those parts as `inline` functions, 54 s. (Since kernels/numba_patches.py's patch 2,
   a wrapperless helper's module is no longer optimised or turned into machine code at its own
   level, only at the entry point's, which took most of this cost away: Ski Tour's first compile
-  went from 238 to 149 CPU s. Splicing still saves numba's own per-function work.)
+  went from 238 to 149 CPU s. Splicing still saves numba's own per-function work. But not
+  LLVM's: a spliced entry point is one function, and LLVM's function passes cost more than its
+  size: Ski Tour's, with its turn's eight parts spliced, took 12.9 CPU s; with them `inline`, 4.6
+  s for every function together; with its move search and some rare paths outlined as well, the
+  race kernel took 43.6 against 79.5 CPU s (docs/studies.md, "Ski Tour's race kernel in parts
+  LLVM can digest").)
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
   into Mania's. It is an `outline` function there now, called only where a race is logged, and

@@ -9,14 +9,17 @@ decision through `kernels.skitour.players.choose_nb`. Each race owns its streams
 not depend on the block it was played in. The state is one int32 table `st[seat, S_*]`; the
 tables and work arrays travel as two NamedTuples of borrowed views (kernels/borrow.py).
 
-How it compiles (kernels/jit.py): the parts of a turn that have one caller each (turn_nb,
-prepare_nb, wax_row_nb, column_step_nb, move_nb, best_first_step_nb, drafting_nb, shot_nb) are
-`splice`d into the entry point at numba's IR level; the helpers called from several places stay
-`inline` (compiled once, inlined by LLVM); and every helper is compiled for the plain types of
-its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). With
-every part `inline`, the call chain was 11 levels deep and each level's LLVM module re-optimised
-everything below it: the first compile took 223 s; now 59 s (empty cache, `XDG_CACHE_HOME=$(mktemp -d) biathlon-sim
---game skitour compile --only`, back to back on the 2-core machine), with bit-identical results.
+How it compiles (kernels/jit.py): every helper is `inline` (compiled once, inlined by LLVM) or,
+where it runs rarely or searches, outlined; and every helper is compiled for the plain types of
+its arguments, not once per constant or integer width a caller passes (kernels/nolit.py). The
+parts of a turn that have one caller each (turn_nb, wax_row_nb, column_step_nb, move_nb,
+best_first_step_nb, drafting_nb, shot_nb, shooting_done_nb) were `splice`d into the entry point
+at numba's IR level until 2026-11-29: with kernels/numba_patches.py's patch 2 (helpers optimised
+only at the entry point) that saved nothing, and it made the entry point one function so large
+that LLVM's function passes on it took 12.9 CPU s, superlinear in its size; as `inline`
+functions, 1.3 s (the race kernel's first compile, checked as CI compiles it: 36 against 52 CPU s,
+benchmarks/compile_time.py skitour race, one after the other, the same tables). Only prepare_nb (four lines) is
+spliced.
 The entry point allocates nothing and is compiled without reference counting (`entry_hot`), so a
 helper that allocates would not compile here.
 """
@@ -431,6 +434,32 @@ def can_pay_nb(T, W, seat, k, at_range):
             left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
     if left >= k:
         return True
+    return can_pay_slow_nb(PayTab(T.rl, T.sv, T.ns, T.pk), PayWork(st, W.tmp), np.int64(seat),
+                           np.int64(k), np.bool_(at_range))
+
+
+class PayTab(NamedTuple):
+    """The tables `can_pay_slow_nb` reads."""
+    rl: np.ndarray
+    sv: np.ndarray
+    ns: np.ndarray
+    pk: np.ndarray
+
+
+class PayWork(NamedTuple):
+    """The state `can_pay_slow_nb` reads (and its scratch row)."""
+    st: np.ndarray
+    tmp: np.ndarray
+
+
+@outline_hot
+def can_pay_slow_nb(T, W, seat, k, at_range):
+    """`can_pay_nb` where the slots left above blue do not settle it (a racer near the end of its
+    stamina: rare): each payment tried in turn. One outlined body instead of a copy in each of
+    `can_pay_nb`'s twelve inlined copies, called with the five arrays it reads."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
     tmp = W.tmp[0:nt]
     for c in range(nt):
         tmp[c] = st[seat, S_MK + c]
@@ -455,14 +484,7 @@ def pay_nb(T, W, seat, reason, forced, at_range):
     mk = st[seat, S_MK:S_MK + nt]
     choice = -1
     if at_range and T.rl[R_RANGE_PAYMENT] == RANGE_PAY_CHOICE:
-        n = 0
-        for c in range(st[seat, S_SHOTS], nt):
-            if mk[c] < T.ns[nat, c] - 1:
-                W.opt[n, 0] = c
-                W.sc[n] = T.sv[nat, c, mk[c]]
-                n += 1
-        if n > 0:
-            choice = W.opt[pick_nb(T, W, seat, n, DK_PAY), 0]
+        choice = range_choice_nb(T, W, np.int64(seat))
     if choice < 0 and not is_random_nb(T, W, seat) and wt_nb(T, W, seat, P_TIE_RIGHT) > 0.5:
         # a tie for the highest value is the player's: this one pays from the rightmost
         top = -1
@@ -483,6 +505,26 @@ def pay_nb(T, W, seat, reason, forced, at_range):
     elif c == PAY_COLLAPSE:
         ev4_nb(T, W, seat, EV_PAY, -1, 0, reason, 1 if forced else 0)
     return c
+
+
+@outline_hot
+def range_choice_nb(T, W, seat):
+    """The column the player picks for a payment on a shooting turn with range_payment = choice
+    (-1: none may pay). A switch the default rules leave off: one outlined body, not one in each
+    of `pay_nb`'s six inlined copies."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    nt = T.rl[R_TARGETS]
+    mk = st[seat, S_MK:S_MK + nt]
+    n = 0
+    for c in range(st[seat, S_SHOTS], nt):
+        if mk[c] < T.ns[nat, c] - 1:
+            W.opt[n, 0] = c
+            W.sc[n] = T.sv[nat, c, mk[c]]
+            n += 1
+    if n > 0:
+        return W.opt[pick_nb(T, W, seat, n, DK_PAY), 0]
+    return -1
 
 
 @inline
@@ -769,7 +811,7 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, rows):
+        if not step_nb(T, Racers(W.st), seat, r, l, so, o, out, rows):
             continue
         if clear and pays_nb(T, out[0], out[1], out[6]):
             continue
@@ -902,20 +944,51 @@ def moves_before_nb(W, seat, r, l):
     return False
 
 
+class PlanTab(NamedTuple):
+    """The tables a planned move's search reads (`move_value_dfs_nb`)."""
+    rl: np.ndarray
+    crs: np.ndarray
+    pw: np.ndarray
+
+
+class Plan(NamedTuple):
+    """The state a planned move's search reads and writes."""
+    st: np.ndarray
+    tv: np.ndarray
+    fb: np.ndarray
+    lk: np.ndarray
+    lv: np.ndarray
+    dv: np.ndarray
+    ds: np.ndarray
+
+
 @inline
 def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     """The planning player's value of making exactly k0 more steps from (r0, l0) with side
     allowance so0 (a move ends early only by entering a shooting space or crossing the finish
     line): the best over the legal ways of 10 * the end row + the end space's value, less `occw`
     per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
-    while no other racer moves). Depth first with an explicit stack (W.lk, W.lv)."""
+    while no other racer moves): read here, searched by one outlined body (`move_value_dfs_nb`,
+    as `feasible_nb`: its nine inlined copies were a fifth of the race kernel's code), called
+    with the ten arrays it reads and the integers as int64 (one signature)."""
     if W.ds[r0 + 1, l0, so0, k0] == vs:
         return W.dv[r0 + 1, l0, so0, k0]
+    i = np.int64
+    return move_value_dfs_nb(PlanTab(T.rl, T.crs, T.pw),
+                             Plan(W.st, W.tv, W.fb, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
+                             i(so0), i(k0), i(vs), np.float64(occw))
+
+
+@outline_hot
+def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
+    """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv)."""
     stk = W.lk
     bv = W.lv
     out = W.fb[32:39]
     nrows = T.crs.shape[0]
-    rows = rows_held_nb(T, W.st, seat)
+    C = Course(T.rl, T.crs)     # the step's tables and racers as the other searches pass them:
+    R = Racers(W.st)            # one compiled step_nb for all three
+    rows = rows_held_nb(C, W.st, seat)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -942,9 +1015,9 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, W, seat, r, l, so, o, out, rows):
+        if not step_nb(C, R, seat, r, l, so, o, out, rows):
             continue
-        cost = occw if pays_nb(T, out[0], out[1], out[6]) else 0.0
+        cost = occw if pays_nb(C, out[0], out[1], out[6]) else 0.0
         if out[4] == 1 or k == 1:
             v = 10.0 * out[0] - cost
             if out[0] < nrows:
@@ -971,7 +1044,7 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     return W.dv[r0 + 1, l0, so0, k0]
 
 
-@splice
+@inline
 def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     """The look-ahead player's move: search the ways of making the k0 remaining steps (at most
     LOOK_NODES steps visited) and return the first step option of the best one, valued as the
@@ -1059,7 +1132,7 @@ def racer_near_nb(st, seat, r, k):
     return False
 
 
-@splice
+@inline
 def move_nb(T, W, seat, k):
     """The racer's own move of k steps (§4.4). Returns (steps made, side allowance, 0 ok /
     1 ended at a shooting space or the finish / 2 collapsed)."""
@@ -1279,7 +1352,7 @@ def draftable_nb(T, W, s):
     return space_nb(T, r, st[s, S_SLANE]) != SPACE_SHOOT
 
 
-@splice
+@inline
 def drafting_nb(T, W, leader, first_seat):
     """Drafters follow the leader's trail, then drafters of drafters, front to back (§4.4)."""
     st = W.st
@@ -1583,6 +1656,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
     tv = W.tv
     nat = st[seat, S_NAT]
     st[seat, C_WAX + ilog2_nb(bit)] += 1
+    roll = -1                 # dice the rerolls roll again: one roll_place_nb call for both
+    purpose = ROLL_ONE
     if bit == WAX_PLUS_ONE:
         tv[TV_PLUS] += 1
     elif bit == WAX_MINUS_ONE:
@@ -1608,10 +1683,11 @@ def do_icon_nb(T, W, seat, bit, shooting):
             cell = W.opt[pick_nb(T, W, seat, n, DK_LIFT), 0]
             ev4_nb(T, W, seat, EV_LIFT, cell, 0, 0, 0)
             lift_one_nb(st[seat, S_BOARD:S_BOARD + 10], cell)
-            roll_place_nb(T, W, seat, 1, ROLL_ONE, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+            roll = 1
+            purpose = ROLL_ONE
     elif bit == WAX_REROLL_ALL:
-        m = lift_all_nb(st[seat, S_BOARD:S_BOARD + 10])
-        roll_place_nb(T, W, seat, m, ROLL_ALL, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
+        roll = lift_all_nb(st[seat, S_BOARD:S_BOARD + 10])
+        purpose = ROLL_ALL
     elif bit == WAX_REROLL_SHOT:
         first = tv[TV_FIRST_SHOT]
         if T.rl[R_RESHOT_SCOPE] == RESHOT_VISIT and shooting:
@@ -1638,6 +1714,8 @@ def do_icon_nb(T, W, seat, bit, shooting):
             v.hits = visit_hits_nb(T, W, seat)
             v.misses = v.shots - v.hits
             v.reshots = st[seat, V_RESHOTS]
+    if roll >= 0:
+        roll_place_nb(T, W, seat, roll, purpose, T.rl[R_REROLL_BLUE_REMOVAL] != 0)
 
 
 @inline
@@ -1783,7 +1861,7 @@ def planned_value_nb(T, W, seat, k, vs, occw):
     return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, min(k, MAX_K), vs, occw)
 
 
-@splice
+@inline
 def column_step_nb(T, W, seat):
     """Take the columns (§4.1): mandatory column, additional ones, flip choices; log; return the
     dice taken."""
@@ -2019,7 +2097,7 @@ def popcount_nb(x):
 # =================================================================================================
 # a turn (§4.8)
 # =================================================================================================
-@splice
+@inline
 def shot_nb(T, W, seat):
     """One shot at the racer's next target (§4.4), before its moment C."""
     st = W.st
@@ -2042,7 +2120,7 @@ def shot_nb(T, W, seat):
     v.misses = v.shots - v.hits
 
 
-@splice
+@inline
 def shooting_done_nb(T, W, seat):
     """After a shooting turn's last shot: the penalty laps once every target is shot."""
     st = W.st
@@ -2064,7 +2142,7 @@ def shooting_done_nb(T, W, seat):
         v.penalties = laps
 
 
-@splice
+@inline
 def turn_nb(T, W, seat):
     st = W.st
     tv = W.tv
@@ -2167,7 +2245,7 @@ def turn_nb(T, W, seat):
 # =================================================================================================
 # set-up: the wax row (§2.3 item 6)
 # =================================================================================================
-@splice
+@inline
 def wax_row_nb(T, W, seat, fixed):
     """The racer's six tokens and their order: `fixed` (ids, -1 = let the player choose) or the
     player's choice: random (a random ordered choice) or by persona values, best at the ends."""
