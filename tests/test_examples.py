@@ -174,6 +174,9 @@ def workspace(folder: Path, argv: list[str], game: str, made: Path) -> None:
                     play(command, f"making {word}")
                 os.chdir(folder)
             shutil.copytree(made / word, folder / word)
+        elif word.startswith("benchmarks/personas/") and (ROOT / word).is_file():   # a measured persona
+            (folder / word).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / word, folder / word)
         elif word in PERSONAS:          # a persona of one's own, named as its file
             text = (ROOT / "sim" / "data" / "players" / PERSONAS[word]).read_text()
             (folder / word).write_text(re.sub(r'(?m)^name\s*=.*$', f'name = "{Path(word).stem}"', text))
