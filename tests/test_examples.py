@@ -130,7 +130,14 @@ SEARCHING = {"lookahead", "reference"}
 
 def heavy(argv: list[str]) -> bool:
     pool = "--scaling" in argv and len(argv[argv.index("--scaling") + 1].split(",")) > 1
-    return pool or any(part in SEARCHING for w in argv for part in w.split(","))
+    return pool or any(part in SEARCHING or searching_file(part) for w in argv for part in w.split(","))
+
+
+def searching_file(word: str) -> bool:
+    """A persona file of the tree (benchmarks/personas/...) whose player searches."""
+    path = ROOT / word
+    return (word.endswith(".toml") and path.is_file()
+            and re.search(r'(?m)^kind\s*=\s*"(reference|lookahead)"', path.read_text()) is not None)
 
 
 #: what a figure's image is in this test: encoding PNG and SVG is the report's cost, not the
