@@ -150,6 +150,17 @@ class Roster(Protocol):
     def write_persona(self, player, path, note: str = "", description=None) -> None: ...
 
 
+def trimmed_weights(weights, defaults, always: int) -> list[float]:
+    """A player's weights as a results folder's identity records them (Roster.recorded_weights):
+    the first `always`, then later ones only up to the last off its default, so that a weight added
+    at its default leaves the folders written before it extensible (a replay gives the weights left
+    out their defaults)."""
+    w = [float(x) for x in weights]
+    while len(w) > always and w[-1] == float(defaults[len(w) - 1]):
+        w.pop()
+    return w
+
+
 #: the optional hooks' signatures (sim.games.HOOKS says what each is for)
 class Hooks(Protocol):
     def roster(self) -> Roster: ...
@@ -190,4 +201,4 @@ def breaches(obj, protocol, only: tuple[str, ...] | None = None) -> list[str]:
     return out
 
 
-__all__ = ["GameModule", "Roster", "Hooks", "breaches", "Bundle", "Design"]
+__all__ = ["GameModule", "Roster", "Hooks", "breaches", "trimmed_weights", "Bundle", "Design"]

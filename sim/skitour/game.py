@@ -232,10 +232,9 @@ def recorded_weights(weights) -> list[float]:
     """A player's weights as a manifest records them (RECORDED_WEIGHTS)."""
     from kernels.skitour.players import DEFAULT_PARAMS
 
-    w = [float(x) for x in weights]
-    while len(w) > RECORDED_WEIGHTS and w[-1] == float(DEFAULT_PARAMS[len(w) - 1]):
-        w.pop()
-    return w
+    from ..contract import trimmed_weights
+
+    return trimmed_weights(weights, DEFAULT_PARAMS, RECORDED_WEIGHTS)
 
 
 def player_records(design: Design) -> dict:
