@@ -11,7 +11,8 @@ The kernel is one machine-code function (every helper inlined, kernels/jit.py), 
 one symbol. `run` compiles it with line tables (NUMBA_DEBUGINFO=1, in a cache of its own: the
 first compile takes minutes) but, unlike numba's debug builds, without bounds checks or extended
 variable lifetimes, so the code is close to the shipped one (about 0.9 times as fast); it writes
-the kernel's object code and where it was loaded to /tmp/skitour_profile.o and .json, then plays
+the kernel's object code and where it was loaded to /tmp/skitour_profile.o and .json (--keep PREFIX
+on both commands: another place, for two profiles at once), then plays
 the races. `report` maps perf's samples inside the kernel to source lines with addr2line, each
 with the chain of lines it was inlined through: self time by line and by function, and time by
 function including the helpers inlined into it (splice functions are not seen as callers: their
@@ -29,8 +30,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OBJ = Path("/tmp/skitour_profile.o")
-META = Path("/tmp/skitour_profile.json")
+#: where `run` leaves the kernel's object code (PREFIX.o) and load address (PREFIX.json) for `report`
+#: (--keep: two profiles at once need two prefixes)
+KEEP = "/tmp/skitour_profile"
 
 
 def run(args) -> None:
@@ -64,6 +66,7 @@ def run(args) -> None:
     E = importlib.import_module(f"kernels.{args.game}.engine")
     lib = next(iter(E.play_races_nb.overloads.values())).library
     obj = getattr(lib, "_kept_object", None) or lib._compiled_object
+    OBJ, META = Path(args.keep + ".o"), Path(args.keep + ".json")
     OBJ.write_bytes(obj)
     nm = subprocess.run(["nm", "--defined-only", str(OBJ)], capture_output=True, text=True).stdout
     name = next(ln.split()[2] for ln in nm.splitlines()
@@ -78,6 +81,7 @@ def run(args) -> None:
 
 
 def report(args) -> None:
+    OBJ, META = Path(args.keep + ".o"), Path(args.keep + ".json")
     meta = json.loads(META.read_text())
     base, size = meta["base"], meta["size"]
     ips = subprocess.run(["perf", "script", "-i", args.data, "-F", "ip"], capture_output=True,
@@ -133,9 +137,11 @@ def main() -> None:
     r.add_argument("--course", default="Starter", help="the scenario: a course, or a trail with --game blast")
     r.add_argument("--racers", type=int, default=4)
     r.add_argument("--races", type=int, default=30000)
+    r.add_argument("--keep", default=KEEP, metavar="PREFIX", help=f"where the object code goes (default {KEEP})")
     q = sub.add_parser("report")
     q.add_argument("data")
     q.add_argument("--top", type=int, default=30)
+    q.add_argument("--keep", default=KEEP, metavar="PREFIX", help="the prefix `run` was given")
     args = p.parse_args()
     run(args) if args.cmd == "run" else report(args)
 
