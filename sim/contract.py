@@ -161,6 +161,13 @@ def trimmed_weights(weights, defaults, always: int) -> list[float]:
     return w
 
 
+def filled_weights(recorded, defaults) -> tuple[float, ...]:
+    """A recorded player's weights (trimmed_weights) whole again: the weights left out, or added
+    since the record was written, at their defaults (the constants the player used before them)."""
+    w = [float(x) for x in recorded]
+    return tuple(w + [float(x) for x in defaults[len(w):]])
+
+
 #: the optional hooks' signatures (sim.games.HOOKS says what each is for)
 class Hooks(Protocol):
     def roster(self) -> Roster: ...
@@ -201,4 +208,4 @@ def breaches(obj, protocol, only: tuple[str, ...] | None = None) -> list[str]:
     return out
 
 
-__all__ = ["GameModule", "Roster", "Hooks", "breaches", "trimmed_weights", "Bundle", "Design"]
+__all__ = ["GameModule", "Roster", "Hooks", "breaches", "trimmed_weights", "filled_weights", "Bundle", "Design"]

@@ -160,14 +160,15 @@ def design_from_manifest(manifest: dict) -> Design:
     a weight was added gets that weight's default, the constant the player used before it."""
     from kernels.blast.players import DEFAULT_PARAMS, PLAYER_KINDS
 
+    from ..contract import filled_weights
+
     d = manifest["design"]
     recorded = manifest.get("players", {})
     players = []
     for name in d["players"]:
         p = recorded.get(name)
         if p:
-            w = tuple(float(x) for x in p["weights"])
-            w += tuple(float(x) for x in DEFAULT_PARAMS[len(w):])
+            w = filled_weights(p["weights"], DEFAULT_PARAMS)
             players.append(Player(name, PLAYER_KINDS.index(p["kind"]), w, source=p.get("source", "")))
         else:
             players.append(name)

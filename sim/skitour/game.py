@@ -204,6 +204,8 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
     for a player held in memory (a tuning candidate) or a persona file changed since."""
     from kernels.skitour.players import DEFAULT_PARAMS
 
+    from ..contract import filled_weights
+
     d = dict(d)
     d["nations"] = tuple(d["nations"]) if d.get("nations") else None
     names = tuple(d.get("players") or ("balanced",))
@@ -213,9 +215,7 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
         r = records.get(name)
         if not r or r.get("kind") not in C.PLAYER_KINDS or r.get("kind") == "random":
             return name
-        w = [float(x) for x in r["weights"]]
-        w += [float(x) for x in DEFAULT_PARAMS[len(w):]]       # weights added since: their defaults
-        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), tuple(w))
+        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), filled_weights(r["weights"], DEFAULT_PARAMS))
 
     d["players"] = tuple(spec(n) for n in names)
     return Design(**d)
