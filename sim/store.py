@@ -36,6 +36,7 @@ import json
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -438,7 +439,27 @@ def _write_parquet(df: pd.DataFrame, path: Path, identity: dict) -> None:
     table = pa.Table.from_pandas(df, preserve_index=False)
     meta = dict(table.schema.metadata or {})
     meta[META_KEY] = json.dumps(identity, sort_keys=True).encode()
-    pq.write_table(table.replace_schema_metadata(meta), path)
+    with _ctrl_c_held():
+        pq.write_table(table.replace_schema_metadata(meta), path)
+
+
+@contextmanager
+def _ctrl_c_held():
+    """Ctrl-C (SIGINT) held back while the main thread writes a part, and delivered once it is
+    written. pyarrow's writer closes in a `__del__`, where Python prints a KeyboardInterrupt and
+    swallows it: a Ctrl-C landing there was lost and the run played on to its end
+    (tests/test_interrupt.py caught it once)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _atomic_text(path: Path, text: str) -> None:
