@@ -157,7 +157,10 @@ TV_WINNER = 14
 TV_LAST_RANGE_SEAT = 15
 TV_DICE = 16          # dice taken this turn, once the column step is done (-1 before it)
 TV_FIRST = 17         # the seat that opened this round (the first player marker's holder)
-TV_N = 18
+TV_PLAN = 18          # 18..20: this turn's memo stamp of the planned move's values (move_value_nb)
+                      # for each of the three costs of a paid entry (OCC_*); 0: none yet
+TV_NEED = 21          # this turn's memo stamp of need_nb's searches; 0: none yet
+TV_N = 22
 
 # --- counters ct[CT_*] ----------------------------------------------------------------------------
 CT_LOG_N = 0
@@ -1104,22 +1107,60 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     return best_o
 
 
+# what a paid entry costs a planned move (occupied_class_nb)
+OCC_FORCED = 0       # 1e6: planning with no stamina to spare, a paid entry only where forced
+OCC_FULL = 1         # the `occupied` weight
+OCC_CUT = 2          # the `occupied` weight less its `occupied_cut` share
+
+
 @inline
-def occupied_cost_nb(T, W, seat, planning):
-    """What entering an occupied space that costs stamina counts against a move (`move_value_nb`'s
-    occw): the `occupied` weight, or, when planning with no stamina to spare, 1e6: a paid entry
-    only where it is forced."""
+def occupied_class_nb(T, W, seat, planning):
+    """Which cost (OCC_*) entering an occupied space that costs stamina counts against a move:
+    the `occupied` weight, or, when planning with no stamina to spare, 1e6: a paid entry only
+    where it is forced."""
     if planning and not can_pay_nb(T, W, seat, 1, False):
-        return 1.0e6
-    occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+        return OCC_FORCED
     cut = wt_nb(T, W, seat, P_OCCUPIED_CUT)
     # stamina to spare: a paid entry costs less (never nothing), where the racer can pay an entry
     # into every other racer's space (a cheap plan through more entries than it can pay for would
     # stop short of where a free route reaches)
     if (cut != 0.0 and ahead_of_pace_nb(T, W, seat, 1)
             and can_pay_nb(T, W, seat, W.st.shape[0] - 1, False)):
-        occ *= 1.0 - cut
+        return OCC_CUT
+    return OCC_FULL
+
+
+@inline
+def occupied_weight_nb(T, W, seat, cls):
+    """The cost of a paid entry of class cls (OCC_*): `move_value_nb`'s occw."""
+    if cls == OCC_FORCED:
+        return 1.0e6
+    occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if cls == OCC_CUT:
+        occ *= 1.0 - wt_nb(T, W, seat, P_OCCUPIED_CUT)
     return occ
+
+
+@inline
+def plan_memo_nb(T, W, seat):
+    """The planning racer's memo stamp for the planned move's values this turn (plan_stamp_nb) and
+    the cost of a paid entry they count (occw), for its stamina now."""
+    cls = occupied_class_nb(T, W, seat, True)
+    return plan_stamp_nb(W, cls), occupied_weight_nb(T, W, seat, cls)
+
+
+@inline
+def plan_stamp_nb(W, cls):
+    """The memo stamp of the planned move's values (move_value_nb) with paid entries of class cls
+    this turn. Those values read the other racers' places, the turn's count (moves_before_nb) and
+    the cost, none of which change between the turn's start and its move (the racer's own place
+    is not read), so the turn's decisions (wax moments, columns, the move's steps) share one memo
+    for each cost: turn_nb starts the turn with none."""
+    vs = W.tv[TV_PLAN + cls]
+    if vs == 0:
+        vs = new_stamp_nb(W)
+        W.tv[TV_PLAN + cls] = vs
+    return vs
 
 
 @inline
@@ -1158,8 +1199,10 @@ def move_nb(T, W, seat, k):
         # entry pays and no end is behind a racer: stepping forward greedily is the plan, and
         # far cheaper than searching it
         plan = racer_near_nb(st, seat, r, k)
-    vs = new_stamp_nb(W)
-    occw = occupied_cost_nb(T, W, seat, plan)
+    vs = 0
+    occw = 0.0
+    if plan:
+        vs, occw = plan_memo_nb(T, W, seat)
     while steps < k:
         rem = k - steps
         # can the rest be made without a paid entry? Asked only once an option pays: only then
@@ -1468,8 +1511,14 @@ def need_nb(T, W, seat, most):
     m = max(dist_to_stop_nb(T, W, seat), 1)
     r = st[seat, S_ROW]
     l = st[seat, S_LANE]
+    # one memo for every m and every call of the turn (before its move nobody moves): a state's
+    # answer (an early end within its steps left or none) is the same whatever m it was met for
+    sn = W.tv[TV_NEED]
+    if sn == 0:
+        sn = new_stamp_nb(W)
+        W.tv[TV_NEED] = sn
     while m <= most:
-        if feasible_nb(T, W, seat, r, l, 1, m, False, new_stamp_nb(W), True):
+        if feasible_nb(T, W, seat, r, l, 1, m, False, sn, True):
             return m
         m += 1
     return most + 1
@@ -1509,7 +1558,7 @@ def count_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
 
 
 @inline
-def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
+def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
     """count_gain_nb in rows of the planned move (move_value_nb, the end space's value counted):
     what a change of the moving turn's count gains; count_gain_nb's moves where either count has
     no legal way of being made in full."""
@@ -1517,7 +1566,7 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
     a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
     b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
                       tv[TV_SPRINTMV] + dsprint)
-    occw = occupied_cost_nb(T, W, seat, True)
+    vs, occw = plan_memo_nb(T, W, seat)
     va = planned_value_nb(T, W, seat, a, vs, occw)
     vb = planned_value_nb(T, W, seat, b, vs, occw)
     if va > -1.0e17 and vb > -1.0e17:
@@ -1526,7 +1575,7 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
 
 
 @inline
-def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
+def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
     """Heuristic value (in dice) of one icon used now. A +1, -1 or sprint is worth the moves (or
     shots) it changes that this turn can use: nothing once the move reaches the range or the
     finish without it. Before the columns are taken (moment A) the dice are not known: +1 and -1
@@ -1544,7 +1593,7 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
             return 0.0 if bit == WAX_PLUS_ONE else -1.0
         if look:
             return look_gain_nb(T, W, seat, dice, 1 if bit == WAX_PLUS_ONE else 0,
-                                1 if bit == WAX_MINUS_ONE else 0, 0, need, vs)
+                                1 if bit == WAX_MINUS_ONE else 0, 0, need)
         if bit == WAX_PLUS_ONE:
             return count_gain_nb(T, W, seat, dice, 1, 0, 0, need)
         return count_gain_nb(T, W, seat, dice, 0, 1, 0, need)
@@ -1559,7 +1608,7 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
                 est = max(est, col_dice_nb(T, b, b[S_NAT], c))
             return count_gain_nb(T, W, seat, est, 0, 0, b[B_SPRINT], need)
         if look:
-            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need, vs)
+            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
         return count_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
     if bit == WAX_FREE_COLUMN:
         if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
@@ -1771,11 +1820,10 @@ def wax_moment_nb(T, W, seat, moment):
     if printed:
         offer |= T.pi[nat]
     iv = W.sc[32:40]
-    vs = new_stamp_nb(W)        # one memo of the planned move's values for the moment's icons
     for i in range(8):
         iv[i] = 0.0
         if (offer >> i) & 1:
-            iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need, vs)
+            iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need)
     if row:
         tid = st[seat, S_WR + lo]
         n = token_options_nb(T, W, seat, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting, iv)
@@ -1886,8 +1934,10 @@ def column_step_nb(T, W, seat):
            and racer_near_nb(st, seat, st[seat, S_ROW], count_bound_nb(T, W, seat)))
     look = onc and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5
     look1 = onc and wt_nb(T, W, seat, P_LOOK_FIRST) > 0.5
-    vs = new_stamp_nb(W) if (look or look1) else 0
-    occw = occupied_cost_nb(T, W, seat, look or look1)
+    vs = 0
+    occw = 0.0
+    if look or look1:
+        vs, occw = plan_memo_nb(T, W, seat)
     # the mandatory column
     n = 0
     waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
@@ -2150,6 +2200,8 @@ def turn_nb(T, W, seat):
     nt = T.rl[R_TARGETS]
     for i in range(TV_SHOOTING + 2):
         tv[i] = 0
+    for i in range(TV_PLAN, TV_NEED + 1):
+        tv[i] = 0             # the turn's memos of planned moves and of need_nb: none yet
     tv[TV_FIRST_SHOT] = -1
     tv[TV_DICE] = -1
     r = st[seat, S_ROW]
@@ -2712,6 +2764,8 @@ def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
     copy2_nb(RW.st, W.st)                   # element loops, not slices (kernels/arrays.py)
     copy1_nb(RW.tv, W.tv)
     RW.tv[TV_STAMP] = stamp                 # fresh memo stamps, never one the race used
+    for i in range(TV_PLAN, TV_NEED + 1):
+        RW.tv[i] = 0
     copy1_nb(RW.ct, W.ct)
     RW.ct[CT_NOPT] = 0
     key = (W.prng[0] ^ (np.uint64(W.tv[TV_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
