@@ -391,6 +391,16 @@ def occupants_nb(st, seat, r, l):
 
 
 @inline
+def occupants_at_nb(st, seat, r, l, rows):
+    """`occupants_nb` where `rows` (rows_held_nb: the rows other racers hold, a bit each; -1 count
+    at each step) says first whether any other racer is on row r at all: a search's steps mostly
+    enter rows nobody else holds."""
+    if rows >= 0 and ((rows >> r) & 1) == 0:
+        return 0
+    return occupants_nb(st, seat, r, l)
+
+
+@inline
 def on_row_nb(st, seat, r):
     n = 0
     for s in range(st.shape[0]):
@@ -654,7 +664,7 @@ def step_nb(T, W, seat, r, l, so, o, out, rows):
         out[3] = STEP_ENTRY
         out[4] = 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0
         out[5] = 0
-        out[6] = occupants_nb(st, seat, 0, o)
+        out[6] = occupants_at_nb(st, seat, 0, o, rows)
         return True
     here = space_nb(T, r, l)
     if o == 0:
@@ -672,7 +682,7 @@ def step_nb(T, W, seat, r, l, so, o, out, rows):
             out[1] = l
             out[3] = STEP_FORWARD
             out[4] = 1 if sp == SPACE_SHOOT else 0
-            out[6] = occupants_nb(st, seat, r + 1, l)
+            out[6] = occupants_at_nb(st, seat, r + 1, l, rows)
         p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
         out[5] = p
         out[2] = 1 if p > 0 else so
@@ -690,7 +700,7 @@ def step_nb(T, W, seat, r, l, so, o, out, rows):
         out[3] = STEP_SIDE
         out[4] = 0
         out[5] = 0
-        out[6] = occupants_nb(st, seat, r, l2)
+        out[6] = occupants_at_nb(st, seat, r, l2, rows)
         return True
     l2 = l - 1 if o == 3 else l + 1
     if space_nb(T, r + 1, l2) != SPACE_WHITE:
@@ -705,7 +715,7 @@ def step_nb(T, W, seat, r, l, so, o, out, rows):
     out[3] = STEP_DIAG
     out[4] = 0
     out[5] = p
-    out[6] = occupants_nb(st, seat, r + 1, l2)
+    out[6] = occupants_at_nb(st, seat, r + 1, l2, rows)
     return True
 
 
@@ -915,17 +925,23 @@ def trail_add_nb(W, seat, r, l):
 def end_score_nb(T, W, seat, r2, l2):
     """Heuristic value of ending a move on (r2, l2): green behind a racer, red, and a space
     directly behind a racer who may be drafted on when it next moves (§4.4)."""
+    return end_value_nb(T, W, seat, r2, l2, wt_nb(T, W, seat, P_RED), wt_nb(T, W, seat, P_GREEN),
+                        wt_nb(T, W, seat, P_DRAFT_SPOT), wt_nb(T, W, seat, P_DRAFT_NEXT), -1)
+
+
+@inline
+def end_value_nb(T, W, seat, r2, l2, red, green, ds, dn, rows):
+    """`end_score_nb` with the weights red, green, draft_spot and draft_next read once by a search
+    that values many ends, and the rows others hold (`occupants_at_nb`)."""
     sp = space_nb(T, r2, l2)
     v = 0.0
     if sp == SPACE_RED:
-        v -= 10.0 * wt_nb(T, W, seat, P_RED)
-    ds = wt_nb(T, W, seat, P_DRAFT_SPOT)
-    dn = wt_nb(T, W, seat, P_DRAFT_NEXT)
+        v -= 10.0 * red
     draft = ((ds != 0.0 or dn != 0.0) and sp != SPACE_SHOOT
              and space_nb(T, r2 + 1, l2) != SPACE_SHOOT)
-    if (sp == SPACE_GREEN or draft) and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
+    if (sp == SPACE_GREEN or draft) and occupants_at_nb(W.st, seat, r2 + 1, l2, rows) > 0:
         if sp == SPACE_GREEN:
-            v += 10.0 * wt_nb(T, W, seat, P_GREEN)
+            v += 10.0 * green
         if draft:
             v += 10.0 * ds
             if dn != 0.0 and moves_before_nb(W, seat, r2 + 1, l2):
@@ -992,6 +1008,10 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     C = Course(T.rl, T.crs)     # the step's tables and racers as the other searches pass them:
     R = Racers(W.st)            # one compiled step_nb for all three
     rows = rows_held_nb(C, W.st, seat)
+    red = wt_nb(T, W, seat, P_RED)
+    green = wt_nb(T, W, seat, P_GREEN)
+    dspot = wt_nb(T, W, seat, P_DRAFT_SPOT)
+    dnext = wt_nb(T, W, seat, P_DRAFT_NEXT)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -1024,7 +1044,7 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
         if out[4] == 1 or k == 1:
             v = 10.0 * out[0] - cost
             if out[0] < nrows:
-                v += end_score_nb(T, W, seat, out[0], out[1])
+                v += end_value_nb(T, W, seat, out[0], out[1], red, green, dspot, dnext, rows)
             if v > bv[d]:
                 bv[d] = v
             continue
