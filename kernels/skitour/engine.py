@@ -646,77 +646,67 @@ def prepare_nb(T, W, seat):
 # =================================================================================================
 @inline
 def step_nb(T, W, seat, r, l, so, o, out, rows):
+    """Step option o from (r, l) with sideways allowance `so` (`step_t_nb`): fills out = (row,
+    lane, so, kind, ends, passes, occ) and returns True if the step is legal (out untouched if
+    not)."""
+    ok, r2, l2, so2, kind, ends, p, occ = step_t_nb(T, W, seat, r, l, so, o, rows)
+    if not ok:
+        return False
+    out[0] = r2
+    out[1] = l2
+    out[2] = so2
+    out[3] = kind
+    out[4] = ends
+    out[5] = p
+    out[6] = occ
+    return True
+
+
+@inline
+def step_t_nb(T, W, seat, r, l, so, o, rows):
     """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
     option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
-    3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
-    returns True if the step is legal. rows: -1 (count the passes), or the rows other racers hold,
-    a bit each (`rows_held_nb`), for a search, which reads the passes only as whether there are
-    any (the side allowance): they are then 1 where any are."""
+    3 diagonal left, 4 diagonal right. Returns (legal, row, lane, so, kind, ends, passes, occ):
+    the searches keep them in registers, where an array `out` is stored and read back at every
+    step. rows: -1 (count the passes), or the rows other racers hold, a bit each
+    (`rows_held_nb`), for a search, which reads the passes only as whether there are any (the
+    side allowance): they are then 1 where any are."""
     st = W.st
     lanes = T.rl[R_LANES]
     nrows = T.crs.shape[0]
+    no = (False, 0, 0, 0, 0, 0, 0, 0)
     if r < 0:
         if o >= lanes or space_nb(T, 0, o) == SPACE_NONE:
-            return False
-        out[0] = 0
-        out[1] = o
-        out[2] = so
-        out[3] = STEP_ENTRY
-        out[4] = 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0
-        out[5] = 0
-        out[6] = occupants_at_nb(st, seat, 0, o, rows)
-        return True
-    here = space_nb(T, r, l)
+            return no
+        return (True, 0, o, so, STEP_ENTRY, 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0, 0,
+                occupants_at_nb(st, seat, 0, o, rows))
     if o == 0:
         if r == nrows - 1:
-            out[0] = nrows
-            out[1] = l
-            out[3] = STEP_FINISH
-            out[4] = 1
-            out[6] = 0
-        else:
-            sp = space_nb(T, r + 1, l)
-            if sp == SPACE_NONE:
-                return False
-            out[0] = r + 1
-            out[1] = l
-            out[3] = STEP_FORWARD
-            out[4] = 1 if sp == SPACE_SHOOT else 0
-            out[6] = occupants_at_nb(st, seat, r + 1, l, rows)
+            p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
+            return True, nrows, l, 1 if p > 0 else so, STEP_FINISH, 1, p, 0
+        sp = space_nb(T, r + 1, l)
+        if sp == SPACE_NONE:
+            return no
         p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
-        out[5] = p
-        out[2] = 1 if p > 0 else so
-        return True
+        return (True, r + 1, l, 1 if p > 0 else so, STEP_FORWARD, 1 if sp == SPACE_SHOOT else 0,
+                p, occupants_at_nb(st, seat, r + 1, l, rows))
     if o <= 2:
-        if so == 0 or here == SPACE_SHOOT:
-            return False
+        if so == 0 or space_nb(T, r, l) == SPACE_SHOOT:
+            return no
         l2 = l - 1 if o == 1 else l + 1
         sp = space_nb(T, r, l2)
         if sp == SPACE_NONE or sp == SPACE_SHOOT:
-            return False
-        out[0] = r
-        out[1] = l2
-        out[2] = 0
-        out[3] = STEP_SIDE
-        out[4] = 0
-        out[5] = 0
-        out[6] = occupants_at_nb(st, seat, r, l2, rows)
-        return True
+            return no
+        return True, r, l2, 0, STEP_SIDE, 0, 0, occupants_at_nb(st, seat, r, l2, rows)
     l2 = l - 1 if o == 3 else l + 1
     if space_nb(T, r + 1, l2) != SPACE_WHITE:
-        return False
+        return no
     diag_side = T.rl[R_DIAGONAL_IS_SIDEWAYS] != 0
     if diag_side and so == 0:
-        return False
+        return no
     p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
-    out[0] = r + 1
-    out[1] = l2
-    out[2] = 0 if diag_side else (1 if p > 0 else so)
-    out[3] = STEP_DIAG
-    out[4] = 0
-    out[5] = p
-    out[6] = occupants_at_nb(st, seat, r + 1, l2, rows)
-    return True
+    return (True, r + 1, l2, 0 if diag_side else (1 if p > 0 else so), STEP_DIAG, 0, p,
+            occupants_at_nb(st, seat, r + 1, l2, rows))
 
 
 class Racers(NamedTuple):
@@ -771,13 +761,12 @@ class Search(NamedTuple):
     st: np.ndarray
     memo: np.ndarray
     stk: np.ndarray
-    fb: np.ndarray
 
 
 @inline
 def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """`feasible_dfs_nb`, one body for its seven callers (see kernels/jit.py, `outline_hot`):
-    called with the six arrays it reads, as a call copies every array it is passed, and with the
+    called with the five arrays it reads, as a call copies every array it is passed, and with the
     integers as int64 and the flags as booleans (the same values: the search keeps them in int32
     arrays), so that every caller shares one signature."""
     if k0 <= 0:
@@ -789,7 +778,7 @@ def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         return True
     if not clear and r0 >= 0 and straight_nb(T, r0, l0, k0, stop_only):
         return True
-    return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk, W.fb), np.int64(seat),
+    return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk), np.int64(seat),
                            np.int64(r0), np.int64(l0), np.int64(so0), np.int64(k0), np.bool_(clear),
                            np.int64(stamp), np.bool_(stop_only))
 
@@ -826,7 +815,6 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         return not stop_only
     memo = W.memo
     stk = W.stk
-    out = W.fb[40:47]
     rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
@@ -845,18 +833,16 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, Racers(W.st), seat, r, l, so, o, out, rows):
+        ok, r2, l2, so2, _, ends, _, occ = step_t_nb(T, Racers(W.st), seat, r, l, so, o, rows)
+        if not ok:
             continue
-        if clear and pays_nb(T, out[0], out[1], out[6]):
+        if clear and pays_nb(T, r2, l2, occ):
             continue
-        if out[4] == 1 or (k == 1 and not stop_only):
+        if ends == 1 or (k == 1 and not stop_only):
             memo[r0 + 1, l0, so0, k0] = -stamp
             return True
         if k == 1:
             continue
-        r2 = out[0]
-        l2 = out[1]
-        so2 = out[2]
         known = memo[r2 + 1, l2, so2, k - 1]
         if known == stamp:
             continue
@@ -995,7 +981,6 @@ class Plan(NamedTuple):
     """The state a planned move's search reads and writes."""
     st: np.ndarray
     tv: np.ndarray
-    fb: np.ndarray
     lk: np.ndarray
     lv: np.ndarray
     dv: np.ndarray
@@ -1010,12 +995,12 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
     while no other racer moves): read here, searched by one outlined body (`move_value_dfs_nb`,
     as `feasible_nb`: its nine inlined copies were a fifth of the race kernel's code), called
-    with the ten arrays it reads and the integers as int64 (one signature)."""
+    with the nine arrays it reads and the integers as int64 (one signature)."""
     if W.ds[r0 + 1, l0, so0, k0] == vs:
         return W.dv[r0 + 1, l0, so0, k0]
     i = np.int64
     return move_value_dfs_nb(PlanTab(T.rl, T.crs, T.pw),
-                             Plan(W.st, W.tv, W.fb, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
+                             Plan(W.st, W.tv, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
                              i(so0), i(k0), i(vs), np.float64(occw))
 
 
@@ -1024,7 +1009,6 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv)."""
     stk = W.lk
     bv = W.lv
-    out = W.fb[32:39]
     nrows = T.crs.shape[0]
     C = Course(T.rl, T.crs)     # the step's tables and racers as the other searches pass them:
     R = Racers(W.st)            # one compiled step_nb for all three
@@ -1059,19 +1043,17 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(C, R, seat, r, l, so, o, out, rows):
+        ok, r2, l2, so2, _, ends, _, occ = step_t_nb(C, R, seat, r, l, so, o, rows)
+        if not ok:
             continue
-        cost = occw if pays_nb(C, out[0], out[1], out[6]) else 0.0
-        if out[4] == 1 or k == 1:
-            v = 10.0 * out[0] - cost
-            if out[0] < nrows:
-                v += end_value_nb(T, W, seat, out[0], out[1], red, green, dspot, dnext, rows)
+        cost = occw if pays_nb(C, r2, l2, occ) else 0.0
+        if ends == 1 or k == 1:
+            v = 10.0 * r2 - cost
+            if r2 < nrows:
+                v += end_value_nb(T, W, seat, r2, l2, red, green, dspot, dnext, rows)
             if v > bv[d]:
                 bv[d] = v
             continue
-        r2 = out[0]
-        l2 = out[1]
-        so2 = out[2]
         if W.ds[r2 + 1, l2, so2, k - 1] == vs:
             cv = W.dv[r2 + 1, l2, so2, k - 1]
             if cv > -1.0e17 and cv - cost > bv[d]:
