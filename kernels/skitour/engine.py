@@ -157,7 +157,10 @@ TV_WINNER = 14
 TV_LAST_RANGE_SEAT = 15
 TV_DICE = 16          # dice taken this turn, once the column step is done (-1 before it)
 TV_FIRST = 17         # the seat that opened this round (the first player marker's holder)
-TV_N = 18
+TV_PLAN = 18          # 18..20: this turn's memo stamp of the planned move's values (move_value_nb)
+                      # for each of the three costs of a paid entry (OCC_*); 0: none yet
+TV_NEED = 21          # this turn's memo stamp of need_nb's searches; 0: none yet
+TV_N = 22
 
 # --- counters ct[CT_*] ----------------------------------------------------------------------------
 CT_LOG_N = 0
@@ -385,6 +388,16 @@ def occupants_nb(st, seat, r, l):
         if st[s, S_ROW] == r and st[s, S_LANE] == l and s != seat and on_course_nb(st, s):
             n += 1
     return n
+
+
+@inline
+def occupants_at_nb(st, seat, r, l, rows):
+    """`occupants_nb` where `rows` (rows_held_nb: the rows other racers hold, a bit each; -1 count
+    at each step) says first whether any other racer is on row r at all: a search's steps mostly
+    enter rows nobody else holds."""
+    if rows >= 0 and ((rows >> r) & 1) == 0:
+        return 0
+    return occupants_nb(st, seat, r, l)
 
 
 @inline
@@ -633,77 +646,67 @@ def prepare_nb(T, W, seat):
 # =================================================================================================
 @inline
 def step_nb(T, W, seat, r, l, so, o, out, rows):
+    """Step option o from (r, l) with sideways allowance `so` (`step_t_nb`): fills out = (row,
+    lane, so, kind, ends, passes, occ) and returns True if the step is legal (out untouched if
+    not)."""
+    ok, r2, l2, so2, kind, ends, p, occ = step_t_nb(T, W, seat, r, l, so, o, rows)
+    if not ok:
+        return False
+    out[0] = r2
+    out[1] = l2
+    out[2] = so2
+    out[3] = kind
+    out[4] = ends
+    out[5] = p
+    out[6] = occ
+    return True
+
+
+@inline
+def step_t_nb(T, W, seat, r, l, so, o, rows):
     """Step option o from (r, l) with sideways allowance `so`. Behind the start line (r = -1)
     option o enters lane o of row 0. Otherwise o: 0 forward, 1 sideways left, 2 sideways right,
-    3 diagonal left, 4 diagonal right. Fills out = (row, lane, so, kind, ends, passes, occ) and
-    returns True if the step is legal. rows: -1 (count the passes), or the rows other racers hold,
-    a bit each (`rows_held_nb`), for a search, which reads the passes only as whether there are
-    any (the side allowance): they are then 1 where any are."""
+    3 diagonal left, 4 diagonal right. Returns (legal, row, lane, so, kind, ends, passes, occ):
+    the searches keep them in registers, where an array `out` is stored and read back at every
+    step. rows: -1 (count the passes), or the rows other racers hold, a bit each
+    (`rows_held_nb`), for a search, which reads the passes only as whether there are any (the
+    side allowance): they are then 1 where any are."""
     st = W.st
     lanes = T.rl[R_LANES]
     nrows = T.crs.shape[0]
+    no = (False, 0, 0, 0, 0, 0, 0, 0)
     if r < 0:
         if o >= lanes or space_nb(T, 0, o) == SPACE_NONE:
-            return False
-        out[0] = 0
-        out[1] = o
-        out[2] = so
-        out[3] = STEP_ENTRY
-        out[4] = 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0
-        out[5] = 0
-        out[6] = occupants_nb(st, seat, 0, o)
-        return True
-    here = space_nb(T, r, l)
+            return no
+        return (True, 0, o, so, STEP_ENTRY, 1 if space_nb(T, 0, o) == SPACE_SHOOT else 0, 0,
+                occupants_at_nb(st, seat, 0, o, rows))
     if o == 0:
         if r == nrows - 1:
-            out[0] = nrows
-            out[1] = l
-            out[3] = STEP_FINISH
-            out[4] = 1
-            out[6] = 0
-        else:
-            sp = space_nb(T, r + 1, l)
-            if sp == SPACE_NONE:
-                return False
-            out[0] = r + 1
-            out[1] = l
-            out[3] = STEP_FORWARD
-            out[4] = 1 if sp == SPACE_SHOOT else 0
-            out[6] = occupants_nb(st, seat, r + 1, l)
+            p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
+            return True, nrows, l, 1 if p > 0 else so, STEP_FINISH, 1, p, 0
+        sp = space_nb(T, r + 1, l)
+        if sp == SPACE_NONE:
+            return no
         p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
-        out[5] = p
-        out[2] = 1 if p > 0 else so
-        return True
+        return (True, r + 1, l, 1 if p > 0 else so, STEP_FORWARD, 1 if sp == SPACE_SHOOT else 0,
+                p, occupants_at_nb(st, seat, r + 1, l, rows))
     if o <= 2:
-        if so == 0 or here == SPACE_SHOOT:
-            return False
+        if so == 0 or space_nb(T, r, l) == SPACE_SHOOT:
+            return no
         l2 = l - 1 if o == 1 else l + 1
         sp = space_nb(T, r, l2)
         if sp == SPACE_NONE or sp == SPACE_SHOOT:
-            return False
-        out[0] = r
-        out[1] = l2
-        out[2] = 0
-        out[3] = STEP_SIDE
-        out[4] = 0
-        out[5] = 0
-        out[6] = occupants_nb(st, seat, r, l2)
-        return True
+            return no
+        return True, r, l2, 0, STEP_SIDE, 0, 0, occupants_at_nb(st, seat, r, l2, rows)
     l2 = l - 1 if o == 3 else l + 1
     if space_nb(T, r + 1, l2) != SPACE_WHITE:
-        return False
+        return no
     diag_side = T.rl[R_DIAGONAL_IS_SIDEWAYS] != 0
     if diag_side and so == 0:
-        return False
+        return no
     p = on_row_nb(st, seat, r) if rows < 0 else (rows >> r) & 1
-    out[0] = r + 1
-    out[1] = l2
-    out[2] = 0 if diag_side else (1 if p > 0 else so)
-    out[3] = STEP_DIAG
-    out[4] = 0
-    out[5] = p
-    out[6] = occupants_nb(st, seat, r + 1, l2)
-    return True
+    return (True, r + 1, l2, 0 if diag_side else (1 if p > 0 else so), STEP_DIAG, 0, p,
+            occupants_at_nb(st, seat, r + 1, l2, rows))
 
 
 class Racers(NamedTuple):
@@ -758,13 +761,12 @@ class Search(NamedTuple):
     st: np.ndarray
     memo: np.ndarray
     stk: np.ndarray
-    fb: np.ndarray
 
 
 @inline
 def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
     """`feasible_dfs_nb`, one body for its seven callers (see kernels/jit.py, `outline_hot`):
-    called with the six arrays it reads, as a call copies every array it is passed, and with the
+    called with the five arrays it reads, as a call copies every array it is passed, and with the
     integers as int64 and the flags as booleans (the same values: the search keeps them in int32
     arrays), so that every caller shares one signature."""
     if k0 <= 0:
@@ -774,9 +776,30 @@ def feasible_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         return False
     if known == -stamp:
         return True
-    return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk, W.fb), np.int64(seat),
+    if not clear and r0 >= 0 and straight_nb(T, r0, l0, k0, stop_only):
+        return True
+    return feasible_dfs_nb(Course(T.rl, T.crs), Search(W.st, W.memo, W.stk), np.int64(seat),
                            np.int64(r0), np.int64(l0), np.int64(so0), np.int64(k0), np.bool_(clear),
                            np.int64(stamp), np.bool_(stop_only))
+
+
+@inline
+def straight_nb(T, r0, l0, k0, stop_only):
+    """Whether going straight forward from (r0, l0) on the course (r0 >= 0) is a way of making the
+    k0 steps (with `stop_only`, of ending early within them): the feasibility search's first way
+    (forward first), and most searches' answer, found here without the call. A forward step is
+    legal wherever the row ahead has the lane (entering an occupied space is, without `clear`)."""
+    nrows = T.crs.shape[0]
+    for j in range(1, k0 + 1):
+        r = r0 + j
+        if r >= nrows:
+            return True          # across the finish line: the move ends
+        sp = T.crs[r, CR_SPACE + l0]
+        if sp == SPACE_NONE:
+            return False         # not this way: the search looks further
+        if sp == SPACE_SHOOT:
+            return True          # a shooting space: the move ends
+    return not stop_only
 
 
 @outline_hot
@@ -792,7 +815,6 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
         return not stop_only
     memo = W.memo
     stk = W.stk
-    out = W.fb[40:47]
     rows = rows_held_nb(T, W.st, seat)
     d = 0
     stk[0, 0] = r0
@@ -811,18 +833,16 @@ def feasible_dfs_nb(T, W, seat, r0, l0, so0, k0, clear, stamp, stop_only):
             d -= 1
             continue
         stk[d, 4] = o + 1
-        if not step_nb(T, Racers(W.st), seat, r, l, so, o, out, rows):
+        ok, r2, l2, so2, _, ends, _, occ = step_t_nb(T, Racers(W.st), seat, r, l, so, o, rows)
+        if not ok:
             continue
-        if clear and pays_nb(T, out[0], out[1], out[6]):
+        if clear and pays_nb(T, r2, l2, occ):
             continue
-        if out[4] == 1 or (k == 1 and not stop_only):
+        if ends == 1 or (k == 1 and not stop_only):
             memo[r0 + 1, l0, so0, k0] = -stamp
             return True
         if k == 1:
             continue
-        r2 = out[0]
-        l2 = out[1]
-        so2 = out[2]
         known = memo[r2 + 1, l2, so2, k - 1]
         if known == stamp:
             continue
@@ -912,17 +932,23 @@ def trail_add_nb(W, seat, r, l):
 def end_score_nb(T, W, seat, r2, l2):
     """Heuristic value of ending a move on (r2, l2): green behind a racer, red, and a space
     directly behind a racer who may be drafted on when it next moves (§4.4)."""
+    return end_value_nb(T, W, seat, r2, l2, wt_nb(T, W, seat, P_RED), wt_nb(T, W, seat, P_GREEN),
+                        wt_nb(T, W, seat, P_DRAFT_SPOT), wt_nb(T, W, seat, P_DRAFT_NEXT), -1)
+
+
+@inline
+def end_value_nb(T, W, seat, r2, l2, red, green, ds, dn, rows):
+    """`end_score_nb` with the weights red, green, draft_spot and draft_next read once by a search
+    that values many ends, and the rows others hold (`occupants_at_nb`)."""
     sp = space_nb(T, r2, l2)
     v = 0.0
     if sp == SPACE_RED:
-        v -= 10.0 * wt_nb(T, W, seat, P_RED)
-    ds = wt_nb(T, W, seat, P_DRAFT_SPOT)
-    dn = wt_nb(T, W, seat, P_DRAFT_NEXT)
+        v -= 10.0 * red
     draft = ((ds != 0.0 or dn != 0.0) and sp != SPACE_SHOOT
              and space_nb(T, r2 + 1, l2) != SPACE_SHOOT)
-    if (sp == SPACE_GREEN or draft) and occupants_nb(W.st, seat, r2 + 1, l2) > 0:
+    if (sp == SPACE_GREEN or draft) and occupants_at_nb(W.st, seat, r2 + 1, l2, rows) > 0:
         if sp == SPACE_GREEN:
-            v += 10.0 * wt_nb(T, W, seat, P_GREEN)
+            v += 10.0 * green
         if draft:
             v += 10.0 * ds
             if dn != 0.0 and moves_before_nb(W, seat, r2 + 1, l2):
@@ -955,7 +981,6 @@ class Plan(NamedTuple):
     """The state a planned move's search reads and writes."""
     st: np.ndarray
     tv: np.ndarray
-    fb: np.ndarray
     lk: np.ndarray
     lv: np.ndarray
     dv: np.ndarray
@@ -970,12 +995,12 @@ def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
     while no other racer moves): read here, searched by one outlined body (`move_value_dfs_nb`,
     as `feasible_nb`: its nine inlined copies were a fifth of the race kernel's code), called
-    with the ten arrays it reads and the integers as int64 (one signature)."""
+    with the nine arrays it reads and the integers as int64 (one signature)."""
     if W.ds[r0 + 1, l0, so0, k0] == vs:
         return W.dv[r0 + 1, l0, so0, k0]
     i = np.int64
     return move_value_dfs_nb(PlanTab(T.rl, T.crs, T.pw),
-                             Plan(W.st, W.tv, W.fb, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
+                             Plan(W.st, W.tv, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
                              i(so0), i(k0), i(vs), np.float64(occw))
 
 
@@ -984,11 +1009,14 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv)."""
     stk = W.lk
     bv = W.lv
-    out = W.fb[32:39]
     nrows = T.crs.shape[0]
     C = Course(T.rl, T.crs)     # the step's tables and racers as the other searches pass them:
     R = Racers(W.st)            # one compiled step_nb for all three
     rows = rows_held_nb(C, W.st, seat)
+    red = wt_nb(T, W, seat, P_RED)
+    green = wt_nb(T, W, seat, P_GREEN)
+    dspot = wt_nb(T, W, seat, P_DRAFT_SPOT)
+    dnext = wt_nb(T, W, seat, P_DRAFT_NEXT)
     d = 0
     stk[0, 0] = r0
     stk[0, 1] = l0
@@ -1015,19 +1043,17 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
                     bv[d] = c
             continue
         stk[d, 4] = o + 1
-        if not step_nb(C, R, seat, r, l, so, o, out, rows):
+        ok, r2, l2, so2, _, ends, _, occ = step_t_nb(C, R, seat, r, l, so, o, rows)
+        if not ok:
             continue
-        cost = occw if pays_nb(C, out[0], out[1], out[6]) else 0.0
-        if out[4] == 1 or k == 1:
-            v = 10.0 * out[0] - cost
-            if out[0] < nrows:
-                v += end_score_nb(T, W, seat, out[0], out[1])
+        cost = occw if pays_nb(C, r2, l2, occ) else 0.0
+        if ends == 1 or k == 1:
+            v = 10.0 * r2 - cost
+            if r2 < nrows:
+                v += end_value_nb(T, W, seat, r2, l2, red, green, dspot, dnext, rows)
             if v > bv[d]:
                 bv[d] = v
             continue
-        r2 = out[0]
-        l2 = out[1]
-        so2 = out[2]
         if W.ds[r2 + 1, l2, so2, k - 1] == vs:
             cv = W.dv[r2 + 1, l2, so2, k - 1]
             if cv > -1.0e17 and cv - cost > bv[d]:
@@ -1104,22 +1130,60 @@ def best_first_step_nb(T, W, seat, r0, l0, so0, k0, sa):
     return best_o
 
 
+# what a paid entry costs a planned move (occupied_class_nb)
+OCC_FORCED = 0       # 1e6: planning with no stamina to spare, a paid entry only where forced
+OCC_FULL = 1         # the `occupied` weight
+OCC_CUT = 2          # the `occupied` weight less its `occupied_cut` share
+
+
 @inline
-def occupied_cost_nb(T, W, seat, planning):
-    """What entering an occupied space that costs stamina counts against a move (`move_value_nb`'s
-    occw): the `occupied` weight, or, when planning with no stamina to spare, 1e6: a paid entry
-    only where it is forced."""
+def occupied_class_nb(T, W, seat, planning):
+    """Which cost (OCC_*) entering an occupied space that costs stamina counts against a move:
+    the `occupied` weight, or, when planning with no stamina to spare, 1e6: a paid entry only
+    where it is forced."""
     if planning and not can_pay_nb(T, W, seat, 1, False):
-        return 1.0e6
-    occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+        return OCC_FORCED
     cut = wt_nb(T, W, seat, P_OCCUPIED_CUT)
     # stamina to spare: a paid entry costs less (never nothing), where the racer can pay an entry
     # into every other racer's space (a cheap plan through more entries than it can pay for would
     # stop short of where a free route reaches)
     if (cut != 0.0 and ahead_of_pace_nb(T, W, seat, 1)
             and can_pay_nb(T, W, seat, W.st.shape[0] - 1, False)):
-        occ *= 1.0 - cut
+        return OCC_CUT
+    return OCC_FULL
+
+
+@inline
+def occupied_weight_nb(T, W, seat, cls):
+    """The cost of a paid entry of class cls (OCC_*): `move_value_nb`'s occw."""
+    if cls == OCC_FORCED:
+        return 1.0e6
+    occ = 10.0 * wt_nb(T, W, seat, P_OCCUPIED)
+    if cls == OCC_CUT:
+        occ *= 1.0 - wt_nb(T, W, seat, P_OCCUPIED_CUT)
     return occ
+
+
+@inline
+def plan_memo_nb(T, W, seat):
+    """The planning racer's memo stamp for the planned move's values this turn (plan_stamp_nb) and
+    the cost of a paid entry they count (occw), for its stamina now."""
+    cls = occupied_class_nb(T, W, seat, True)
+    return plan_stamp_nb(W, cls), occupied_weight_nb(T, W, seat, cls)
+
+
+@inline
+def plan_stamp_nb(W, cls):
+    """The memo stamp of the planned move's values (move_value_nb) with paid entries of class cls
+    this turn. Those values read the other racers' places, the turn's count (moves_before_nb) and
+    the cost, none of which change between the turn's start and its move (the racer's own place
+    is not read), so the turn's decisions (wax moments, columns, the move's steps) share one memo
+    for each cost: turn_nb starts the turn with none."""
+    vs = W.tv[TV_PLAN + cls]
+    if vs == 0:
+        vs = new_stamp_nb(W)
+        W.tv[TV_PLAN + cls] = vs
+    return vs
 
 
 @inline
@@ -1158,8 +1222,10 @@ def move_nb(T, W, seat, k):
         # entry pays and no end is behind a racer: stepping forward greedily is the plan, and
         # far cheaper than searching it
         plan = racer_near_nb(st, seat, r, k)
-    vs = new_stamp_nb(W)
-    occw = occupied_cost_nb(T, W, seat, plan)
+    vs = 0
+    occw = 0.0
+    if plan:
+        vs, occw = plan_memo_nb(T, W, seat)
     while steps < k:
         rem = k - steps
         # can the rest be made without a paid entry? Asked only once an option pays: only then
@@ -1468,8 +1534,14 @@ def need_nb(T, W, seat, most):
     m = max(dist_to_stop_nb(T, W, seat), 1)
     r = st[seat, S_ROW]
     l = st[seat, S_LANE]
+    # one memo for every m and every call of the turn (before its move nobody moves): a state's
+    # answer (an early end within its steps left or none) is the same whatever m it was met for
+    sn = W.tv[TV_NEED]
+    if sn == 0:
+        sn = new_stamp_nb(W)
+        W.tv[TV_NEED] = sn
     while m <= most:
-        if feasible_nb(T, W, seat, r, l, 1, m, False, new_stamp_nb(W), True):
+        if feasible_nb(T, W, seat, r, l, 1, m, False, sn, True):
             return m
         m += 1
     return most + 1
@@ -1509,7 +1581,7 @@ def count_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
 
 
 @inline
-def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
+def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
     """count_gain_nb in rows of the planned move (move_value_nb, the end space's value counted):
     what a change of the moving turn's count gains; count_gain_nb's moves where either count has
     no legal way of being made in full."""
@@ -1517,7 +1589,7 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
     a = turn_count_nb(T, W, seat, dice, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
     b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
                       tv[TV_SPRINTMV] + dsprint)
-    occw = occupied_cost_nb(T, W, seat, True)
+    vs, occw = plan_memo_nb(T, W, seat)
     va = planned_value_nb(T, W, seat, a, vs, occw)
     vb = planned_value_nb(T, W, seat, b, vs, occw)
     if va > -1.0e17 and vb > -1.0e17:
@@ -1526,7 +1598,7 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need, vs):
 
 
 @inline
-def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
+def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need):
     """Heuristic value (in dice) of one icon used now. A +1, -1 or sprint is worth the moves (or
     shots) it changes that this turn can use: nothing once the move reaches the range or the
     finish without it. Before the columns are taken (moment A) the dice are not known: +1 and -1
@@ -1544,7 +1616,7 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
             return 0.0 if bit == WAX_PLUS_ONE else -1.0
         if look:
             return look_gain_nb(T, W, seat, dice, 1 if bit == WAX_PLUS_ONE else 0,
-                                1 if bit == WAX_MINUS_ONE else 0, 0, need, vs)
+                                1 if bit == WAX_MINUS_ONE else 0, 0, need)
         if bit == WAX_PLUS_ONE:
             return count_gain_nb(T, W, seat, dice, 1, 0, 0, need)
         return count_gain_nb(T, W, seat, dice, 0, 1, 0, need)
@@ -1559,7 +1631,7 @@ def icon_value_nb(T, W, seat, bit, moment, shooting, miss_now, need, vs):
                 est = max(est, col_dice_nb(T, b, b[S_NAT], c))
             return count_gain_nb(T, W, seat, est, 0, 0, b[B_SPRINT], need)
         if look:
-            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need, vs)
+            return look_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
         return count_gain_nb(T, W, seat, dice, 0, 0, b[B_SPRINT], need)
     if bit == WAX_FREE_COLUMN:
         if moment != MOMENT_A or (shooting and wt_nb(T, W, seat, P_RANGE_EXTRA) < 0.5):
@@ -1771,11 +1843,10 @@ def wax_moment_nb(T, W, seat, moment):
     if printed:
         offer |= T.pi[nat]
     iv = W.sc[32:40]
-    vs = new_stamp_nb(W)        # one memo of the planned move's values for the moment's icons
     for i in range(8):
         iv[i] = 0.0
         if (offer >> i) & 1:
-            iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need, vs)
+            iv[i] = icon_value_nb(T, W, seat, 1 << i, moment, shooting, miss_now, need)
     if row:
         tid = st[seat, S_WR + lo]
         n = token_options_nb(T, W, seat, n, lo, T.wi[nat, tid], T.wm[nat, tid], shooting, iv)
@@ -1886,8 +1957,10 @@ def column_step_nb(T, W, seat):
            and racer_near_nb(st, seat, st[seat, S_ROW], count_bound_nb(T, W, seat)))
     look = onc and wt_nb(T, W, seat, P_LOOK_EXTRA) > 0.5
     look1 = onc and wt_nb(T, W, seat, P_LOOK_FIRST) > 0.5
-    vs = new_stamp_nb(W) if (look or look1) else 0
-    occw = occupied_cost_nb(T, W, seat, look or look1)
+    vs = 0
+    occw = 0.0
+    if look or look1:
+        vs, occw = plan_memo_nb(T, W, seat)
     # the mandatory column
     n = 0
     waste = wt_nb(T, W, seat, P_FIRST_WASTE) if heur else 0.0
@@ -2150,6 +2223,8 @@ def turn_nb(T, W, seat):
     nt = T.rl[R_TARGETS]
     for i in range(TV_SHOOTING + 2):
         tv[i] = 0
+    for i in range(TV_PLAN, TV_NEED + 1):
+        tv[i] = 0             # the turn's memos of planned moves and of need_nb: none yet
     tv[TV_FIRST_SHOT] = -1
     tv[TV_DICE] = -1
     r = st[seat, S_ROW]
@@ -2712,6 +2787,8 @@ def begin_rollout_nb(W, RW, s, dec, code, r, chosen, pos, stamp):
     copy2_nb(RW.st, W.st)                   # element loops, not slices (kernels/arrays.py)
     copy1_nb(RW.tv, W.tv)
     RW.tv[TV_STAMP] = stamp                 # fresh memo stamps, never one the race used
+    for i in range(TV_PLAN, TV_NEED + 1):
+        RW.tv[i] = 0
     copy1_nb(RW.ct, W.ct)
     RW.ct[CT_NOPT] = 0
     key = (W.prng[0] ^ (np.uint64(W.tv[TV_ROUND]) * KEY_ROUND) ^ (np.uint64(s + 1) * KEY_SEAT)
