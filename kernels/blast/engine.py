@@ -398,8 +398,9 @@ def visit_of_nb(tb, trail, pos):
     return 0
 
 
-# Spliced into the round loops (kernels.jit says why the turn, turns, round and race are spliced
-# while every other helper is inlined by LLVM).
+# The turn, the turns and the round start are `inline` functions: compiled once (and cached), shared
+# by the race kernel and the search kernel, and LLVM's function passes run on each part rather than
+# on one huge spliced function (kernels.jit has the figures).
 @inline
 def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
@@ -636,7 +637,8 @@ def update_leader_nb(tb, trail, st):
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
-# The round loop's parts are spliced (numba IR) into the race and rollout loops.
+# The round loop's parts: inline functions, called from the race loop (finish_race_nb) and from the
+# search kernel's loop of the race and its rollouts.
 @inline
 def open_round_nb(tb, trail, st, red_usable):
     """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
