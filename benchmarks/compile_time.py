@@ -10,6 +10,10 @@ module passes, machine code) against the process's whole: the rest is numba's ow
 With --races=N, each design then plays N races (seed 1): races per second, and a hash of the tables
 to compare trees by. Last, the functions numba compiled more than once, with the argument types
 that differ (a literal constant where a variable is expected compiles a helper once more).
+With --passes, also the CPU seconds of each numba pass and of each function's passes, each without
+the compiles nested in it (typing a call compiles the callee inside the caller's typing pass);
+`native_lowering` includes LLVM's function passes of that function, and an entry point's includes
+the module passes and machine code of everything linked into it.
 """
 import resource
 import sys
@@ -22,7 +26,8 @@ from sim import games
 from sim.cli.common import load_or_report
 
 kernels.prepare()
-args = [a for a in sys.argv[1:] if not a.startswith("--races=")]
+args = [a for a in sys.argv[1:] if not a.startswith("--races=") and a != "--passes"]
+passes = "--passes" in sys.argv[1:]
 races = int(next((a.split("=")[1] for a in sys.argv[1:] if a.startswith("--races=")), 0))
 game = args[0]
 only = args[1] if len(args) > 1 else None
@@ -43,6 +48,28 @@ class Timer(ev.Listener):
 
 
 ev.register("numba:compile", Timer())
+
+# --passes: CPU seconds per numba pass and per function, less the passes nested in each
+open_passes, by_pass, by_function = [], {}, {}
+
+
+class PassTimer(ev.Listener):
+    def on_start(self, e):
+        open_passes.append([time.process_time(), 0.0])
+
+    def on_end(self, e):
+        t0, nested = open_passes.pop()
+        dt = time.process_time() - t0
+        if open_passes:
+            open_passes[-1][1] += dt
+        name = e.data["name"].split(" [")[0]
+        function = f"{e.data['module']}.{e.data['qualname']}"
+        by_pass[name] = by_pass.get(name, 0.0) + dt - nested
+        by_function[function] = by_function.get(function, 0.0) + dt - nested
+
+
+if passes:
+    ev.register("numba:run_pass", PassTimer())
 
 # CPU seconds inside LLVM: per-function passes, the module passes every library runs on itself
 # with its callees linked in, and machine-code generation; the rest is numba's own work in Python
@@ -95,6 +122,11 @@ print("LLVM: " + ", ".join(f"{k} {v:.1f} s" for k, v in llvm.items())
 print(f"functions compiled: {len(times)}; the slowest (each including the functions it compiled):")
 for seconds, name in sorted(times, reverse=True)[:12]:
     print(f"  {seconds:7.1f} s  {name}")
+if passes:
+    for title, table in (("numba passes", by_pass), ("functions (their own passes)", by_function)):
+        print(f"CPU s by {title}, without the compiles nested in them:")
+        for name, seconds in sorted(table.items(), key=lambda kv: -kv[1])[:12]:
+            print(f"  {seconds:7.2f} s  {name}")
 twice = {name: sigs for name, sigs in signatures.items() if len(sigs) > 1}
 if twice:
     print("compiled more than once (the arguments whose types differ):")

@@ -6,7 +6,8 @@ conftest) calls it:
 
 - the disk cache is keyed per game (`kernels.cache`): a change in one game's kernels recompiles
   that game only;
-- numba's inliner is patched where it copies spliced IR for nothing, and helpers are left for the
+- numba's inliner is patched where it copies spliced IR for nothing, its compiler flags are compared
+  without rebuilding them, and helpers are left for the
   entry point to optimise and turn into machine code, once (`kernels.numba_patches`).
 """
 from __future__ import annotations
@@ -26,4 +27,5 @@ def prepare() -> None:
     cache.install()
     numba_patches.apply()
     numba_patches.apply_lazy_helpers()
+    numba_patches.apply_flags()
     _prepared = True

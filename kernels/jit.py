@@ -31,7 +31,9 @@
   built) and LLVM inlines it into each caller (`forceinline`), so a block entry point is one
   function with no calls inside it.
 - `splice`: a helper whose numba IR is spliced into its callers before typing (`inline="always"`).
-  Used for the round loop's nested parts (turn, turns, round, race), for the reason below.
+  Used for small helpers and for the loops with one caller (Blast's race loop `finish_race_nb` and
+  search loop); no longer for a turn or a round, which both games now compile as `inline`
+  functions (below: LLVM's function passes cost more than a function's size).
 - `outline`: a helper that runs rarely (the event-log writer: only where a race is logged, its
   call behind the log's on/off flag): one compiled body that its callers call, never copied into
   them.
@@ -63,7 +65,14 @@ call on an empty cache, speed is 40,000 Kurz races of four `balanced` players on
   size: Ski Tour's, with its turn's eight parts spliced, took 12.9 CPU s; with them `inline`, 4.6
   s for every function together; with its move search and some rare paths outlined as well, the
   race kernel took 43.6 against 79.5 CPU s (docs/studies.md, "Ski Tour's race kernel in parts
-  LLVM can digest").)
+  LLVM can digest"). Blast followed (2026-11-29): its turn, turns, round start and Motivation
+  pick `inline`, compiled once for both kernels; checked, empty caches, side by side with
+  ca56434 (`benchmarks/compile_time.py blast --races=200`, the race kernel then the search kernel
+  in one process, as CI's Blast lane): 29.1 against 36.3 CPU s and 18.4 against 26.8, the search
+  kernel alone 35.7 against 41.7 (`... blast search`), with numba patch 3; the busy machine,
+  load 5. Splicing 25 small helpers that take the tables or the state instead (fewer calls
+  that pass their ~330 fields, 23 fewer compilations) cost more typing than it saved: 29.2
+  against 26.9 s.)
 - Copies. A forced-inline helper is copied into every place that calls it, and so are its own
   helpers: the event-log writer was copied 123 times into Ski Tour's race kernel and 133 times
   into Mania's. It is an `outline` function there now, called only where a race is logged, and

@@ -63,3 +63,22 @@ def test_spliced_kernel_equal_with_and_without_the_patch():
     assert other["out"] == [list(x) for x in mine]
     winners = mine[0]
     assert 0 < sum(w >= 0 for w in winners) < len(winners)      # races end, and take several rounds
+
+
+def test_flags_patch_applies_and_keeps_numbas_equality_and_hash():
+    """Patch 3 compares compiler flags as numba does (every option's value, set or default) and
+    hashes them as numba does (the sorted option names), only faster."""
+    from numba.core.compiler import Flags
+
+    if os.environ.get("BIATHLON_NUMBA_PATCH") == "0":
+        pytest.skip("BIATHLON_NUMBA_PATCH=0 leaves numba alone")
+    if not numba_patches.flags_applicable():
+        pytest.skip("numba's TargetConfig is not the one kernels/numba_patches.py (patch 3) was written for")
+    kernels.prepare()
+    assert numba_patches.flags_applied()
+    plain, on, default_set = Flags(), Flags(), Flags()
+    on.nrt = True
+    default_set.nrt = False                  # set, to its default: equal to a flags object leaving it unset
+    assert plain == default_set and plain != on and hash(plain) == hash(on)
+    assert hash(plain) == hash(tuple(sorted(Flags.options)))
+    assert list(on.values().items()) == [(k, getattr(on, k)) for k in Flags.options]

@@ -361,7 +361,7 @@ def next_seat_nb(tb, st):
     return best
 
 
-@splice
+@inline
 def take_motivation_nb(tb, st, s):
     choice = choose_motivation_nb(st, tb, s)
     n_face = tb.rules[R_FACE_UP_MOTIVATION]
@@ -398,9 +398,10 @@ def visit_of_nb(tb, trail, pos):
     return 0
 
 
-# Spliced into the round loops (kernels.jit says why the turn, turns, round and race are spliced
-# while every other helper is inlined by LLVM).
-@splice
+# The turn, the turns and the round start are `inline` functions: compiled once (and cached), shared
+# by the race kernel and the search kernel, and LLVM's function passes run on each part rather than
+# on one huge spliced function (kernels.jit has the figures).
+@inline
 def play_turn_nb(tb, trail, st, s, red_usable):
     rnd = st.g[G_ROUND]
     card = st.seat[SEAT_CHOSEN, s]
@@ -636,8 +637,9 @@ def update_leader_nb(tb, trail, st):
         st.g[G_LEADER_AFTER_RANGE] = best
 
 
-# The round loop's parts are spliced (numba IR) into the race and rollout loops.
-@splice
+# The round loop's parts: inline functions, called from the race loop (finish_race_nb) and from the
+# search kernel's loop of the race and its rollouts.
+@inline
 def open_round_nb(tb, trail, st, red_usable):
     """Start the next round (pick-ups, eliminations for lack of cards); False when the race is over
     (nobody racing, the round cap reached: a stalled race, or with `last_racer_wins` the round
@@ -669,7 +671,7 @@ def commit_card_nb(st, s, c):
     ev_nb(st.g, st.log, s, CHOOSE, c)
 
 
-@splice
+@inline
 def play_turns_nb(tb, trail, st, red_usable):
     """The round's turns in initiative order, once every card is chosen; True once someone won."""
     while True:
@@ -687,9 +689,13 @@ def play_turns_nb(tb, trail, st, red_usable):
 def finish_race_nb(tb, trail, st, red_usable, chosen):
     """Play on to the end of the race, every card chosen by its player's own function (no
     look-ahead: rollouts use this). From a round start, or with `chosen` from the turns of a round
-    whose cards are already chosen (a rollout's first round): one copy of the turn serves both."""
-    while chosen or open_round_nb(tb, trail, st, red_usable):
+    whose cards are already chosen (a rollout's first round): one copy of the turn serves both.
+    (`while True`, not `while chosen or open_round_nb(...)`: Python 3.11 compiles a loop's condition
+    twice, at the top and at the bottom, and the round start would be inlined twice.)"""
+    while True:
         if not chosen:
+            if not open_round_nb(tb, trail, st, red_usable):
+                break
             for s in range(st.g[G_N]):
                 if st.seat[SEAT_STATUS, s] == STATUS_RACING:
                     commit_card_nb(st, s, choose_card_nb(st, tb, trail, s))
