@@ -1,8 +1,9 @@
 """The facts of the box (../shared/game-facts.md) hold in the shipped Blast data, whatever a balance
 search changed (issue 17): the wax and bullet counts, Owens's bib 244 and high initiative, Olsson's
 poor shooting and strong flats, Pinto's 3+ at medium pulse, and the cards the rulebook's worked
-examples name. Every other value is a reconstruction a search may move. The example set
-`blast-unbalanced` (the values before the search) keeps them too."""
+examples name. Every other value is a reconstruction a search may move. The example sets
+`blast-unbalanced` (the values before any search) and `blast-balanced-before-default` (issue 17's
+search, before issue 31's) keep them too."""
 from __future__ import annotations
 
 import pytest
@@ -10,7 +11,8 @@ import pytest
 from sim.blast.load import load_data
 
 
-@pytest.fixture(scope="module", params=[None, "blast-unbalanced"], ids=["shipped", "blast-unbalanced"])
+@pytest.fixture(scope="module", params=[None, "blast-unbalanced", "blast-balanced-before-default"],
+                ids=["shipped", "blast-unbalanced", "blast-balanced-before-default"])
 def data(request):
     return load_data(request.param)
 

@@ -20,10 +20,12 @@ import pandas as pd
 DATA = Path(__file__).resolve().parents[1] / "sim" / "data"
 MARK = "# BALANCED BY THE TOOL"
 
-#: per game: the issue whose search shipped the set, the section of the docs that describes it, and
-#: the named example the earlier set stays as
-SHIPS = {"blast": ("17", 'docs/balance.md, "The shipped Blast set"', "blast-unbalanced"),
-         "skitour": ("31", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-unbalanced")}
+#: per game: the issue whose search shipped the set, the section of the docs that describes it, the
+#: named example the earlier set stays as, and what that earlier set was
+SHIPS = {"blast": ("31", 'docs/balance.md, "The shipped Blast set"', "blast-balanced-before-default",
+                   "the set issue 17's search shipped"),
+         "skitour": ("31", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-unbalanced",
+                     "the earlier illustrative set")}
 
 
 def block(balance_file: str, run_dir: str, rows: pd.DataFrame, game: str = "blast") -> list[str]:
@@ -34,10 +36,10 @@ def block(balance_file: str, run_dir: str, rows: pd.DataFrame, game: str = "blas
             body[-1] += "; " + item
         else:
             body.append(item)
-    issue, where, example = SHIPS[game]
+    issue, where, example, earlier = SHIPS[game]
     return [f"{MARK} (issue {issue}): the values below were moved by the balance search",
             f"#   biathlon-sim balance {balance_file} --out {run_dir} --jobs 2",
-            f"# ({where}) from the earlier illustrative set, which stays",
+            f"# ({where}) from {earlier}, which stays",
             f"# as the example {example}. Changed in this file:"] + [f"#   {line}" for line in body]
 
 

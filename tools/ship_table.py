@@ -5,6 +5,11 @@ the largest and the RMS distance from the fair share, before and after; and how 
 change that moves every persona alike could meet (sim.balance.persona_agreement).
 
     python tools/ship_table.py runs/balance-ship/targets.csv [OTHER/targets.csv ...]
+    python tools/ship_table.py --file-bands runs/balance-default/targets.csv
+
+--file-bands: each statistic's band as the balance file set it (targets.csv's band_low and
+band_high: issue 31's objectives, the binding player at its within_pp and the others at bound_pp),
+not issue 17's.
 
 Each further file adds its "after" as a column (another data set checked on the same races: the
 same check seed and races)."""
@@ -21,9 +26,11 @@ ISSUE_BAND = {"balanced": 3.0}          # points; every other persona: 5
 OTHER_BAND = 5.0
 
 
-def biathletes(path: str) -> pd.DataFrame:
+def biathletes(path: str, file_bands: bool = False) -> pd.DataFrame:
     c = pd.read_csv(path)
     c = c[(c.metric == "win_rate") & c.statistic.str.startswith("biathlete ")].copy()
+    if file_bands:
+        return c
     half = c.persona.map(ISSUE_BAND).fillna(OTHER_BAND) / 100
     centre = 1.0 / c.racers
     return c.assign(band_low=centre - half, band_high=centre + half)
@@ -38,14 +45,17 @@ def summary(c: pd.DataFrame, when: str) -> pd.DataFrame:
 
 
 def main(paths: list[str]) -> None:
-    checks = {p: biathletes(p) for p in paths}
+    file_bands = "--file-bands" in paths
+    paths = [p for p in paths if p != "--file-bands"]
+    checks = {p: biathletes(p, file_bands) for p in paths}
     first = checks[paths[0]]
     cols = {"before": summary(first, "before"), "after": summary(first, "after")}
     for p in paths[1:]:
         cols[p] = summary(checks[p], "after")
     table = pd.concat(cols, axis=1)
     pd.set_option("display.width", 200)
-    print(f"biathlete win rates, issue's bands (balanced ±3, others ±5); first file {paths[0]} "
+    bands = "the balance file's bands" if file_bands else "issue 17's bands (balanced ±3, others ±5)"
+    print(f"biathlete win rates, {bands}; first file {paths[0]} "
           f"({int(first.races.max()):,} races per design, check seed(s) {sorted(set(first.seed))[:3]}...)")
     print(table.to_string())
     for p, c in checks.items():
