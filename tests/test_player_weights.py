@@ -117,12 +117,13 @@ def test_coach_first_off_spends_own_bullets_first(shipped, tmp_path):
     assert spent == {"default": (0, 2), "own": (2, 0)}
 
 
-def test_band_window_decides_when_the_range_counts(shipped, tmp_path):
+def test_band_window_decides_when_the_range_counts(tmp_path):
     """Nine spaces before the range, a racer that prices the accuracy band high (band 10) plays
     Rush More's top action to 7 spaces before it, just outside the band's window of 6 spaces (the
     default band_window); when the band counts within 20 spaces, every space nearer costs, and it
-    plays the bottom action and stays where it is."""
-    b = shipped
+    plays the bottom action and stays where it is. Rush More's values as they were shipped before
+    issue 31's search (the example `blast-balanced-before-default`): the scene is built on them."""
+    b = load_bundle("blast-balanced-before-default")
     t = b.trail_id("Kurz")
     rng = int(b.tables.range_pos[t, 0])
     played = {}
