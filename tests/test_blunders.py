@@ -183,11 +183,10 @@ def test_the_heuristic_no_longer_stops_short(found_on, player, race, seat, rnd, 
     from sim.blast.design import Design
     from sim.blast.play import play_one
 
-    bundle = found_on
-    found = count_races(bundle, "Long", player, 4, 1, race, race + 1)
+    found = count_races(found_on, "Long", player, 4, 1, race, race + 1)
     assert found["decisions:stopped_short"] > 0 and found["stopped_short"] == 0
-    setup = next(iter(Design("Long", 4, players=(player,)).setups(bundle, 1, np.arange(race, race + 1), None)))
-    ev = play_one(bundle, setup, 1, race).events
+    setup = next(iter(Design("Long", 4, players=(player,)).setups(found_on, 1, np.arange(race, race + 1), None)))
+    ev = play_one(found_on, setup, 1, race).events
     moves = [row for row in ev if row[E.COL_KIND] == E.MOVE and row[E.COL_SEAT] == seat and row[E.COL_ROUND] == rnd]
     assert [m[E.COL_ARG + 1] for m in moves] == [end]
 
@@ -208,11 +207,10 @@ def test_the_heuristic_no_longer_wastes_a_token_on_a_race_it_ends(found_on, play
     from sim.blast.design import Design
     from sim.blast.play import play_one
 
-    bundle = found_on
     cls = "wasted_blue" if colour == C.BLUE else "wasted_white"
-    assert count_races(bundle, trail, player, 4, 1, race, race + 1)[cls] == 0
-    setup = next(iter(Design(trail, 4, players=(player,)).setups(bundle, 1, np.arange(race, race + 1), None)))
-    ev = play_one(bundle, setup, 1, race).events
+    assert count_races(found_on, trail, player, 4, 1, race, race + 1)[cls] == 0
+    setup = next(iter(Design(trail, 4, players=(player,)).setups(found_on, 1, np.arange(race, race + 1), None)))
+    ev = play_one(found_on, setup, 1, race).events
     turn = ev[(ev[:, E.COL_SEAT] == seat) & (ev[:, E.COL_ROUND] == rnd)]
     action = turn[turn[:, E.COL_KIND] == E.ACTION][0, E.COL_ARG:]
     assert action[2 + colour - C.BLACK] == 0

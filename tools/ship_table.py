@@ -44,9 +44,7 @@ def summary(c: pd.DataFrame, when: str) -> pd.DataFrame:
                          "RMS": g.off.apply(lambda x: float(np.sqrt((x ** 2).mean()))).round(1)})
 
 
-def main(paths: list[str]) -> None:
-    file_bands = "--file-bands" in paths
-    paths = [p for p in paths if p != "--file-bands"]
+def main(paths: list[str], file_bands: bool = False) -> None:
     checks = {p: biathletes(p, file_bands) for p in paths}
     first = checks[paths[0]]
     cols = {"before": summary(first, "before"), "after": summary(first, "after")}
@@ -100,6 +98,8 @@ def reach_text(c: pd.DataFrame, when: str) -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    main(sys.argv[1:])
+    files = [a for a in sys.argv[1:] if a != "--file-bands"]
+    if not files:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    main(files, "--file-bands" in sys.argv[1:])
