@@ -326,7 +326,7 @@ def end_adjust_nb(c, pos, lane):
 def ends_within_nb(c, up, flat, down):
     """How many of the context's ends (a prefix of them) a move with these steps can reach: those
     whose uphill, uphill-or-flat and all spaces from the start the steps cover (where
-    reach_route_nb's least-versatile-step walk ends, as in stretch_ahead_nb, without the walk; every
+    reach_route_nb's least-versatile-step walk ends, as in card_score_nb, without the walk; every
     end lies before the move's stops, the range and the run-out)."""
     up_flat = up + flat
     total = up_flat + down
@@ -435,43 +435,43 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
 
 
 @inline
-def stretch_ahead_nb(st, tb, trail, s):
-    """The stretch ahead of seat s, up to the range or the run-out where every move stops, as running
-    counts of uphill and of uphill-or-flat spaces (in st.masks): a move with u, f, d steps reaches
-    the furthest j ahead with at most u uphill spaces, u + f uphill-or-flat ones and u + f + d in
-    all. That is exactly where the least-versatile-step walk of reach_route_nb ends, at a few
-    comparisons per card instead of a walk. Returns (ahead, n_up, n_up_flat)."""
-    terrain = tb.terrain[trail]
-    is_range = tb.is_range[trail]
-    pos = st.seat[SEAT_POS, s]
-    ahead = tb.route_len[trail] - 1 - pos
-    for j in range(1, ahead + 1):
-        if is_range[pos + j] == 1:
-            ahead = j
-            break
-    ahead = min(ahead, MAX_AHEAD)
-    n_up = st.masks[:ahead + 1]
-    n_up_flat = st.masks[MAX_AHEAD + 1:MAX_AHEAD + ahead + 2]
-    n_up[0] = 0
-    n_up_flat[0] = 0
-    for j in range(1, ahead + 1):
-        t = terrain[pos + j]
-        n_up[j] = n_up[j - 1] + (1 if t == UPHILL else 0)
-        n_up_flat[j] = n_up_flat[j - 1] + (1 if t != DOWNHILL else 0)
-    return ahead, n_up, n_up_flat
+def ahead_nb(tb, trail, pos):
+    """The stretch ahead of `pos` that a move from there can cover: up to the range or the run-out,
+    where every move stops (BlastTables.stop_ahead), at most MAX_AHEAD spaces."""
+    return min(np.int64(tb.stop_ahead[trail, pos]), MAX_AHEAD)
+
+
+@splice
+def within_count_nb(at, count_here, k, pos):
+    """The furthest j ahead of `pos` with at most k of a kind of space (uphill, or uphill-or-flat) at
+    positions pos + 1 .. pos + j: just before the (k + 1)-th such space after pos. `at`: where the
+    route's spaces of that kind lie (BlastTables.up_at or up_flat_at), count_here: how many lie at
+    positions 0 .. pos. Negative for k < 0."""
+    if k < 0:
+        return np.int64(-1)
+    return np.int64(at[min(count_here + k, at.shape[0] - 1)]) - 1 - pos
 
 
 @inline
-def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
+def card_score_nb(st, tb, trail, s, c, ahead):
     """Card c judged by its better action: its score (the furthest space it reaches from here and
     the pulse it costs, less the price of an icy action before the last lap), and that action's
-    spaces gained, pulse cost and steps. Returns (score, gain, pulse cost, steps)."""
+    spaces gained, pulse cost and steps. Returns (score, gain, pulse cost, steps).
+
+    The furthest space: with u, f, d steps, the furthest j within `ahead` (ahead_nb) with at most u
+    uphill spaces, u + f uphill-or-flat ones and u + f + d in all, exactly where the
+    least-versatile-step walk of reach_route_nb ends; found in the trail's running counts
+    (BlastTables.up_count ..), without a walk."""
     dice = st.dice
     rules = tb.rules
     w = st.params[s]
     pos = st.seat[SEAT_POS, s]
     pulse = st.seat[SEAT_PULSE, s]
-    range_pos = tb.range_pos[trail]
+    next_range = tb.next_range[trail]
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    n_up_here = np.int64(tb.up_count[trail, pos])
+    n_up_flat_here = np.int64(tb.up_flat_count[trail, pos])
     icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
     v_card = NEG * 10.0
     gain = 0
@@ -482,15 +482,14 @@ def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
         fl = value_nb(tb.card_steps[c, a, FLAT], dice, 0)
         dn = value_nb(tb.card_steps[c, a, DOWNHILL], dice, 0)
         j = min(ahead, up + fl + dn)
-        while j > 0 and (n_up[j] > up or n_up_flat[j] > up + fl):
-            j -= 1
+        if j > 0:
+            j = max(0, min(j, within_count_nb(up_at, n_up_here, up, pos),
+                           within_count_nb(up_flat_at, n_up_flat_here, up + fl, pos)))
         far = pos + j
         p = max(0, pulse + tb.card_pulse[c, a])
-        to_range = -1
-        for v in range(range_pos.shape[0]):
-            if range_pos[v] >= far:
-                to_range = range_pos[v] - far
-                break
+        to_range = next_range[far]
+        if to_range >= 0:
+            to_range -= far
         sc = score_end_nb(w, far - pos, far, p, rules[R_PULSE_LIMIT], tb.finish_pos[trail], to_range,
                           tb.accuracy[st.seat[SEAT_BIATHLETE, s]], rules[R_BAND_LOW], rules[R_BAND_MEDIUM])
         if tb.card_icy[c, a] == 1:
@@ -557,10 +556,10 @@ def race_share_nb(st, tb, trail, s):
 def card_features_nb(st, tb, trail, s, out):
     """The features CARD_FEATURES of each card i of seat s's hand, into out[i, F_*] (fitting the card
     weights to a reference's choices: benchmarks/blast_distill_fit.py)."""
-    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
+    ahead = ahead_nb(tb, trail, st.seat[SEAT_POS, s])
     for i in range(st.seat[SEAT_HAND_N, s]):
         c = st.hand[s, i]
-        v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
+        v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead)
         out[i, F_SCORE] = v
         out[i, F_WORTH] = worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, st.params[s])
         out[i, F_INIT] = value_nb(tb.card_init[c], st.dice, 0)
@@ -618,12 +617,12 @@ def choose_card_nb(st, tb, trail, s):
         # the hand's two best worths (F_TOP) and the share of the race run (F_LATE, F_LATE_GAIN)
         first, second = hand_top_two_nb(st, tb, w, s, default)
         late = race_share_nb(st, tb, trail, s)
-    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
+    ahead = ahead_nb(tb, trail, st.seat[SEAT_POS, s])
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
         c = st.hand[s, i]
-        v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
+        v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead)
         v_card *= sign
         if distilled:
             v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps, default)
