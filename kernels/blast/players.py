@@ -1015,7 +1015,9 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
 def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     """The own bullets a Shoot spends once it has planned its move: `own` were chosen on top of
     `hits`; the heuristic plans its wax and its end with all of them (as the engine will ask it
-    next) and keeps those whose hits that end does not need (the blunder check's wasted_bullet)."""
+    next) and keeps those whose hits that end does not need (the blunder check's wasted_bullet).
+    Where it keeps none, that plan (choose_shoot_wax_nb's scratch) is the Shoot's: the engine does
+    not ask again (plans_kept_nb)."""
     kind = st.seat[SEAT_PLAYER, s]
     if kind == RANDOM or kind == SCRIPTED:
         return own
@@ -1024,11 +1026,10 @@ def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, total) + boost[FLAT]
     d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, total) + boost[DOWNHILL]
     choose_shoot_wax_nb(st, tb, trail, s, u, f, d, tb.card_pulse[act_card, action])
-    b, y, g, blue = st.scratch[BLACK], st.scratch[YELLOW], st.scratch[GREEN], st.scratch[BLUE]
-    out = st.work[W_OUT:W_OUT + 3]
-    choose_destination_nb(st, tb, trail, s, u + b, f + y, d + g, tb.card_pulse[act_card, action] - blue,
-                          np.bool_(True), out)
-    end = out[0]
+    b, y, g = st.scratch[BLACK], st.scratch[YELLOW], st.scratch[GREEN]
+    # the end it plans with that wax: choose_destination_nb's, which choose_shoot_wax_nb found (the
+    # same best_of_nb over the same ends) and left in the scratch
+    end = st.scratch[SCRATCH_SHOOT_END]
     pos = st.seat[SEAT_POS, s]
     while own > 0:
         t = total - 1
@@ -1040,6 +1041,14 @@ def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
         own -= 1
         total = t
     return own
+
+
+@inline
+def plans_kept_nb(st, s, own, kept):
+    """Whether keep_bullets_nb, asked with `own` bullets, left its Shoot's wax and end in the scratch
+    for the hits the Shoot now has: it planned them (a heuristic seat) and kept no bullet back."""
+    kind = st.seat[SEAT_PLAYER, s]
+    return kept == own and kind != RANDOM and kind != SCRIPTED
 
 
 @inline
