@@ -26,7 +26,7 @@ from .consts import (
 from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
 from ..rng import below_nb, uniform_nb
 from .rules import (
-    reach_route_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
+    reach_from_nb, reach_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
     occupant_mask_nb, pulse_adjust_nb, pulse_total_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
@@ -182,12 +182,15 @@ class MoveContext(NamedTuple):
     """
     ends: np.ndarray         # int64[n_ends, N_END_COLS], columns E_*
     n_ends: int
-    terrain: np.ndarray
     is_range: np.ndarray
     acc_row: np.ndarray
     w: np.ndarray
     pos: int
-    n_route: int
+    up_at: np.ndarray        # where a move from pos reaches (ctx_reach_nb): the trail's lookups
+    up_flat_at: np.ndarray
+    ahead: int               # ... stop_ahead, up_count and up_flat_count at pos
+    n_up: int
+    n_up_flat: int
     band_low: int
     band_medium: int
     limit: int
@@ -202,13 +205,18 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     n_route = tb.route_len[trail]
     terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
-    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    ahead = np.int64(tb.stop_ahead[trail, pos])
+    n_up0 = np.int64(tb.up_count[trail, pos])
+    n_up_flat0 = np.int64(tb.up_flat_count[trail, pos])
+    far = reach_from_nb(up_at, up_flat_at, pos, ahead, n_up0, n_up_flat0, up, flat, down)
     physical = tb.physical[trail]
     lanes = tb.lanes[trail]
     heading = tb.heading[trail]
     coach = tb.coach_colour[trail]
     strength = tb.coach_strength[trail]
-    range_pos = tb.range_pos[trail]
+    next_range = tb.next_range[trail]
     status = st.seat[SEAT_STATUS]
     spos = st.seat[SEAT_POS]
     slane = st.seat[SEAT_LANE]
@@ -278,12 +286,9 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             facing = heading[q + 1]
         else:
             facing = heading[q]
-        to_range = -1
-        for v in range(range_pos.shape[0]):
-            rp = range_pos[v]
-            if rp >= q and not (rp == q and mat == 0):
-                to_range = rp - q
-                break
+        # the next range position still to shoot at: from q on, past q itself off its mat
+        rp = next_range[q] if mat == 1 or next_range[q] != q else next_range[q + 1]
+        to_range = rp - q if rp >= 0 else -1
         zone = strength[q] if ((q != pos or zero_boost == 1) and coach[q] != NO_COACH) else 0
         for lane in range(lane_lo, lane_hi):
             if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
@@ -307,9 +312,16 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             ends[k, E_UP_FLAT] = n_up_flat
             k += 1
     return MoveContext(
-        ends, k, terrain, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, n_route,
+        ends, k, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, up_at, up_flat_at, ahead,
+        n_up0, n_up_flat0,
         rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], tb.finish_pos[trail],
         st.seat[SEAT_PULSE, s])
+
+
+@inline
+def ctx_reach_nb(c, up, flat, down):
+    """The furthest position a move from the context's start reaches with these steps (reach_from_nb)."""
+    return reach_from_nb(c.up_at, c.up_flat_at, c.pos, c.ahead, c.n_up, c.n_up_flat, up, flat, down)
 
 
 @inline
@@ -680,11 +692,9 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
     for colour in (BLACK, YELLOW, GREEN):
         t = colour - BLACK
         while sc[colour] < wax[colour]:
-            before = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
-                                    fl + extra[1], dn + extra[2])
+            before = ctx_reach_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2])
             extra[t] += 1
-            after = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
-                                   fl + extra[1], dn + extra[2])
+            after = ctx_reach_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2])
             if after == before:
                 # the token reaches no new space: the same ends, the same score, no gain
                 extra[t] -= 1
@@ -766,8 +776,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     # worse_action, docs/players.md)
     o = 1 - best_a
     if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and tb.card_wind[card, o] >= tb.card_wind[card, best_a]:
-        far = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[3 * o] + sc[BLACK],
-                             steps[3 * o + 1] + sc[YELLOW], steps[3 * o + 2] + sc[GREEN])
+        far = ctx_reach_nb(ctx, steps[3 * o] + sc[BLACK], steps[3 * o + 1] + sc[YELLOW], steps[3 * o + 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)
             adjust = end_adjust_nb(ctx, sc[6], sc[7])
@@ -844,11 +853,9 @@ def farther_end_nb(st, tb, trail, s, up, flat, down, cost, blue, white, out):
     kind = st.seat[SEAT_PLAYER, s]
     if kind == RANDOM or (kind == SCRIPTED and st.script[s, SC_DEST] >= 0):
         return
-    terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
-    n_route = tb.route_len[trail]
     pos = st.seat[SEAT_POS, s]
-    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
+    far = reach_nb(tb, trail, pos, up, flat, down)
     if out[2] == 1 or far <= out[0]:
         return
     coach = tb.coach_colour[trail]
@@ -991,10 +998,12 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     """Whether the Shoot action (card act_card, action) with `hits` hits reaches farther than with
     one hit fewer for some choice of the step wax seat s holds (boost: the step boosts of the turn).
     Every space is reached alike when it does not: a bullet for that hit buys nothing."""
-    terrain = tb.terrain[trail]
-    is_range = tb.is_range[trail]
-    n_route = tb.route_len[trail]
     pos = st.seat[SEAT_POS, s]
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    ahead = np.int64(tb.stop_ahead[trail, pos])
+    n_up = np.int64(tb.up_count[trail, pos])
+    n_up_flat = np.int64(tb.up_flat_count[trail, pos])
     u1 = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, hits) + boost[UPHILL]
     f1 = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, hits) + boost[FLAT]
     d1 = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, hits) + boost[DOWNHILL]
@@ -1005,8 +1014,8 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     for b in range(wax[BLACK] + 1):
         for y in range(wax[YELLOW] + 1):
             for g in range(wax[GREEN] + 1):
-                if reach_route_nb(terrain, is_range, n_route, pos, u1 + b, f1 + y, d1 + g) != \
-                        reach_route_nb(terrain, is_range, n_route, pos, u0 + b, f0 + y, d0 + g):
+                if reach_from_nb(up_at, up_flat_at, pos, ahead, n_up, n_up_flat, u1 + b, f1 + y, d1 + g) != \
+                        reach_from_nb(up_at, up_flat_at, pos, ahead, n_up, n_up_flat, u0 + b, f0 + y, d0 + g):
                     return True
     return False
 
@@ -1036,7 +1045,7 @@ def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
         u = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, t) + boost[UPHILL] + b
         f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, t) + boost[FLAT] + y
         d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, t) + boost[DOWNHILL] + g
-        if reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], pos, u, f, d) < end:
+        if reach_nb(tb, trail, pos, u, f, d) < end:
             break
         own -= 1
         total = t

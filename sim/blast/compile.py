@@ -307,7 +307,8 @@ def trail_lookups(terrain, is_range, route_len, range_pos) -> dict[str, np.ndarr
     position, running counts of uphill and of uphill-or-flat spaces and where each such space lies,
     how far a move from there can go at most (to the next range position or the run-out), and the
     next range position. A move with u, f, d steps reaches the furthest j ahead with at most u uphill
-    spaces, u + f uphill-or-flat ones and u + f + d in all (kernels.blast.players.card_score_nb)."""
+    spaces, u + f uphill-or-flat ones and u + f + d in all (kernels.blast.rules.reach_from_nb; range
+    positions come in route order)."""
     nt, max_len = terrain.shape
     out = {"up_count": np.zeros((nt, max_len), np.int32), "up_flat_count": np.zeros((nt, max_len), np.int32),
            "up_at": np.full((nt, max_len + 1), FAR_AWAY, np.int32),
