@@ -6,7 +6,9 @@ Seven line-ups of look-ahead, reference (small budgets, one with a `depth`, one 
 and random seats, 2 to 6 racers: per line-up a block's tables, two races' event logs, and for two
 races at two rounds the state at `stop_round`, the search seats' cards chosen again on it (-1) and
 the candidates' mean scores the last search leaves in `ro`. Prints a hash per line-up and one of
-all. Used for issue 32 (docs/studies.md, "One loop over the race and its rollouts").
+all. Used for issue 32 (docs/studies.md, "One loop over the race and its rollouts"). The state's
+work space `masks` is left out since 2026-11-29 (71b4e86 then prints b697cddda0a7a9dc, as the
+trees after it do: docs/studies.md, "Blast's race kernel: lookups instead of walks").
 """
 import hashlib
 import time
@@ -76,9 +78,9 @@ for name, (trail, players) in LINEUPS.items():
             for f, a in zip(st._fields, st):
                 if f == "cand":         # the ends' columns E_POS .. E_COACH; E_UP and E_UP_FLAT (since
                     a = a[:, :6]        # 2026-11-28) count the terrain behind E_POS
-                if f == "masks":        # the others' spaces and lanes that move_context_nb keeps in
-                    a = a.copy()        # its last 2 * MAX_RACERS entries (since 2026-11-28) as zeros,
-                    a[-2 * 6:] = 0      # as they were before
+                if f == "masks":        # the players' work space: since 2026-11-29 (issue 32) the card
+                    continue            # choice keeps no counts of the stretch ahead there (the trail's
+                                        # lookups hold them), so it holds other leftovers than before
                 if f == "params":       # the weights from P_CARDX0 on (since 2026-11-28) are 0 in
                     a = a[:, :K.P_CARDX0]   # every line-up; the vector was 43 long before
                 h.update(np.ascontiguousarray(a).tobytes())

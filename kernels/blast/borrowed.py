@@ -44,6 +44,12 @@ def borrow_tables_nb(tb):
         borrow_nb(tb.grid_slots),
         borrow_nb(tb.n_grid_slots),
         borrow_nb(tb.range_card),
+        borrow_nb(tb.up_count),
+        borrow_nb(tb.up_flat_count),
+        borrow_nb(tb.up_at),
+        borrow_nb(tb.up_flat_at),
+        borrow_nb(tb.stop_ahead),
+        borrow_nb(tb.next_range),
     )
 
 

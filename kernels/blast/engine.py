@@ -25,9 +25,10 @@ from .events import (
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
-    choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
+    boost_steps_nb, choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
     farther_end_nb,
-    choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, prepare_race_nb, SCRATCH_SHOOT_END,
+    choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, plans_kept_nb, prepare_race_nb,
+    SCRATCH_SHOOT_END,
 )
 from ..rng import below_nb, seed_stream_nb, STREAM_CHANCE, STREAM_PLAYER
 from .rules import (
@@ -418,13 +419,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     inc_used = False
     inc_usable = red_usable[s] == 1 and inc_c == RED
     boost_steps = st.work[W_BOOST:W_BOOST + 3]
-    boost_steps[:] = 0
-    if inc_c == BLACK:
-        boost_steps[UPHILL] = inc_s
-    elif inc_c == YELLOW:
-        boost_steps[FLAT] = inc_s
-    elif inc_c == GREEN:
-        boost_steps[DOWNHILL] = inc_s
+    boost_steps_nb(inc_c, inc_s, boost_steps)
 
     on_mat = st.seat[SEAT_ON_MAT, s] == 1
     rc = tb.range_card[trail]
@@ -453,6 +448,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         dest = start
     else:
         hits = 0
+        shot_planned = False
         if on_mat:
             # Shoot: roll, count, wind, bullets
             faces = tb.rules[R_DIE_FACES]
@@ -470,7 +466,9 @@ def play_turn_nb(tb, trail, st, s, red_usable):
             own = min(max(st.scratch[0], 0), st.seat[SEAT_BULLETS, s], room - coach)
             if own > 0:
                 # the player may keep bullets its move will not need (it knows all it will know)
-                own = keep_bullets_nb(st, tb, trail, s, act_card, action, h + coach, own, boost_steps)
+                kept = keep_bullets_nb(st, tb, trail, s, act_card, action, h + coach, own, boost_steps)
+                shot_planned = plans_kept_nb(st, s, own, kept)
+                own = kept
             if coach > 0:
                 inc_used = True
                 st.stats[s, S_COACH_BULLETS] += coach
@@ -488,11 +486,13 @@ def play_turn_nb(tb, trail, st, s, red_usable):
         steps = st.work[W_STEPS:W_STEPS + 3]
         for t in range(3):
             steps[t] = value_nb(tb.card_steps[act_card, action, t], st.dice, hits)
-        if on_mat:
-            # with the hits known, the wax of the Shoot action
+        if on_mat and not shot_planned:
+            # with the hits known, the wax of the Shoot action (unless keep_bullets_nb planned it
+            # with these very hits)
             choose_shoot_wax_nb(st, tb, trail, s, steps[UPHILL] + boost_steps[UPHILL],
                                 steps[FLAT] + boost_steps[FLAT], steps[DOWNHILL] + boost_steps[DOWNHILL],
                                 tb.card_pulse[act_card, action])
+        if on_mat:
             spend_wax_nb(st, s, wax)
             ev_nb(st.g, st.log, s, WAX, wax[BLACK], wax[YELLOW], wax[GREEN], wax[BLUE], wax[WHITE])
         steps[UPHILL] += wax[BLACK] + boost_steps[UPHILL]

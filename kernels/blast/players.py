@@ -26,7 +26,7 @@ from .consts import (
 from .events import MOTIVATION_BLIND, PICKUP_BULLET, PICKUP_COACH, STATUS_RACING
 from ..rng import below_nb, uniform_nb
 from .rules import (
-    reach_route_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
+    reach_from_nb, reach_nb, value_nb, band_threshold_nb, facing_nb, in_line_nb,
     occupant_mask_nb, pulse_adjust_nb, pulse_total_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
@@ -191,12 +191,15 @@ class MoveContext(NamedTuple):
     """
     ends: np.ndarray         # int64[n_ends, N_END_COLS], columns E_*
     n_ends: int
-    terrain: np.ndarray
     is_range: np.ndarray
     acc_row: np.ndarray
     w: np.ndarray
     pos: int
-    n_route: int
+    up_at: np.ndarray        # where a move from pos reaches (ctx_reach_nb): the trail's lookups
+    up_flat_at: np.ndarray
+    ahead: int               # ... stop_ahead, up_count and up_flat_count at pos
+    n_up: int
+    n_up_flat: int
     band_low: int
     band_medium: int
     limit: int
@@ -211,13 +214,18 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
     n_route = tb.route_len[trail]
     terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
-    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    ahead = np.int64(tb.stop_ahead[trail, pos])
+    n_up0 = np.int64(tb.up_count[trail, pos])
+    n_up_flat0 = np.int64(tb.up_flat_count[trail, pos])
+    far = reach_from_nb(up_at, up_flat_at, pos, ahead, n_up0, n_up_flat0, up, flat, down)
     physical = tb.physical[trail]
     lanes = tb.lanes[trail]
     heading = tb.heading[trail]
     coach = tb.coach_colour[trail]
     strength = tb.coach_strength[trail]
-    range_pos = tb.range_pos[trail]
+    next_range = tb.next_range[trail]
     status = st.seat[SEAT_STATUS]
     spos = st.seat[SEAT_POS]
     slane = st.seat[SEAT_LANE]
@@ -287,12 +295,9 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             facing = heading[q + 1]
         else:
             facing = heading[q]
-        to_range = -1
-        for v in range(range_pos.shape[0]):
-            rp = range_pos[v]
-            if rp >= q and not (rp == q and mat == 0):
-                to_range = rp - q
-                break
+        # the next range position still to shoot at: from q on, past q itself off its mat
+        rp = next_range[q] if mat == 1 or next_range[q] != q else next_range[q + 1]
+        to_range = rp - q if rp >= 0 else -1
         zone = strength[q] if ((q != pos or zero_boost == 1) and coach[q] != NO_COACH) else 0
         for lane in range(lane_lo, lane_hi):
             if q != pos and lanes[q] <= 2 and is_range[q] == 0 and ((masks[q - base] >> lane) & 1) == 1:
@@ -316,9 +321,16 @@ def move_context_nb(st, tb, trail, s, up, flat, down, shooting):
             ends[k, E_UP_FLAT] = n_up_flat
             k += 1
     return MoveContext(
-        ends, k, terrain, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, n_route,
+        ends, k, is_range, tb.accuracy[st.seat[SEAT_BIATHLETE, s]], st.params[s], pos, up_at, up_flat_at, ahead,
+        n_up0, n_up_flat0,
         rules[R_BAND_LOW], rules[R_BAND_MEDIUM], rules[R_PULSE_LIMIT], tb.finish_pos[trail],
         st.seat[SEAT_PULSE, s])
+
+
+@inline
+def ctx_reach_nb(c, up, flat, down):
+    """The furthest position a move from the context's start reaches with these steps (reach_from_nb)."""
+    return reach_from_nb(c.up_at, c.up_flat_at, c.pos, c.ahead, c.n_up, c.n_up_flat, up, flat, down)
 
 
 @inline
@@ -335,7 +347,7 @@ def end_adjust_nb(c, pos, lane):
 def ends_within_nb(c, up, flat, down):
     """How many of the context's ends (a prefix of them) a move with these steps can reach: those
     whose uphill, uphill-or-flat and all spaces from the start the steps cover (where
-    reach_route_nb's least-versatile-step walk ends, as in stretch_ahead_nb, without the walk; every
+    reach_route_nb's least-versatile-step walk ends, as in card_score_nb, without the walk; every
     end lies before the move's stops, the range and the run-out)."""
     up_flat = up + flat
     total = up_flat + down
@@ -444,43 +456,43 @@ def decide_pickup_nb(st, tb, trail, s, coach_ok):
 
 
 @inline
-def stretch_ahead_nb(st, tb, trail, s):
-    """The stretch ahead of seat s, up to the range or the run-out where every move stops, as running
-    counts of uphill and of uphill-or-flat spaces (in st.masks): a move with u, f, d steps reaches
-    the furthest j ahead with at most u uphill spaces, u + f uphill-or-flat ones and u + f + d in
-    all. That is exactly where the least-versatile-step walk of reach_route_nb ends, at a few
-    comparisons per card instead of a walk. Returns (ahead, n_up, n_up_flat)."""
-    terrain = tb.terrain[trail]
-    is_range = tb.is_range[trail]
-    pos = st.seat[SEAT_POS, s]
-    ahead = tb.route_len[trail] - 1 - pos
-    for j in range(1, ahead + 1):
-        if is_range[pos + j] == 1:
-            ahead = j
-            break
-    ahead = min(ahead, MAX_AHEAD)
-    n_up = st.masks[:ahead + 1]
-    n_up_flat = st.masks[MAX_AHEAD + 1:MAX_AHEAD + ahead + 2]
-    n_up[0] = 0
-    n_up_flat[0] = 0
-    for j in range(1, ahead + 1):
-        t = terrain[pos + j]
-        n_up[j] = n_up[j - 1] + (1 if t == UPHILL else 0)
-        n_up_flat[j] = n_up_flat[j - 1] + (1 if t != DOWNHILL else 0)
-    return ahead, n_up, n_up_flat
+def ahead_nb(tb, trail, pos):
+    """The stretch ahead of `pos` that a move from there can cover: up to the range or the run-out,
+    where every move stops (BlastTables.stop_ahead), at most MAX_AHEAD spaces."""
+    return min(np.int64(tb.stop_ahead[trail, pos]), MAX_AHEAD)
+
+
+@splice
+def within_count_nb(at, count_here, k, pos):
+    """The furthest j ahead of `pos` with at most k of a kind of space (uphill, or uphill-or-flat) at
+    positions pos + 1 .. pos + j: just before the (k + 1)-th such space after pos. `at`: where the
+    route's spaces of that kind lie (BlastTables.up_at or up_flat_at), count_here: how many lie at
+    positions 0 .. pos. Negative for k < 0."""
+    if k < 0:
+        return np.int64(-1)
+    return np.int64(at[min(count_here + k, at.shape[0] - 1)]) - 1 - pos
 
 
 @inline
-def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
+def card_score_nb(st, tb, trail, s, c, ahead):
     """Card c judged by its better action: its score (the furthest space it reaches from here and
     the pulse it costs, less the price of an icy action before the last lap), and that action's
-    spaces gained, pulse cost and steps. Returns (score, gain, pulse cost, steps)."""
+    spaces gained, pulse cost and steps. Returns (score, gain, pulse cost, steps).
+
+    The furthest space: with u, f, d steps, the furthest j within `ahead` (ahead_nb) with at most u
+    uphill spaces, u + f uphill-or-flat ones and u + f + d in all, exactly where the
+    least-versatile-step walk of reach_route_nb ends; found in the trail's running counts
+    (BlastTables.up_count ..), without a walk."""
     dice = st.dice
     rules = tb.rules
     w = st.params[s]
     pos = st.seat[SEAT_POS, s]
     pulse = st.seat[SEAT_PULSE, s]
-    range_pos = tb.range_pos[trail]
+    next_range = tb.next_range[trail]
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    n_up_here = np.int64(tb.up_count[trail, pos])
+    n_up_flat_here = np.int64(tb.up_flat_count[trail, pos])
     icy_cost = 0.0 if tb.lap[trail, pos] >= rules[R_START_LINE_CROSSINGS] else w[P_ICY]
     v_card = NEG * 10.0
     gain = 0
@@ -491,15 +503,14 @@ def card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat):
         fl = value_nb(tb.card_steps[c, a, FLAT], dice, 0)
         dn = value_nb(tb.card_steps[c, a, DOWNHILL], dice, 0)
         j = min(ahead, up + fl + dn)
-        while j > 0 and (n_up[j] > up or n_up_flat[j] > up + fl):
-            j -= 1
+        if j > 0:
+            j = max(0, min(j, within_count_nb(up_at, n_up_here, up, pos),
+                           within_count_nb(up_flat_at, n_up_flat_here, up + fl, pos)))
         far = pos + j
         p = max(0, pulse + tb.card_pulse[c, a])
-        to_range = -1
-        for v in range(range_pos.shape[0]):
-            if range_pos[v] >= far:
-                to_range = range_pos[v] - far
-                break
+        to_range = next_range[far]
+        if to_range >= 0:
+            to_range -= far
         sc = score_end_nb(w, far - pos, far, p, rules[R_PULSE_LIMIT], tb.finish_pos[trail], to_range,
                           tb.accuracy[st.seat[SEAT_BIATHLETE, s]], rules[R_BAND_LOW], rules[R_BAND_MEDIUM])
         if tb.card_icy[c, a] == 1:
@@ -566,10 +577,10 @@ def race_share_nb(st, tb, trail, s):
 def card_features_nb(st, tb, trail, s, out):
     """The features CARD_FEATURES of each card i of seat s's hand, into out[i, F_*] (fitting the card
     weights to a reference's choices: benchmarks/blast_distill_fit.py)."""
-    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)
+    ahead = ahead_nb(tb, trail, st.seat[SEAT_POS, s])
     for i in range(st.seat[SEAT_HAND_N, s]):
         c = st.hand[s, i]
-        v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
+        v, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead)
         out[i, F_SCORE] = v
         out[i, F_WORTH] = worth_nb(tb.card_steps, tb.card_pulse, tb.card_icy, tb.card_wind, c, st.params[s])
         out[i, F_INIT] = value_nb(tb.card_init[c], st.dice, 0)
@@ -598,10 +609,10 @@ def shot_home_nb(st, tb, trail, s):
     wax = st.wax[s]
     far = st.seat[SEAT_POS, s]
     for a in range(2):
-        q = reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], st.seat[SEAT_POS, s],
-                           value_nb(tb.card_steps[rc, a, UPHILL], st.dice, hits) + boost[UPHILL] + wax[BLACK],
-                           value_nb(tb.card_steps[rc, a, FLAT], st.dice, hits) + boost[FLAT] + wax[YELLOW],
-                           value_nb(tb.card_steps[rc, a, DOWNHILL], st.dice, hits) + boost[DOWNHILL] + wax[GREEN])
+        q = reach_nb(tb, trail, st.seat[SEAT_POS, s],
+                     value_nb(tb.card_steps[rc, a, UPHILL], st.dice, hits) + boost[UPHILL] + wax[BLACK],
+                     value_nb(tb.card_steps[rc, a, FLAT], st.dice, hits) + boost[FLAT] + wax[YELLOW],
+                     value_nb(tb.card_steps[rc, a, DOWNHILL], st.dice, hits) + boost[DOWNHILL] + wax[GREEN])
         far = max(far, q)
     return far == tb.finish_pos[trail]
 
@@ -610,16 +621,21 @@ def shot_home_nb(st, tb, trail, s):
 def pending_steps_nb(st, s, out):
     """The steps by terrain class (out[UPHILL], out[FLAT], out[DOWNHILL]) of seat s's pending
     next-turn coach boost, as the turn this round will add them (engine.play_turn_nb)."""
+    c = st.seat[SEAT_BOOST_C, s] if st.seat[SEAT_BOOST_ROUND, s] < st.g[G_ROUND] else -1
+    boost_steps_nb(c, st.seat[SEAT_BOOST_S, s], out)
+
+
+@inline
+def boost_steps_nb(colour, strength, out):
+    """A coach boost's extra steps by terrain class into out (black uphill, yellow flat, green
+    downhill; none for another colour or -1)."""
     out[:] = 0
-    if st.seat[SEAT_BOOST_C, s] >= 0 and st.seat[SEAT_BOOST_ROUND, s] < st.g[G_ROUND]:
-        c = st.seat[SEAT_BOOST_C, s]
-        k = st.seat[SEAT_BOOST_S, s]
-        if c == BLACK:
-            out[UPHILL] = k
-        elif c == YELLOW:
-            out[FLAT] = k
-        elif c == GREEN:
-            out[DOWNHILL] = k
+    if colour == BLACK:
+        out[UPHILL] = strength
+    elif colour == YELLOW:
+        out[FLAT] = strength
+    elif colour == GREEN:
+        out[DOWNHILL] = strength
 
 
 @inline
@@ -704,12 +720,12 @@ def choose_card_nb(st, tb, trail, s):
     first_home = w[P_FINISH_FIRST] != 0.0 and (not on_mat or shot_home_nb(st, tb, trail, s))
     if ends:
         ctx = card_context_nb(st, tb, trail, s)
-    ahead, n_up, n_up_flat = stretch_ahead_nb(st, tb, trail, s)    # after the context: both use st.masks
+    ahead = ahead_nb(tb, trail, st.seat[SEAT_POS, s])
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
         c = st.hand[s, i]
-        v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead, n_up, n_up_flat)
+        v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead)
         if ends:
             v_card = card_end_score_nb(st, tb, trail, s, c, ctx)
         v_card *= sign
@@ -774,11 +790,9 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
     for colour in (BLACK, YELLOW, GREEN):
         t = colour - BLACK
         while sc[colour] < wax[colour]:
-            before = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
-                                    fl + extra[1], dn + extra[2])
+            before = ctx_reach_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2])
             extra[t] += 1
-            after = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, up + extra[0],
-                                   fl + extra[1], dn + extra[2])
+            after = ctx_reach_nb(ctx, up + extra[0], fl + extra[1], dn + extra[2])
             if after == before:
                 # the token reaches no new space: the same ends, the same score, no gain
                 extra[t] -= 1
@@ -826,13 +840,13 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
         scripted_action_nb(st, s, True)
         return
     wax = st.wax[s]
-    steps = st.work[W_ACT:W_ACT + 6].reshape((2, 3))
+    steps = st.work[W_ACT:W_ACT + 6]      # steps[3 * a + t] (a reshape here cost 1.5% of a race)
     most = st.work[W_MOST:W_MOST + 3]
     most[:] = 0
     for a in range(2):
         for t in range(3):
-            steps[a, t] = value_nb(tb.card_steps[card, a, t], st.dice, 0) + boost_steps[t]
-            most[t] = max(most[t], steps[a, t])
+            steps[3 * a + t] = value_nb(tb.card_steps[card, a, t], st.dice, 0) + boost_steps[t]
+            most[t] = max(most[t], steps[3 * a + t])
     most[UPHILL] += wax[BLACK]
     most[FLAT] += wax[YELLOW]
     most[DOWNHILL] += wax[GREEN]
@@ -843,7 +857,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     best_a = 0
     best = NEG * 10.0
     for a in range(2):
-        v = best_of_nb(ctx, steps[a, 0], steps[a, 1], steps[a, 2], np.int64(tb.card_pulse[card, a]), out)
+        v = best_of_nb(ctx, steps[3 * a], steps[3 * a + 1], steps[3 * a + 2], np.int64(tb.card_pulse[card, a]), out)
         if tb.card_icy[card, a] == 1:
             v -= icy_cost
         if v > best:
@@ -854,14 +868,13 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     icy = icy_cost if tb.card_icy[card, best_a] == 1 else 0.0
     cost = tb.card_pulse[card, best_a]
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
-    greedy_wax_nb(st, s, ctx, steps[best_a, 0], steps[best_a, 1], steps[best_a, 2], cost, icy, w_wax, best, out)
+    greedy_wax_nb(st, s, ctx, steps[3 * best_a], steps[3 * best_a + 1], steps[3 * best_a + 2], cost, icy, w_wax, best, out)
     # the other action, if with the same wax it reaches the planned end for less pulse, or as little
     # and keeps the card, without giving up a wind symbol: it dominates (the blunder check's
     # worse_action, docs/players.md)
     o = 1 - best_a
     if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and tb.card_wind[card, o] >= tb.card_wind[card, best_a]:
-        far = reach_route_nb(ctx.terrain, ctx.is_range, ctx.n_route, ctx.pos, steps[o, 0] + sc[BLACK],
-                             steps[o, 1] + sc[YELLOW], steps[o, 2] + sc[GREEN])
+        far = ctx_reach_nb(ctx, steps[3 * o] + sc[BLACK], steps[3 * o + 1] + sc[YELLOW], steps[3 * o + 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)
             adjust = end_adjust_nb(ctx, sc[6], sc[7])
@@ -938,11 +951,9 @@ def farther_end_nb(st, tb, trail, s, up, flat, down, cost, blue, white, out):
     kind = st.seat[SEAT_PLAYER, s]
     if kind == RANDOM or (kind == SCRIPTED and st.script[s, SC_DEST] >= 0):
         return
-    terrain = tb.terrain[trail]
     is_range = tb.is_range[trail]
-    n_route = tb.route_len[trail]
     pos = st.seat[SEAT_POS, s]
-    far = reach_route_nb(terrain, is_range, n_route, pos, up, flat, down)
+    far = reach_nb(tb, trail, pos, up, flat, down)
     if out[2] == 1 or far <= out[0]:
         return
     coach = tb.coach_colour[trail]
@@ -1085,10 +1096,12 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     """Whether the Shoot action (card act_card, action) with `hits` hits reaches farther than with
     one hit fewer for some choice of the step wax seat s holds (boost: the step boosts of the turn).
     Every space is reached alike when it does not: a bullet for that hit buys nothing."""
-    terrain = tb.terrain[trail]
-    is_range = tb.is_range[trail]
-    n_route = tb.route_len[trail]
     pos = st.seat[SEAT_POS, s]
+    up_at = tb.up_at[trail]
+    up_flat_at = tb.up_flat_at[trail]
+    ahead = np.int64(tb.stop_ahead[trail, pos])
+    n_up = np.int64(tb.up_count[trail, pos])
+    n_up_flat = np.int64(tb.up_flat_count[trail, pos])
     u1 = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, hits) + boost[UPHILL]
     f1 = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, hits) + boost[FLAT]
     d1 = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, hits) + boost[DOWNHILL]
@@ -1099,8 +1112,8 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
     for b in range(wax[BLACK] + 1):
         for y in range(wax[YELLOW] + 1):
             for g in range(wax[GREEN] + 1):
-                if reach_route_nb(terrain, is_range, n_route, pos, u1 + b, f1 + y, d1 + g) != \
-                        reach_route_nb(terrain, is_range, n_route, pos, u0 + b, f0 + y, d0 + g):
+                if reach_from_nb(up_at, up_flat_at, pos, ahead, n_up, n_up_flat, u1 + b, f1 + y, d1 + g) != \
+                        reach_from_nb(up_at, up_flat_at, pos, ahead, n_up, n_up_flat, u0 + b, f0 + y, d0 + g):
                     return True
     return False
 
@@ -1109,7 +1122,9 @@ def hit_reaches_farther_nb(st, tb, trail, s, act_card, action, hits, boost):
 def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     """The own bullets a Shoot spends once it has planned its move: `own` were chosen on top of
     `hits`; the heuristic plans its wax and its end with all of them (as the engine will ask it
-    next) and keeps those whose hits that end does not need (the blunder check's wasted_bullet)."""
+    next) and keeps those whose hits that end does not need (the blunder check's wasted_bullet).
+    Where it keeps none, that plan (choose_shoot_wax_nb's scratch) is the Shoot's: the engine does
+    not ask again (plans_kept_nb)."""
     kind = st.seat[SEAT_PLAYER, s]
     if kind == RANDOM or kind == SCRIPTED:
         return own
@@ -1118,22 +1133,29 @@ def keep_bullets_nb(st, tb, trail, s, act_card, action, hits, own, boost):
     f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, total) + boost[FLAT]
     d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, total) + boost[DOWNHILL]
     choose_shoot_wax_nb(st, tb, trail, s, u, f, d, tb.card_pulse[act_card, action])
-    b, y, g, blue = st.scratch[BLACK], st.scratch[YELLOW], st.scratch[GREEN], st.scratch[BLUE]
-    out = st.work[W_OUT:W_OUT + 3]
-    choose_destination_nb(st, tb, trail, s, u + b, f + y, d + g, tb.card_pulse[act_card, action] - blue,
-                          np.bool_(True), out)
-    end = out[0]
+    b, y, g = st.scratch[BLACK], st.scratch[YELLOW], st.scratch[GREEN]
+    # the end it plans with that wax: choose_destination_nb's, which choose_shoot_wax_nb found (the
+    # same best_of_nb over the same ends) and left in the scratch
+    end = st.scratch[SCRATCH_SHOOT_END]
     pos = st.seat[SEAT_POS, s]
     while own > 0:
         t = total - 1
         u = value_nb(tb.card_steps[act_card, action, UPHILL], st.dice, t) + boost[UPHILL] + b
         f = value_nb(tb.card_steps[act_card, action, FLAT], st.dice, t) + boost[FLAT] + y
         d = value_nb(tb.card_steps[act_card, action, DOWNHILL], st.dice, t) + boost[DOWNHILL] + g
-        if reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], pos, u, f, d) < end:
+        if reach_nb(tb, trail, pos, u, f, d) < end:
             break
         own -= 1
         total = t
     return own
+
+
+@inline
+def plans_kept_nb(st, s, own, kept):
+    """Whether keep_bullets_nb, asked with `own` bullets, left its Shoot's wax and end in the scratch
+    for the hits the Shoot now has: it planned them (a heuristic seat) and kept no bullet back."""
+    kind = st.seat[SEAT_PLAYER, s]
+    return kept == own and kind != RANDOM and kind != SCRIPTED
 
 
 @inline

@@ -42,6 +42,8 @@ def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
     Each entered space takes the least versatile step that may enter it (downhill, then flat, then
     uphill), which reaches every space any other assignment could. The range and the run-out stop
     a move. Every position between start and the result is passed through (docs/rules.md 4.1).
+    The rule as written: the kernels use reach_from_nb, the same result from per-trail lookups
+    (tests/test_blast_reach.py compares the two on every trail, start and steps).
     """
     q = start
     last = n_route - 1
@@ -62,9 +64,30 @@ def reach_route_nb(terrain, is_range, n_route, start, up, flat, down):
     return q
 
 
+@splice
+def reach_from_nb(up_at, up_flat_at, start, ahead, n_up, n_up_flat, up, flat, down):
+    """reach_route_nb's result without the walk, from the trail's lookups (BlastTables.up_count ..):
+    the furthest j within `ahead` (stop_ahead[start]: the range or the run-out stops a move) with at
+    most `up` uphill spaces, up + flat uphill-or-flat ones and up + flat + down in all among
+    start + 1 .. start + j. That is where the walk ends: the least versatile step never takes a
+    space that another could take in its stead. n_up, n_up_flat: up_count and up_flat_count at
+    start; up_at, up_flat_at: the trail's rows. A negative count of steps moves as 0 does."""
+    up = max(up, 0)
+    flat = max(flat, 0)
+    down = max(down, 0)
+    top = up_at.shape[0] - 1
+    j = min(ahead, up + flat + down)
+    j = min(j, np.int64(up_at[min(n_up + up, top)]) - 1 - start)
+    j = min(j, np.int64(up_flat_at[min(n_up_flat + up + flat, top)]) - 1 - start)
+    return start + j
+
+
 @inline
 def reach_nb(tb, trail, start, up, flat, down):
-    return reach_route_nb(tb.terrain[trail], tb.is_range[trail], tb.route_len[trail], start, up, flat, down)
+    """reach_route_nb on trail `trail`, from its lookups (reach_from_nb)."""
+    return reach_from_nb(tb.up_at[trail], tb.up_flat_at[trail], start, np.int64(tb.stop_ahead[trail, start]),
+                         np.int64(tb.up_count[trail, start]), np.int64(tb.up_flat_count[trail, start]), up, flat,
+                         down)
 
 
 @splice

@@ -111,8 +111,6 @@ S_CROSSWIND0 = S_SHOT_PULSE0 + MAX_VISITS  # wind at the shot: 0 still or no sho
 S_ARRIVE_ROUND0 = S_CROSSWIND0 + MAX_VISITS  # round the racer reached the range (-1 never)
 N_STATS = S_ARRIVE_ROUND0 + MAX_VISITS
 
-# choose_card_nb keeps two running counts of up to MAX_AHEAD + 1 entries in `masks`
-assert MAX_ENDS >= 2 * MAX_AHEAD + 2
 assert MAX_DICE >= N_COLOURS
 assert MAX_MOTIVATION <= 64       # SEAT_SECRET is a 64-bit mask over mdeck places
 

@@ -56,3 +56,17 @@ class BlastTables(NamedTuple):
     grid_slots: np.ndarray       # int32[n_trails, n_slots, 2]: (position, lane) in placement order
     n_grid_slots: np.ndarray     # int32[n_trails]
     range_card: np.ndarray       # int16[n_trails]: pseudo-card id; action WAIT is Wait, SHOOT is Shoot
+
+    # derived from the trail arrays above (sim.blast.compile.trail_lookups), so that the heuristic's
+    # card choice finds where a card's steps end and how far the range is without walking the route
+    up_count: np.ndarray         # int32[n_trails, max_len]: uphill spaces at positions 0 .. q
+    up_flat_count: np.ndarray    # int32[n_trails, max_len]: uphill or flat spaces at positions 0 .. q
+    up_at: np.ndarray            # int32[n_trails, max_len + 1]: position of the route's k-th uphill
+                                 # space (k from 0); then FAR_AWAY
+    up_flat_at: np.ndarray       # int32[n_trails, max_len + 1]: the same for uphill or flat spaces
+    stop_ahead: np.ndarray       # int32[n_trails, max_len]: spaces from q to the first range position
+                                 # after it, or to the run-out (where every move from q stops)
+    next_range: np.ndarray       # int32[n_trails, max_len + 1]: the first range position >= q (-1 none)
+
+
+FAR_AWAY = 1 << 30   # up_at, up_flat_at past the route's last such space

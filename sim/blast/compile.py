@@ -11,7 +11,7 @@ import numpy as np
 
 from kernels.blast import consts as C
 from kernels.blast import state as S
-from kernels.blast.tables import BlastTables
+from kernels.blast.tables import FAR_AWAY, BlastTables
 
 from ..validation import DataError, Problem, data_hash as hash_data, index_of
 from .model import Action, BlastData, Card, Value
@@ -292,6 +292,7 @@ def compile_data(data: BlastData) -> CompiledBundle:
         start_line=arr["start_line"], is_range=arr["is_range"], lap=arr["lap"],
         finish_pos=finish_pos, range_pos=range_pos, grid_slots=grid_slots, n_grid_slots=n_grid_slots,
         range_card=np.array(range_card, np.int16),
+        **trail_lookups(arr["terrain"], arr["is_range"], route_len, range_pos),
     )
     return CompiledBundle(
         tables=tables, data=data, data_hash=data_hash(data),
@@ -299,6 +300,36 @@ def compile_data(data: BlastData) -> CompiledBundle:
         biathlete_names=tuple(b.name for b in data.biathletes),
         trail_names=tuple(t.name for t in trails), layouts=layouts,
     )
+
+
+def trail_lookups(terrain, is_range, route_len, range_pos) -> dict[str, np.ndarray]:
+    """The tables derived from the trail arrays (BlastTables.up_count .. next_range): per trail and
+    position, running counts of uphill and of uphill-or-flat spaces and where each such space lies,
+    how far a move from there can go at most (to the next range position or the run-out), and the
+    next range position. A move with u, f, d steps reaches the furthest j ahead with at most u uphill
+    spaces, u + f uphill-or-flat ones and u + f + d in all (kernels.blast.rules.reach_from_nb; range
+    positions come in route order)."""
+    nt, max_len = terrain.shape
+    out = {"up_count": np.zeros((nt, max_len), np.int32), "up_flat_count": np.zeros((nt, max_len), np.int32),
+           "up_at": np.full((nt, max_len + 1), FAR_AWAY, np.int32),
+           "up_flat_at": np.full((nt, max_len + 1), FAR_AWAY, np.int32),
+           "stop_ahead": np.zeros((nt, max_len), np.int32), "next_range": np.full((nt, max_len + 1), -1, np.int32)}
+    for t in range(nt):
+        n = int(route_len[t])
+        for name, at, kinds in (("up_count", "up_at", (C.UPHILL,)), ("up_flat_count", "up_flat_at", (C.UPHILL, C.FLAT))):
+            hit = np.isin(terrain[t, :n], kinds)
+            out[name][t, :n] = np.cumsum(hit)
+            where = np.flatnonzero(hit)
+            out[at][t, :len(where)] = where
+        for q in range(n):
+            ahead = n - 1 - q
+            for j in range(1, ahead + 1):
+                if is_range[t, q + j] == 1:
+                    ahead = j
+                    break
+            out["stop_ahead"][t, q] = ahead
+            out["next_range"][t, q] = next((int(p) for p in range_pos[t] if p >= q), -1)
+    return out
 
 
 def default_worth(card_steps, card_pulse, card_icy, card_wind) -> np.ndarray:
