@@ -821,6 +821,23 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
 
 
 @inline
+def wind_at_end_nb(st, tb, trail, s, pos, lane, on_mat):
+    """The wind choose_wind_nb would set for seat s after a move to (pos, lane, on a mat or not):
+    asked on the state with the racer put there for the question, then put back."""
+    p0 = st.seat[SEAT_POS, s]
+    l0 = st.seat[SEAT_LANE, s]
+    m0 = st.seat[SEAT_ON_MAT, s]
+    st.seat[SEAT_POS, s] = pos
+    st.seat[SEAT_LANE, s] = lane
+    st.seat[SEAT_ON_MAT, s] = on_mat
+    wind = choose_wind_nb(st, tb, trail, s)
+    st.seat[SEAT_POS, s] = p0
+    st.seat[SEAT_LANE, s] = l0
+    st.seat[SEAT_ON_MAT, s] = m0
+    return wind
+
+
+@inline
 def choose_action_nb(st, tb, trail, s, card, boost_steps):
     """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white.
 
@@ -870,10 +887,14 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     greedy_wax_nb(st, s, ctx, steps[3 * best_a], steps[3 * best_a + 1], steps[3 * best_a + 2], cost, icy, w_wax, best, out)
     # the other action, if with the same wax it reaches the planned end for less pulse, or as little
-    # and keeps the card, without giving up a wind symbol: it dominates (the blunder check's
-    # worse_action, docs/players.md)
+    # and keeps the card, without giving up a wind symbol the turn would use: it dominates (the
+    # blunder check's worse_action, docs/players.md). A symbol is used only where the wind chosen at
+    # the planned end differs from the wind now.
     o = 1 - best_a
-    if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and tb.card_wind[card, o] >= tb.card_wind[card, best_a]:
+    symbol = tb.card_wind[card, o] < tb.card_wind[card, best_a]
+    if symbol and tb.card_icy[card, o] <= tb.card_icy[card, best_a]:
+        symbol = wind_at_end_nb(st, tb, trail, s, sc[6], sc[7], sc[8]) != st.g[G_WIND]
+    if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and not symbol:
         far = ctx_reach_nb(ctx, steps[3 * o] + sc[BLACK], steps[3 * o + 1] + sc[YELLOW], steps[3 * o + 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)
