@@ -67,7 +67,7 @@ def test_the_random_player_makes_every_class_of_blunder(bundle):
 def test_the_default_and_the_personas_make_no_dominated_decision(bundle):
     """10 races a trail for the default, 3 for each other persona (CI's time; the command in
     docs/players.md checks 10,000 races of each)."""
-    for player, races in (("balanced", 10), ("distilled", 3), ("distilled2", 3), ("sprinter", 3),
+    for player, races in (("balanced", 10), ("distilled", 3), ("distilled2", 3), ("keen", 3), ("sprinter", 3),
                           ("conservative", 3), ("sharpshooter", 3), ("tuned", 3)):
         t = blunder_table([player], races=races, seed=11, bundle=bundle)
         checked = dict(zip(t["blunder"], t["decisions"]))
@@ -215,3 +215,17 @@ def test_the_heuristic_no_longer_wastes_a_token_on_a_race_it_ends(found_on, play
     action = turn[turn[:, E.COL_KIND] == E.ACTION][0, E.COL_ARG:]
     assert action[2 + colour - C.BLACK] == 0
     assert outcome in turn[:, E.COL_KIND]
+
+
+@pytest.mark.parametrize("trail, race", [("Kurz", 389), ("Kurz", 511), ("Short", 881), ("Short", 2364)])
+def test_a_wind_symbol_the_turn_does_not_use_is_not_kept(bundle, trail, race):
+    """The four worse_action the check found in keen's 10,000 races (seed 1, every seat keen; issue
+    27, docs/players.md): a card's action with the wind symbol was kept where the other action,
+    with the wax spent after, reached the same end for less pulse, though the wind the racer then
+    chose was the wind already blowing (Kurz 389: 2 uphill and 1 flat, pulse 1, the symbol, against
+    3 flat, pulse 0, with two yellow tokens). choose_action_nb now asks the wind it would choose at
+    the planned end (wind_at_end_nb): the same races have no such blunder."""
+    from sim.blast.blunders import count_races
+
+    found = count_races(bundle, trail, "keen", 4, 1, race, race + 1)
+    assert found["decisions:worse_action"] > 0 and found["worse_action"] == 0

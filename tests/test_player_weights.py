@@ -204,3 +204,61 @@ def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
 
     for name in ("distilled", "distilled2"):
         assert player_record(resolve(name), roster("blast"))["weights"] == rec[name]["weights"]
+
+
+def _hand_card(b, weights, hand, pos, others=(), on_mat=0, wax=None):
+    """The card choose_card_nb plays for Owens (seat 0, heuristic) on Kurz at `pos` with `hand`,
+    Wei's and Pinto's racers standing on `others`, and the given wax (colour: tokens; none else)."""
+    tb = b.tables
+    t = b.trail_id("Kurz")
+    names = ("Owens", "Wei", "Pinto")[:1 + len(others)]
+    st = scenario(b, t, [b.biathlete_id(n) for n in names], [C.RED, C.BLACK, C.YELLOW][:len(names)])
+    st.seat[SEAT_PLAYER, :len(names)] = HEURISTIC
+    st.params[0] = weights
+    place(st, 0, pos, on_mat=on_mat)
+    for i, q in enumerate(others):
+        place(st, 1 + i, q)
+    st.wax[0, :] = 0
+    for colour, k in (wax or {}).items():
+        st.wax[0, colour] = k
+    ids = [b.card_id(n) for n in hand]
+    st.hand[0, :len(ids)] = ids
+    st.seat[SEAT_HAND_N, 0] = len(ids)
+    return b.card_names[python_callable(K.choose_card_nb)(st, tb, t, 0)]
+
+
+def test_card_ends_judges_a_card_by_the_end_it_can_take(shipped, tmp_path):
+    """card_ends (issue 27): from space 7 of Kurz, Virtuoso's bottom action (2 uphill, 3 flat, no
+    pulse) reaches space 12, as Skate's top (5 flat) does for 1 pulse, and the plain card choice,
+    which judges a card by its furthest reach, plays Virtuoso. With Wei on 12 (a single-lane space)
+    that reach is worth nothing: every move stops on 11 at best, where Skate's bottom action (1
+    uphill, 3 flat, no pulse) arrives as well, so judged by the end each can take (card_ends) the
+    two are equal and the first in hand, Skate, is played and Virtuoso kept. Without Wei both
+    choices are Virtuoso."""
+    b = shipped
+    assert b.tables.lanes[b.trail_id("Kurz"), 12] == 1
+    hand = ("Skate", "Virtuoso", "Fjord Climb")
+    plain, ends = persona(tmp_path, ""), persona(tmp_path, "card_ends = 1")
+    assert _hand_card(b, plain, hand, 7, others=(12,)) == "Virtuoso"
+    assert _hand_card(b, ends, hand, 7, others=(12,)) == "Skate"
+    assert _hand_card(b, plain, hand, 7) == _hand_card(b, ends, hand, 7) == "Virtuoso"
+
+
+def test_finish_first_plays_the_highest_initiative_home(shipped, tmp_path):
+    """finish_first (issue 27): four spaces from Kurz's run-out (75), Adrenaline (initiative 10) and
+    Diesel (initiative 4) both cross the finish; the plain choice plays Diesel, whose bottom action
+    costs no pulse, though the pulse after the finish is worth nothing and a rival with a higher
+    initiative that also crosses wins first. finish_first plays Adrenaline. On the range's mat (64),
+    where the card is only its initiative, a Shoot with every hit (5 hits, 10 flat steps) reaches
+    74; with one yellow or black wax token it would reach the run-out, and finish_first then plays
+    the higher initiative (Adrenaline, not Alpine Lungs, initiative 2); with no wax it chooses as
+    the plain player does."""
+    b = shipped
+    plain, first = persona(tmp_path, ""), persona(tmp_path, "finish_first = 1")
+    assert _hand_card(b, plain, ("Adrenaline", "Diesel"), 71) == "Diesel"
+    assert _hand_card(b, first, ("Adrenaline", "Diesel"), 71) == "Adrenaline"
+    mat = ("Adrenaline", "Alpine Lungs")
+    assert _hand_card(b, plain, mat, 64, on_mat=1, wax={C.YELLOW: 1}) == "Alpine Lungs"
+    for colour in (C.YELLOW, C.BLACK):
+        assert _hand_card(b, first, mat, 64, on_mat=1, wax={colour: 1}) == "Adrenaline"
+    assert _hand_card(b, first, mat, 64, on_mat=1) == "Alpine Lungs"

@@ -124,8 +124,8 @@ def test_the_distilled_persona_reads_its_card_weights_and_plays_legal_races(bund
     bal = resolve("balanced")
     assert d.kind == K.HEURISTIC
     card = K.PARAM_NAMES[K.P_CARD0:K.P_CARDX0]
-    assert len(card) == 2 * (K.N_CARD_FEATURES - 1) and K.P_CARDX0 + 2 * K.N_CARD_EXTRA == K.N_PARAMS
-    assert any(d.weight(n) != 0 for n in card) and all(bal.weight(n) == 0 for n in K.PARAM_NAMES[K.P_CARD0:])
+    assert len(card) == 2 * (K.N_CARD_FEATURES - 1) and K.P_CARDX0 + 2 * K.N_CARD_EXTRA == K.P_CARD_ENDS
+    assert any(d.weight(n) != 0 for n in card) and all(bal.weight(n) == 0 for n in K.PARAM_NAMES[K.P_CARD0:K.P_SEARCH_FROM])
     names = ["Fischer", "Olsson", "Bakken", "Girard"]
     setup = make_setup(bundle, "Kurz", names, None, [d, bal, d, bal])
     plain = make_setup(bundle, "Kurz", names, None, bal)

@@ -25,7 +25,7 @@ from .events import (
 )
 from .borrowed import borrow_state_nb, borrow_tables_nb
 from .players import (
-    choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
+    boost_steps_nb, choose_action_nb, choose_bullets_nb, choose_card_nb, keep_bullets_nb, choose_destination_nb, choose_motivation_nb,
     farther_end_nb,
     choose_range_action_nb, choose_shoot_wax_nb, choose_wind_nb, decide_pickup_nb, plans_kept_nb, prepare_race_nb,
     SCRATCH_SHOOT_END,
@@ -419,13 +419,7 @@ def play_turn_nb(tb, trail, st, s, red_usable):
     inc_used = False
     inc_usable = red_usable[s] == 1 and inc_c == RED
     boost_steps = st.work[W_BOOST:W_BOOST + 3]
-    boost_steps[:] = 0
-    if inc_c == BLACK:
-        boost_steps[UPHILL] = inc_s
-    elif inc_c == YELLOW:
-        boost_steps[FLAT] = inc_s
-    elif inc_c == GREEN:
-        boost_steps[DOWNHILL] = inc_s
+    boost_steps_nb(inc_c, inc_s, boost_steps)
 
     on_mat = st.seat[SEAT_ON_MAT, s] == 1
     rc = tb.range_card[trail]

@@ -30,10 +30,10 @@ from .rules import (
     occupant_mask_nb, pulse_adjust_nb, pulse_total_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
-    SEAT_BIATHLETE, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
+    SEAT_BIATHLETE, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
     SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_MTOP, G_N, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_EXTRA, W_MOST, W_OUT
+from .state import G_FACE0, G_MN, G_ROUND, G_MTOP, G_N, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_BOOST, W_EXTRA, W_MOST, W_OUT
 
 RANDOM = 0
 HEURISTIC = 1
@@ -95,7 +95,15 @@ P_CARD0 = 29          # card choice off a mat: weights of the card features F_WO
 P_MAT0 = 36           # card choice on a shooting mat: the same 7 weights, added to -score
 P_CARDX0 = 43         # card choice off a mat: weights of the hand and race features F_TOP .. F_LATE_GAIN (3)
 P_MATX0 = 46          # card choice on a shooting mat: the same 3 weights
-N_PARAMS = 49
+P_CARD_ENDS = 49      # 1: a card off a mat is judged by the best legal end of its better action, as the move
+                      # will choose it (occupancy, drafting, wind, coach zones, its pending boost); 0: by the
+                      # furthest space it reaches
+P_FINISH_FIRST = 50   # 1: when a card (or, on a mat, a Shoot with every hit) can cross the finish, the card of
+                      # the highest initiative among those that can (the first to cross wins); 0: as scored
+P_SEARCH_FROM = 51    # REFERENCE: searches only while the share of the race run is at least this ...
+P_SEARCH_TO = 52      # ... and below this (elsewhere its card is the heuristic's)
+P_SEARCH_MAT = 53     # REFERENCE: 0 searches on and off a shooting mat, 1 only off one, 2 only on one
+N_PARAMS = 54
 PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "wax", "bullet_reserve",
                "wait_gain", "coach", "late_wax", "wind_spite", "pickup_hand", "rollouts", "place_credit",
                "depth", "wait_max", "pickup_discard", "pickup_bullets", "white_calm",
@@ -103,10 +111,11 @@ PARAM_NAMES = ("progress", "pulse", "pulse_high", "high_from", "band", "icy", "w
                "wind_ahead", "coach_first", "band_window",
                "card_worth", "card_init", "card_gain", "card_pulse", "card_steps", "card_icy", "card_wind",
                "mat_worth", "mat_init", "mat_gain", "mat_pulse", "mat_steps", "mat_icy", "mat_wind",
-               "card_top", "card_late", "card_late_gain", "mat_top", "mat_late", "mat_late_gain")
+               "card_top", "card_late", "card_late_gain", "mat_top", "mat_late", "mat_late_gain",
+               "card_ends", "finish_first", "search_from", "search_to", "search_mat")
 DEFAULT_PARAMS = np.array([1.0, 0.35, 0.25, 7.0, 0.6, 1.5, 1.0, 1.0, 0.9, 0.3, 0.25, 0.0, 2.0, 0.0, 0.0, 0.0,
                            2.0, 4.0, 2.0, 1.0,
-                           1.2, 1.0, 0.6, 0.5, 1.0, 0.3, 3.0, 1.0, 6.0] + [0.0] * 20)
+                           1.2, 1.0, 0.6, 0.5, 1.0, 0.3, 3.0, 1.0, 6.0] + [0.0] * 20 + [0.0, 0.0, 0.0, 1.0, 0.0])
 assert len(PARAM_NAMES) == N_PARAMS == DEFAULT_PARAMS.shape[0]
 assert (P_WORTH_FLAT - P_WORTH_UPHILL, P_WORTH_DOWNHILL - P_WORTH_UPHILL) == (FLAT - UPHILL, DOWNHILL - UPHILL)
 N_WORTH = 6           # the worth weights P_WORTH_UPHILL .. P_WORTH_WIND
@@ -590,6 +599,84 @@ def card_features_nb(st, tb, trail, s, out):
 
 
 @inline
+def shot_home_nb(st, tb, trail, s):
+    """Whether seat s, on a mat, could cross the finish with its Shoot this round: every hit, every
+    step wax it holds and its pending boost (P_FINISH_FIRST)."""
+    boost = st.work[W_BOOST:W_BOOST + 3]
+    pending_steps_nb(st, s, boost)
+    rc = tb.range_card[trail]
+    hits = tb.rules[R_MAX_HITS]
+    wax = st.wax[s]
+    far = st.seat[SEAT_POS, s]
+    for a in range(2):
+        q = reach_nb(tb, trail, st.seat[SEAT_POS, s],
+                     value_nb(tb.card_steps[rc, a, UPHILL], st.dice, hits) + boost[UPHILL] + wax[BLACK],
+                     value_nb(tb.card_steps[rc, a, FLAT], st.dice, hits) + boost[FLAT] + wax[YELLOW],
+                     value_nb(tb.card_steps[rc, a, DOWNHILL], st.dice, hits) + boost[DOWNHILL] + wax[GREEN])
+        far = max(far, q)
+    return far == tb.finish_pos[trail]
+
+
+@inline
+def pending_steps_nb(st, s, out):
+    """The steps by terrain class (out[UPHILL], out[FLAT], out[DOWNHILL]) of seat s's pending
+    next-turn coach boost, as the turn this round will add them (engine.play_turn_nb)."""
+    c = st.seat[SEAT_BOOST_C, s] if st.seat[SEAT_BOOST_ROUND, s] < st.g[G_ROUND] else -1
+    boost_steps_nb(c, st.seat[SEAT_BOOST_S, s], out)
+
+
+@inline
+def boost_steps_nb(colour, strength, out):
+    """A coach boost's extra steps by terrain class into out (black uphill, yellow flat, green
+    downhill; none for another colour or -1)."""
+    out[:] = 0
+    if colour == BLACK:
+        out[UPHILL] = strength
+    elif colour == YELLOW:
+        out[FLAT] = strength
+    elif colour == GREEN:
+        out[DOWNHILL] = strength
+
+
+@inline
+def card_context_nb(st, tb, trail, s):
+    """The move context (every legal end, judged) for the longest move any card in seat s's hand
+    could make this round, with its pending boost (P_CARD_ENDS)."""
+    boost = st.work[W_BOOST:W_BOOST + 3]
+    pending_steps_nb(st, s, boost)
+    most = st.work[W_MOST:W_MOST + 3]
+    most[:] = 0
+    for i in range(st.seat[SEAT_HAND_N, s]):
+        c = st.hand[s, i]
+        for a in range(2):
+            for t in range(3):
+                most[t] = max(most[t], value_nb(tb.card_steps[c, a, t], st.dice, 0) + boost[t])
+    return move_context_nb(st, tb, trail, s, most[UPHILL], most[FLAT], most[DOWNHILL], np.bool_(False))
+
+
+@inline
+def card_end_score_nb(st, tb, trail, s, c, ctx):
+    """Card c judged as choose_action_nb judges its two actions before wax: the best legal end of
+    each (best_of_nb: pulse with drafting and wind, the coach zone's worth), less an icy action's
+    price before the last lap; the better of the two."""
+    boost = st.work[W_BOOST:W_BOOST + 3]
+    out = st.work[W_OUT:W_OUT + 3]
+    last_lap = tb.lap[trail, st.seat[SEAT_POS, s]] >= tb.rules[R_START_LINE_CROSSINGS]
+    icy_cost = 0.0 if last_lap else st.params[s, P_ICY]
+    best = NEG * 10.0
+    for a in range(2):
+        v = best_of_nb(ctx, value_nb(tb.card_steps[c, a, UPHILL], st.dice, 0) + boost[UPHILL],
+                       value_nb(tb.card_steps[c, a, FLAT], st.dice, 0) + boost[FLAT],
+                       value_nb(tb.card_steps[c, a, DOWNHILL], st.dice, 0) + boost[DOWNHILL],
+                       np.int64(tb.card_pulse[c, a]), out)
+        if tb.card_icy[c, a] == 1:
+            v -= icy_cost
+        if v > best:
+            best = v
+    return best
+
+
+@inline
 def choose_card_nb(st, tb, trail, s):
     """The card to play this round (secret and simultaneous: only the round-start state is read).
 
@@ -629,12 +716,18 @@ def choose_card_nb(st, tb, trail, s):
         # the hand's two best worths (F_TOP) and the share of the race run (F_LATE, F_LATE_GAIN)
         first, second = hand_top_two_nb(st, tb, w, s, default)
         late = race_share_nb(st, tb, trail, s)
+    ends = (not on_mat) and w[P_CARD_ENDS] != 0.0
+    first_home = w[P_FINISH_FIRST] != 0.0 and (not on_mat or shot_home_nb(st, tb, trail, s))
+    if ends:
+        ctx = card_context_nb(st, tb, trail, s)
     ahead = ahead_nb(tb, trail, st.seat[SEAT_POS, s])
     best_i = 0
     best_v = NEG * 10.0
     for i in range(n):
         c = st.hand[s, i]
         v_card, gain, cost, steps = card_score_nb(st, tb, trail, s, c, ahead)
+        if ends:
+            v_card = card_end_score_nb(st, tb, trail, s, c, ctx)
         v_card *= sign
         if distilled:
             v_card += card_extra_nb(tb, st.dice, c, w, k0, gain, cost, steps, default)
@@ -642,6 +735,11 @@ def choose_card_nb(st, tb, trail, s):
             wv = hand_worth_nb(tb, w, c, default)
             v_card += (w[kx] * top_margin_nb(wv, first, second) + w[kx + 1] * wv * late
                        + w[kx + 2] * gain * late)
+        if first_home and (on_mat or v_card >= FINISH_SCORE - 1.0e5):
+            # it crosses the finish within the pulse limit (off a mat), or a Shoot could (on one):
+            # the race ends with the first to cross, so the pulse after it is worth nothing and the
+            # order of the turns is everything
+            v_card = FINISH_SCORE + 1.0e3 * value_nb(tb.card_init[c], st.dice, 0) + (v_card if on_mat else 0.0)
         if v_card > best_v:
             best_v = v_card
             best_i = i
@@ -723,6 +821,23 @@ def greedy_wax_nb(st, s, ctx, up, fl, dn, cost, icy, w_wax, best, out):
 
 
 @inline
+def wind_at_end_nb(st, tb, trail, s, pos, lane, on_mat):
+    """The wind choose_wind_nb would set for seat s after a move to (pos, lane, on a mat or not):
+    asked on the state with the racer put there for the question, then put back."""
+    p0 = st.seat[SEAT_POS, s]
+    l0 = st.seat[SEAT_LANE, s]
+    m0 = st.seat[SEAT_ON_MAT, s]
+    st.seat[SEAT_POS, s] = pos
+    st.seat[SEAT_LANE, s] = lane
+    st.seat[SEAT_ON_MAT, s] = on_mat
+    wind = choose_wind_nb(st, tb, trail, s)
+    st.seat[SEAT_POS, s] = p0
+    st.seat[SEAT_LANE, s] = l0
+    st.seat[SEAT_ON_MAT, s] = m0
+    return wind
+
+
+@inline
 def choose_action_nb(st, tb, trail, s, card, boost_steps):
     """Top or bottom, and the wax to spend: scratch[0] action, scratch[1..5] wax black..white.
 
@@ -772,10 +887,14 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     w_wax = st.params[s, P_WAX] * (st.params[s, P_LATE_WAX] if last_lap else 1.0)
     greedy_wax_nb(st, s, ctx, steps[3 * best_a], steps[3 * best_a + 1], steps[3 * best_a + 2], cost, icy, w_wax, best, out)
     # the other action, if with the same wax it reaches the planned end for less pulse, or as little
-    # and keeps the card, without giving up a wind symbol: it dominates (the blunder check's
-    # worse_action, docs/players.md)
+    # and keeps the card, without giving up a wind symbol the turn would use: it dominates (the
+    # blunder check's worse_action, docs/players.md). A symbol is used only where the wind chosen at
+    # the planned end differs from the wind now.
     o = 1 - best_a
-    if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and tb.card_wind[card, o] >= tb.card_wind[card, best_a]:
+    symbol = tb.card_wind[card, o] < tb.card_wind[card, best_a]
+    if symbol and tb.card_icy[card, o] <= tb.card_icy[card, best_a]:
+        symbol = wind_at_end_nb(st, tb, trail, s, sc[6], sc[7], sc[8]) != st.g[G_WIND]
+    if tb.card_icy[card, o] <= tb.card_icy[card, best_a] and not symbol:
         far = ctx_reach_nb(ctx, steps[3 * o] + sc[BLACK], steps[3 * o + 1] + sc[YELLOW], steps[3 * o + 2] + sc[GREEN])
         if far >= sc[6]:
             # the pulse at the planned end with either action (drafting and wind there, floored at 0)

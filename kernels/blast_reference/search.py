@@ -49,11 +49,12 @@ from kernels.blast.engine import (
 )
 from kernels.blast.events import STATUS_RACING, STATUS_WON
 from kernels.blast.players import (
-    HEURISTIC, LOOKAHEAD, P_DEPTH, P_PLACE_CREDIT, P_ROLLOUTS, REFERENCE, card_worth_nb, choose_card_nb,
+    HEURISTIC, LOOKAHEAD, P_DEPTH, P_PLACE_CREDIT, P_ROLLOUTS, P_SEARCH_FROM, P_SEARCH_MAT, P_SEARCH_TO, REFERENCE, card_worth_nb,
+    choose_card_nb, race_share_nb,
 )
 from kernels.blast.state import (
     G_LOG_CAP, G_LOG_N, G_MN, G_MTOP, G_N, G_ROUND, G_WINNER, MAX_HAND, MAX_MOTIVATION, S_PLACE,
-    SEAT_CHOSEN, SEAT_HAND_N, SEAT_PLAYER, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, W_RED,
+    SEAT_CHOSEN, SEAT_HAND_N, SEAT_ON_MAT, SEAT_PLAYER, SEAT_SECRET, SEAT_STATUS, W_LOOKAHEAD, W_RED,
 )
 
 KEY = np.uint64(0x9E3779B97F4A7C15)
@@ -309,6 +310,13 @@ def search_rounds_nb(tb, trail, st, red_usable, ro, sw, stop_round):
                 reference = kind == REFERENCE
                 depth = np.int64(st.params[s, P_DEPTH]) if reference else 0
                 k = candidates_nb(tb, st, s, cand)
+                if reference and budget > 0 and k > 1:
+                    share = race_share_nb(st, tb, trail, s)
+                    if share < st.params[s, P_SEARCH_FROM] or share >= st.params[s, P_SEARCH_TO]:
+                        budget = 0
+                    gate = np.int64(st.params[s, P_SEARCH_MAT])
+                    if gate != 0 and (st.seat[SEAT_ON_MAT, s] == 1) != (gate == 2):
+                        budget = 0
                 if budget <= 0 or k <= 1:
                     chosen[s] = choose_card_nb(st, tb, trail, s)
                     continue

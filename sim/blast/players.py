@@ -77,10 +77,15 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
     "mat_top": (-50.0, 50.0, "card choice on a shooting mat: weight of the best card's lead in worth over the next best in hand (0 for the others)"),
     "mat_late": (-50.0, 50.0, "card choice on a shooting mat: weight of its worth times the share of the race run"),
     "mat_late_gain": (-50.0, 50.0, "card choice on a shooting mat: weight of the spaces it gains times the share of the race run"),
+    "card_ends": (0.0, 1.0, "a switch: 1 judges a card off a mat by the best legal end of its better action (occupancy, drafting, wind, coach zones), as the move chooses it; 0 by the furthest space it reaches"),
+    "finish_first": (0.0, 1.0, "a switch: 1 plays, when a card can cross the finish (or on a mat a Shoot with every hit could), the one of highest initiative among them: the first to cross wins; 0 as scored"),
+    "search_from": (0.0, 1.0, "reference: searches only from this share of the race run ..."),
+    "search_to": (0.0, 1.0, "reference: ... up to this share (elsewhere the heuristic's card)"),
+    "search_mat": (0.0, 2.0, "reference: 0 searches on and off a shooting mat, 1 only off one, 2 only on one"),
 }
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
 #: weights that are switches: only the two ends of their range mean anything
-SWITCHES = ("coach_first",)
+SWITCHES = ("coach_first", "card_ends", "finish_first")
 
 KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD, "reference": K.REFERENCE}
 SEARCH_KINDS = (K.LOOKAHEAD, K.REFERENCE)       # kinds that choose their card by rollouts

@@ -100,7 +100,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
         weights = []
         for pattern in split_list(args.weights):
-            hit = [k for k in hook.param_names if fnmatchcase(k, pattern)]
+            # a pattern names the tunable weights it matches (a switch such as Blast's card_ends is
+            # set, not tuned); a plain name is taken as given, and tune() refuses one it cannot tune
+            pool = hook.spread if any(ch in pattern for ch in "*?[") else hook.param_names
+            hit = [k for k in pool if fnmatchcase(k, pattern)]
             if not hit:
                 return bad(f"--weights: {pattern!r} names no weight of {info.title}'s players "
                            f"(weights: {', '.join(hook.param_names)})")
