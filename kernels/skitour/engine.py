@@ -256,7 +256,7 @@ class Work(NamedTuple):
     tmp: np.ndarray      # int32[32]: trial markers and lists
     q: np.ndarray        # int32[64]: the drafting queue
     visits: np.ndarray   # VISIT records
-    lk: np.ndarray       # int32[MAX_K + 2, 6]: the move searches' stack
+    lk: np.ndarray       # int32[MAX_K + 2, 7]: the move searches' stack
     lv: np.ndarray       # float64[MAX_K + 2]: their path values
     dv: np.ndarray       # float64[rows + 2, lanes, 2, MAX_K + 1]: best value of the rest of a move
     ds: np.ndarray       # int32[same]: the stamp under which dv holds (as memo)
@@ -750,6 +750,17 @@ def new_stamp_nb(W):
     return W.tv[TV_STAMP]
 
 
+@inline
+def new_stamps_nb(W, n):
+    """n consecutive fresh stamps (new_stamp_nb's); returns the first."""
+    if W.tv[TV_STAMP] + n > 2000000000:
+        W.memo[:] = 0
+        W.ds[:] = 0
+        W.tv[TV_STAMP] = 0
+    W.tv[TV_STAMP] += n
+    return W.tv[TV_STAMP] - n + 1
+
+
 class Course(NamedTuple):
     """The tables a feasibility search reads."""
     rl: np.ndarray
@@ -988,25 +999,29 @@ class Plan(NamedTuple):
 
 
 @inline
-def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
+def move_value_nb(T, W, seat, r0, l0, so0, k0, vs, occw, p0):
     """The planning player's value of making exactly k0 more steps from (r0, l0) with side
     allowance so0 (a move ends early only by entering a shooting space or crossing the finish
     line): the best over the legal ways of 10 * the end row + the end space's value, less `occw`
-    per paid entry; -1e18 when there is no legal way. Memoised in W.dv under stamp `vs` (valid
-    while no other racer moves): read here, searched by one outlined body (`move_value_dfs_nb`,
-    as `feasible_nb`: its nine inlined copies were a fifth of the race kernel's code), called
-    with the nine arrays it reads and the integers as int64 (one signature)."""
-    if W.ds[r0 + 1, l0, so0, k0] == vs:
+    per paid entry while the racer can still pay (p0 payments to begin with: pay_count_nb), 1e6
+    per paid entry beyond them (the move makes it only where it is forced); -1e18 when there is
+    no legal way. Memoised in W.dv under stamp `vs` + the payments left (at most the steps left:
+    vs is the first of a block of MAX_K + 1, plan_stamp_nb; valid while no other racer moves):
+    read here, searched by one outlined body (`move_value_dfs_nb`, as `feasible_nb`: its nine
+    inlined copies were a fifth of the race kernel's code), called with the nine arrays it reads
+    and the integers as int64 (one signature)."""
+    if W.ds[r0 + 1, l0, so0, k0] == vs + min(p0, k0):
         return W.dv[r0 + 1, l0, so0, k0]
     i = np.int64
     return move_value_dfs_nb(PlanTab(T.rl, T.crs, T.pw),
                              Plan(W.st, W.tv, W.lk, W.lv, W.dv, W.ds), i(seat), i(r0), i(l0),
-                             i(so0), i(k0), i(vs), np.float64(occw))
+                             i(so0), i(k0), i(vs), np.float64(occw), i(p0))
 
 
 @outline_hot
-def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
-    """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv)."""
+def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw, p0):
+    """`move_value_nb`'s search, depth first with an explicit stack (W.lk, W.lv; column 6 the
+    payments the racer can still make)."""
     stk = W.lk
     bv = W.lv
     nrows = T.crs.shape[0]
@@ -1024,6 +1039,7 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
     stk[0, 3] = k0
     stk[0, 4] = 0
     stk[0, 5] = 0
+    stk[0, 6] = min(p0, k0)
     bv[0] = -1.0e18
     while d >= 0:
         r = stk[d, 0]
@@ -1031,14 +1047,15 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
         so = stk[d, 2]
         k = stk[d, 3]
         o = stk[d, 4]
+        p = stk[d, 6]
         if o >= 5:
             val = bv[d]
-            W.ds[r + 1, l, so, k] = vs
+            W.ds[r + 1, l, so, k] = vs + p
             W.dv[r + 1, l, so, k] = val
             paid = stk[d, 5]
             d -= 1
             if d >= 0 and val > -1.0e17:
-                c = val - (occw if paid != 0 else 0.0)
+                c = val - ((occw if stk[d, 6] > 0 else 1.0e6) if paid != 0 else 0.0)
                 if c > bv[d]:
                     bv[d] = c
             continue
@@ -1046,7 +1063,10 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
         ok, r2, l2, so2, _, ends, _, occ = step_t_nb(C, R, seat, r, l, so, o, rows)
         if not ok:
             continue
-        cost = occw if pays_nb(C, r2, l2, occ) else 0.0
+        pay = pays_nb(C, r2, l2, occ)
+        # an entry beyond the payments the racer can still make is one it cannot choose to make
+        # (move_nb offers it only where no free way remains): priced as OCC_FORCED prices all
+        cost = (occw if p > 0 else 1.0e6) if pay else 0.0
         if ends == 1 or k == 1:
             v = 10.0 * r2 - cost
             if r2 < nrows:
@@ -1054,7 +1074,8 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
             if v > bv[d]:
                 bv[d] = v
             continue
-        if W.ds[r2 + 1, l2, so2, k - 1] == vs:
+        p2 = min(p - 1 if (pay and p > 0) else p, k - 1)
+        if W.ds[r2 + 1, l2, so2, k - 1] == vs + p2:
             cv = W.dv[r2 + 1, l2, so2, k - 1]
             if cv > -1.0e17 and cv - cost > bv[d]:
                 bv[d] = cv - cost
@@ -1065,7 +1086,8 @@ def move_value_dfs_nb(T, W, seat, r0, l0, so0, k0, vs, occw):
         stk[d, 2] = so2
         stk[d, 3] = k - 1
         stk[d, 4] = 0
-        stk[d, 5] = 1 if cost > 0.0 else 0
+        stk[d, 5] = 1 if pay else 0
+        stk[d, 6] = p2
         bv[d] = -1.0e18
     return W.dv[r0 + 1, l0, so0, k0]
 
@@ -1181,9 +1203,27 @@ def plan_stamp_nb(W, cls):
     for each cost: turn_nb starts the turn with none."""
     vs = W.tv[TV_PLAN + cls]
     if vs == 0:
-        vs = new_stamp_nb(W)
+        # one stamp for each count of payments the racer can still make (0 to MAX_K)
+        vs = new_stamps_nb(W, MAX_K + 1)
         W.tv[TV_PLAN + cls] = vs
     return vs
+
+
+@inline
+def pay_count_nb(T, W, seat, spent, k):
+    """How many voluntary payments of a move the racer can make (at most k), beyond `spent`
+    payments already committed this turn (the additional columns chosen so far)."""
+    st = W.st
+    nat = st[seat, S_NAT]
+    left = -spent
+    for c in range(T.rl[R_TARGETS]):
+        left += T.ns[nat, c] - 1 - st[seat, S_MK + c]
+    if left >= k:
+        return k                  # the slots left above blue settle it (can_pay_nb's fast test)
+    j = 0
+    while j < k and can_pay_nb(T, W, seat, spent + j + 1, False):
+        j += 1
+    return j
 
 
 @inline
@@ -1234,6 +1274,7 @@ def move_nb(T, W, seat, k):
         bo = best_first_step_nb(T, W, seat, r, l, so, rem, sa) if look else -1
         n = 0
         payable = -1              # can_pay_nb(1): the same for every option (-1 not yet asked)
+        pcount = -1               # pay_count_nb: the payments the rest can make (-1 not yet)
         steps_call_nb(T, W, seat, r, l, so, 0, 5)
         for o in range(5):
             out = W.sx[o]
@@ -1244,7 +1285,11 @@ def move_nb(T, W, seat, k):
                 if plan:
                     # the rest's value is -1e18 exactly where it has no legal way: the same test
                     # as the feasibility search's, and one search instead of two
-                    rest = move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw)
+                    if pcount < 0:
+                        pcount = pay_count_nb(T, W, seat, 0, rem)
+                    rest = move_value_nb(T, W, seat, out[0], out[1], out[2], rem - 1, vs, occw,
+                                         max(pcount - 1, 0) if pays_nb(T, out[0], out[1], out[6])
+                                         else pcount)
                     if rest < -1.0e17:
                         continue
                 elif not feasible_nb(T, W, seat, out[0], out[1], out[2], rem - 1, False, sa, False):
@@ -1590,8 +1635,8 @@ def look_gain_nb(T, W, seat, dice, dplus, dminus, dsprint, need):
     b = turn_count_nb(T, W, seat, dice, tv[TV_PLUS] + dplus, tv[TV_MINUS] + dminus,
                       tv[TV_SPRINTMV] + dsprint)
     vs, occw = plan_memo_nb(T, W, seat)
-    va = planned_value_nb(T, W, seat, a, vs, occw)
-    vb = planned_value_nb(T, W, seat, b, vs, occw)
+    va = planned_value_nb(T, W, seat, a, vs, occw, 0)
+    vb = planned_value_nb(T, W, seat, b, vs, occw, 0)
     if va > -1.0e17 and vb > -1.0e17:
         return 0.1 * (vb - va)
     return 1.0 * (min(b, need) - min(a, need))
@@ -1923,13 +1968,16 @@ def dist_to_stop_nb(T, W, seat):
 
 
 @inline
-def planned_value_nb(T, W, seat, k, vs, occw):
+def planned_value_nb(T, W, seat, k, vs, occw, spent):
     """The planning player's value (move_value_nb) of a move of k steps from where the racer
-    stands; -1e18 when no legal way makes them all."""
+    stands, `spent` payments of this turn's additional columns committed; -1e18 when no legal way
+    makes them all."""
     st = W.st
     if k <= 0:
         return 10.0 * st[seat, S_ROW]
-    return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, min(k, MAX_K), vs, occw)
+    k = min(k, MAX_K)
+    return move_value_nb(T, W, seat, st[seat, S_ROW], st[seat, S_LANE], 1, k, vs, occw,
+                         pay_count_nb(T, W, seat, spent, k))
 
 
 @inline
@@ -1973,7 +2021,7 @@ def column_step_nb(T, W, seat):
             if look1:
                 # the rows (and the end space's value) the planned move makes with it
                 x = turn_count_nb(T, W, seat, d, tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
-                v1 = planned_value_nb(T, W, seat, x, vs, occw)
+                v1 = planned_value_nb(T, W, seat, x, vs, occw, 0)
                 if v1 > -1.0e17:
                     W.sc[n] += 0.1 * v1 - st[seat, S_ROW] - min(d, useful)
             if waste != 0.0 and d > need:
@@ -2026,8 +2074,8 @@ def column_step_nb(T, W, seat):
                     gain = min(x1, need) - min(x0, need)
                     if look:
                         # rows (and the end space's value) the planned move gains with it
-                        v0 = planned_value_nb(T, W, seat, x0, vs, occw)
-                        v1 = planned_value_nb(T, W, seat, x1, vs, occw)
+                        v0 = planned_value_nb(T, W, seat, x0, vs, occw, max(ne - free, 0))
+                        v1 = planned_value_nb(T, W, seat, x1, vs, occw, paying)
                         if v0 > -1.0e17 and v1 > -1.0e17:
                             gain = 0.1 * (v1 - v0)
                             # a column that would leave one already taken without use (the move
@@ -2037,7 +2085,8 @@ def column_step_nb(T, W, seat):
                                 xp = turn_count_nb(T, W, seat,
                                                    total + d - col_dice_nb(T, b, nat, tmp_ex[i]),
                                                    tv[TV_PLUS], tv[TV_MINUS], tv[TV_SPRINTMV])
-                                if planned_value_nb(T, W, seat, xp, vs, occw) >= v1:
+                                if planned_value_nb(T, W, seat, xp, vs, occw,
+                                                    max(ne - free, 0)) >= v1:
                                     gain = -MAX_K
                 else:
                     gain = min(total + d, useful) - min(total, useful)

@@ -95,10 +95,10 @@ PARAM_NAMES = ("extra_min", "reserve", "range_extra", "six_sprint", "six_box", "
 # tuned by coordinate search against the sprinter persona (docs in balanced.toml); the icon values
 # were constants of the kernel before they became weights
 DEFAULT_PARAMS = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.8, 3.0, 1.0, 0.0, 2.0, 1.0, 1.5, 1.5,
-                           0.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
+                           1.5, 3.5, 3.0, 0.8, 1.0, 3.0, -0.5, -1.0,
                            1.0, -0.5, 2.0, 0.2, 1.0, -2.0, 0.0,
                            0.0, 0.0, 0.0, 0.5, 1.0,
-                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.2, 0.5, 0.0, 0.0],
+                           0.5, 1.0, 0.0, 0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.2, 0.5, 1.0, 0.8],
                           np.float64)
 assert len(PARAM_NAMES) == N_PARAMS == len(DEFAULT_PARAMS)
 

@@ -202,8 +202,6 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
     """The design a manifest records; `players`: the manifest's player records (kind and weights,
     player_records), so a replay plays the run's races with the weights they were played with, even
     for a player held in memory (a tuning candidate) or a persona file changed since."""
-    from kernels.skitour.players import DEFAULT_PARAMS
-
     from ..contract import filled_weights
 
     d = dict(d)
@@ -215,26 +213,39 @@ def design_from_dict(d: dict, players: dict | None = None) -> Design:
         r = records.get(name)
         if not r or r.get("kind") not in C.PLAYER_KINDS or r.get("kind") == "random":
             return name
-        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), filled_weights(r["weights"], DEFAULT_PARAMS))
+        return P.PlayerSpec(name, C.PLAYER_KINDS.index(r["kind"]), filled_weights(r["weights"], ADDED_AT))
 
     d["players"] = tuple(spec(n) for n in names)
     return Design(**d)
 
 
 #: weights a player's record always holds: those before `last_spend` and `occupied_cut` (issue 27,
-#: 2026-11-29). A weight added later is recorded only up to the last one off its default, so a
-#: results folder written before it came stays extensible while the players play as before
-#: (design_from_dict gives the weights left out their defaults).
+#: 2026-11-29). A weight added later is recorded only up to the last one off the value it was
+#: added at (ADDED_AT), so a results folder written before it came stays extensible while the
+#: players play as before (design_from_dict gives the weights left out those values).
 RECORDED_WEIGHTS = 46
+
+
+def _added_at():
+    """The weights at the values that play as before the later weights came: the default's, but
+    `last_spend` and `occupied_cut` at 0 (the default has played them at 1 and 0.8 since issue 27
+    item 2; a record written before them must replay at 0)."""
+    from kernels.skitour.players import DEFAULT_PARAMS, PARAM_NAMES
+
+    w = DEFAULT_PARAMS.copy()
+    w[PARAM_NAMES.index("last_spend")] = 0.0
+    w[PARAM_NAMES.index("occupied_cut")] = 0.0
+    return w
+
+
+ADDED_AT = _added_at()
 
 
 def recorded_weights(weights) -> list[float]:
     """A player's weights as a manifest records them (RECORDED_WEIGHTS)."""
-    from kernels.skitour.players import DEFAULT_PARAMS
-
     from ..contract import trimmed_weights
 
-    return trimmed_weights(weights, DEFAULT_PARAMS, RECORDED_WEIGHTS)
+    return trimmed_weights(weights, ADDED_AT, RECORDED_WEIGHTS)
 
 
 def player_records(design: Design) -> dict:

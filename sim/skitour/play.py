@@ -142,7 +142,7 @@ def _run(bundle: SkiTourBundle, course, nations, seed, races, *, players=("balan
             np.zeros((MAX_OPTIONS, 4), np.int32), np.zeros(MAX_OPTIONS, np.float64),
             np.zeros(48, np.int64), np.zeros(32, np.int32), np.zeros(64, np.int32),
             np.zeros(1, np.uint64), np.zeros(1, np.uint64),
-            np.zeros((E.MAX_K + 2, 6), np.int32), np.zeros(E.MAX_K + 2, np.float64),
+            np.zeros((E.MAX_K + 2, 7), np.int32), np.zeros(E.MAX_K + 2, np.float64),
             np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.float64),
             np.zeros((crs.shape[0] + 2, lanes, 2, E.MAX_K + 1), np.int32),
             np.zeros((5, 8), np.int64),

@@ -74,3 +74,21 @@ def test_cheapest_route_counts_the_fewest_paid_entries_to_each_end(shipped):
     assert ends[(4, 1)] == 0
     # one step: only straight on reaches row 3 in lane 0, and it pays
     assert ref._cheapest(me, 2, 0, False, 1, False, {})[(3, 0)] == 1
+
+
+def test_the_planned_move_counts_the_payments_it_can_still_make(shipped):
+    """Long race 374 (seed 1, every seat benchmarks/personas/skitour_last_spend.toml): seat 1,
+    four steps from row 58 with stamina for one voluntary payment after two paid columns, planned
+    through two occupied spaces, paid the first, could not pay the second and stepped round it to
+    an end a free route reached (one paid_entry). The planned move now prices an entry beyond the
+    payments the racer can still make as one it cannot choose (kernels/skitour/engine.py,
+    move_value_nb), so it takes the free route."""
+    from pathlib import Path
+
+    from sim.skitour.blunders import count_races
+
+    bundle, game = shipped
+    cand = Path(__file__).resolve().parents[2] / "benchmarks/personas/skitour_last_spend.toml"
+    found = count_races(bundle, "Long", str(cand), 4, 1, 374, 375, game=game)
+    assert found["decisions:paid_entry"] > 50
+    assert sum(n for k, n in found.items() if k.startswith("paid_entry")) == 0

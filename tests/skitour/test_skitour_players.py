@@ -69,12 +69,16 @@ def test_lookahead_player_plays_legal_races():
     from test_skitour_moves import check_moves
 
     assert P.get_player("lookahead").kind == C.PLAYER_LOOKAHEAD
-    # balanced's weights, but those of issue 27 item 2 (off: the look-ahead plays as before them)
+    # balanced's weights, but those of issue 27 item 2 (off, and the reroll_shot token's set-up
+    # value of before: the look-ahead plays as before them)
     later = [K.PARAM_NAMES.index(k) for k in ("draft_spot", "look_extra", "look_first",
-                                              "draft_next", "bonus_stay")]
+                                              "draft_next", "bonus_stay", "last_spend",
+                                              "occupied_cut")]
+    tok = K.PARAM_NAMES.index("token_reroll_shot")
     look, bal = P.get_player("lookahead").weights, P.get_player("balanced").weights
-    assert [w for j, w in enumerate(look) if j not in later] == [w for j, w in enumerate(bal) if j not in later]
-    assert all(look[j] == 0.0 for j in later)
+    assert ([w for j, w in enumerate(look) if j not in later and j != tok]
+            == [w for j, w in enumerate(bal) if j not in later and j != tok])
+    assert all(look[j] == 0.0 for j in later) and look[tok] == 0.5
     b = load_bundle()
     nat = [b.nation_id(x) for x in ("Norway", "France", "Russia", "Sweden")]
     for race in range(6):
@@ -172,23 +176,26 @@ def test_the_last_stretch_and_the_path_spend_the_surplus():
 def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
     """A results folder's identity holds each player's recorded weights: `last_spend` and
     `occupied_cut`, added after the shipped study's folders were written, are recorded only where a
-    persona moves them off their default, so `balanced` records the 46 weights it did before (its
-    folders stay extensible), a player with `last_spend` on records it, and both read back to the
-    weights they play with. Ladders and tunings record them the same way."""
+    persona moves them off the value they were added at (0, sim.skitour.game.ADDED_AT), so the
+    default of before records the 46 weights it did (its folders stay extensible and replay with
+    both at 0), today's default, which plays them at 1 and 0.8, records them, and both read back to
+    the weights they play with. Ladders and tunings record them the same way."""
     from sim.ladder import player_record, roster
     from sim.skitour import game as G
 
     bal = P.get_player("balanced")
+    ls, oc = K.PARAM_NAMES.index("last_spend"), K.PARAM_NAMES.index("occupied_cut")
+    assert (bal.weights[ls], bal.weights[oc]) == (1.0, 0.8)
     w = list(bal.weights)
-    w[K.PARAM_NAMES.index("last_spend")] = 1.0
-    spend = P.PlayerSpec("spend", bal.kind, tuple(w))
-    d = G.Design("Starter", 4, players=("balanced", spend))
+    w[ls] = w[oc] = 0.0
+    before = P.PlayerSpec("before", bal.kind, tuple(w))
+    d = G.Design("Starter", 4, players=("balanced", before))
     rec = G.player_records(d)
-    assert len(rec["balanced"]["weights"]) == G.RECORDED_WEIGHTS == 46 < K.N_PARAMS
-    assert rec["balanced"]["weight_names"] == list(K.PARAM_NAMES[:46])
-    assert rec["spend"]["weights"][-1] == 1.0 and len(rec["spend"]["weights"]) == K.PARAM_NAMES.index("last_spend") + 1
+    assert len(rec["before"]["weights"]) == G.RECORDED_WEIGHTS == 46 < K.N_PARAMS
+    assert rec["before"]["weight_names"] == list(K.PARAM_NAMES[:46])
+    assert rec["balanced"]["weights"][-2:] == [1.0, 0.8] and len(rec["balanced"]["weights"]) == oc + 1
     back = G.design_from_dict(G.design_dict(d), rec)
     assert back.players[0].weights == tuple(float(x) for x in bal.weights)
     assert back.players[1].weights == tuple(w) and len(back.players[1].weights) == K.N_PARAMS
-    for p in (bal, spend):
+    for p in (bal, before):
         assert player_record(p, roster("skitour"))["weights"] == rec[p.name]["weights"]

@@ -30,8 +30,8 @@ PLAYERS = ("random", "balanced")
 
 def old_default():
     """The default before issue 27's stamina pace (pace off, as its weights say in
-    docs/players.md, "A competent default (Ski Tour)"; and the look weights of issue 27 item 2
-    off): the races the scans below found were played by it, so those readings stay pinned
+    docs/players.md, "A competent default (Ski Tour)"; and the weights of issue 27 item 2 at
+    their values of before): the races the scans below found were played by it, so those readings stay pinned
     here."""
     from sim.skitour import players as P
     from kernels.skitour import players as K
@@ -40,7 +40,8 @@ def old_default():
     w = list(base.weights)
     for name, v in (("pace", 0.0), ("extra_surplus", 2.0), ("icon_stamina_surplus", -2.0),
                     ("first_waste", 0.0), ("draft_spot", 0.0), ("look_extra", 0.0),
-                    ("look_first", 0.0), ("draft_next", 0.0), ("bonus_stay", 0.0)):
+                    ("look_first", 0.0), ("draft_next", 0.0), ("bonus_stay", 0.0),
+                    ("last_spend", 0.0), ("occupied_cut", 0.0), ("token_reroll_shot", 0.5)):
         w[K.PARAM_NAMES.index(name)] = v
     return P.with_weights(base, "old-default", w)
 

@@ -82,12 +82,12 @@ def test_token_value_is_the_paired_win_rate_difference_with_an_interval(study_di
         assert r.units == len(d) and r.changed == int((d != 0).sum())
     sprint = table[(table.token_id == "sprint") & (table.course_name == "all")].iloc[0]
     assert sprint.value_low < sprint.value_high and sprint.changed >= 30 and sprint.measurable == "yes"
-    # the balanced persona does not lay reroll_shot in its row: the blank changes no race, so its
-    # value is not measurable with these players, never a zero
+    # the default lays reroll_shot in its row since issue 27 item 2 (token_reroll_shot 1.5; before,
+    # at 0.5, the blank changed no race and the value was "not measurable with these players"):
+    # the blank now changes races, and the value is measured as the sprint's
     shot = table[(table.token_id == "reroll_shot") & (table.course_name == "all")].iloc[0]
     assert shot.token == "re-roll a shooting die"
-    assert shot.changed == 0 and shot.measurable.startswith("not measurable with these players (0 of")
-    assert np.isnan(shot.value) and np.isnan(shot.value_high)
+    assert shot.changed >= 30 and shot.measurable == "yes" and not np.isnan(shot.value)
     findings = (tmp_path / "r" / "findings.txt").read_text()
     assert "Value of each wax token of Norway" in findings and "sprint +" in findings
     # which readings matter: the one switch-only variant, paired on the same races; a drawn first
