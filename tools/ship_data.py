@@ -24,8 +24,8 @@ MARK = "# BALANCED BY THE TOOL"
 #: named example the earlier set stays as, and what that earlier set was
 SHIPS = {"blast": ("31", 'docs/balance.md, "The shipped Blast set"', "blast-balanced-before-default",
                    "the set issue 17's search shipped"),
-         "skitour": ("31", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-unbalanced",
-                     "the earlier illustrative set")}
+         "skitour": ("27", 'docs/skitour/data-format.md, "Balanced nations"', "skitour-balanced-before-reroll",
+                     "the set balanced for the default of before")}
 
 
 def block(balance_file: str, run_dir: str, rows: pd.DataFrame, game: str = "blast") -> list[str]:

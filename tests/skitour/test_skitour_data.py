@@ -380,8 +380,10 @@ def test_bad_reading_switch(datadir, key, value, expected):
 
 
 
-@pytest.mark.parametrize("data", [None, "skitour-unbalanced", "skitour-balanced-before-look"],
-                         ids=["shipped", "skitour-unbalanced", "skitour-balanced-before-look"])
+EXAMPLES = ("skitour-unbalanced", "skitour-balanced-before-look", "skitour-balanced-before-reroll")
+
+
+@pytest.mark.parametrize("data", [None, *EXAMPLES], ids=["shipped", *EXAMPLES])
 def test_the_shipped_nations_and_the_earlier_sets_keep_the_books_facts(data, tmp_path, monkeypatch):
     """The shipped set is issue 31's balance result; the sets shipped before it (before the search,
     and balanced under the default of before) load by name from any folder (--data
@@ -408,6 +410,6 @@ def test_the_shipped_nations_and_the_earlier_sets_keep_the_books_facts(data, tmp
     assert "flip" in nations["Italy"].boxes and "flip" in nations["United Kingdom"].boxes
     assert nations["Finland"].printed_wax is not None
     assert len({tuple(sorted(map(str, n.wax))) for n in nations.values()}) == 10
-    for name in ("skitour-unbalanced", "skitour-balanced-before-look"):
+    for name in EXAMPLES:
         for p in (examples_dir() / name).rglob("*.toml"):
             assert p.read_text().count(f'NAMED EXAMPLE "{name}"') == 1, p
