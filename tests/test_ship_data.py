@@ -44,9 +44,9 @@ def test_a_ski_tour_result_is_shipped_with_its_provenance(tmp_path, monkeypatch)
     tool.main(str(run), str(ROOT / "experiments" / "balance_skitour_ship.toml"))
     usa = shipped / "skitour" / "nations" / "usa.toml"
     text = usa.read_text()
-    assert "# BALANCED BY THE TOOL (issue 31)" in text
+    assert "# BALANCED BY THE TOOL (issue 27)" in text
     assert "biathlon-sim balance" in text and "balance_skitour_ship.toml" in text
-    assert "skitour-unbalanced" in text and "USA columns.sprint 3 -> 2" in text
+    assert "skitour-balanced-before-reroll" in text and "USA columns.sprint 3 -> 2" in text
     assert "sprint   = 2" in text and "sprint   = 3" not in text
     assert text.startswith(before[usa].splitlines()[0])
     assert all(p.read_text() == t for p, t in before.items() if p != usa)
