@@ -30,10 +30,13 @@ from .rules import (
     occupant_mask_nb, pulse_adjust_nb, pulse_total_nb, shot_wind_nb, threshold_nb, wind_adjust_nb,
 )
 from .state import (
-    SEAT_BIATHLETE, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N, SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER,
-    SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
+    SEAT_BIATHLETE, SEAT_BOOST_C, SEAT_BOOST_ROUND, SEAT_BOOST_S, SEAT_BULLETS, SEAT_DISC_N, SEAT_HAND_N,
+    SEAT_LANE, SEAT_ON_MAT, SEAT_PLAYER, SEAT_POS, SEAT_PULSE, SEAT_SECRET, SEAT_STATUS, SEAT_WAITS,
 )
-from .state import G_FACE0, G_MN, G_ROUND, G_MTOP, G_N, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_BOOST, W_EXTRA, W_MOST, W_OUT
+from .state import (
+    G_FACE0, G_MN, G_MTOP, G_N, G_ROUND, G_WIND, MAX_AHEAD, MAX_ENDS, N_END_COLS, W_ACT, W_ADJ, W_BOOST, W_EXTRA,
+    W_MOST, W_OUT,
+)
 
 RANDOM = 0
 HEURISTIC = 1
@@ -911,10 +914,7 @@ def choose_action_nb(st, tb, trail, s, card, boost_steps):
     if wax[WHITE] > 0 and tb.card_wind[card, best_a] == 0 and st.g[G_WIND] != STILL:
         if tb.is_range[trail, sc[6]] == 1 and sc[6] != st.seat[SEAT_POS, s] and tb.coach_colour[trail, sc[6]] != WHITE \
                 and ctx.pulse + tb.card_pulse[card, best_a] - sc[BLUE] + end_adjust_nb(ctx, sc[6], sc[7]) <= ctx.limit:
-            on_mat = st.seat[SEAT_ON_MAT, s]
-            st.seat[SEAT_ON_MAT, s] = 1
-            new_wind = choose_wind_nb(st, tb, trail, s)
-            st.seat[SEAT_ON_MAT, s] = on_mat
+            new_wind = wind_at_end_nb(st, tb, trail, s, st.seat[SEAT_POS, s], st.seat[SEAT_LANE, s], 1)
             if new_wind != st.g[G_WIND]:
                 sc[WHITE] = min(wax[WHITE], np.int64(st.params[s, P_WHITE_CALM]), 1)
     sc[9] = 1

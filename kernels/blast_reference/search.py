@@ -49,8 +49,8 @@ from kernels.blast.engine import (
 )
 from kernels.blast.events import STATUS_RACING, STATUS_WON
 from kernels.blast.players import (
-    HEURISTIC, LOOKAHEAD, P_DEPTH, P_PLACE_CREDIT, P_ROLLOUTS, P_SEARCH_FROM, P_SEARCH_MAT, P_SEARCH_TO, REFERENCE, card_worth_nb,
-    choose_card_nb, race_share_nb,
+    HEURISTIC, LOOKAHEAD, P_DEPTH, P_PLACE_CREDIT, P_ROLLOUTS, P_SEARCH_FROM, P_SEARCH_MAT, P_SEARCH_TO, REFERENCE,
+    card_worth_nb, choose_card_nb, race_share_nb,
 )
 from kernels.blast.state import (
     G_LOG_CAP, G_LOG_N, G_MN, G_MTOP, G_N, G_ROUND, G_WINNER, MAX_HAND, MAX_MOTIVATION, S_PLACE,

@@ -742,17 +742,14 @@ def step_call_nb(T, W, seat, r, l, so, o, out):
 
 @inline
 def new_stamp_nb(W):
-    W.tv[TV_STAMP] += 1
-    if W.tv[TV_STAMP] > 2000000000:
-        W.memo[:] = 0
-        W.ds[:] = 0
-        W.tv[TV_STAMP] = 1
-    return W.tv[TV_STAMP]
+    """A fresh stamp (new_stamps_nb's one)."""
+    return new_stamps_nb(W, 1)
 
 
 @inline
 def new_stamps_nb(W, n):
-    """n consecutive fresh stamps (new_stamp_nb's); returns the first."""
+    """n consecutive fresh stamps for the memos (W.memo, W.ds); returns the first. Near the int32
+    limit the memos are cleared and the stamps start again from 1."""
     if W.tv[TV_STAMP] + n > 2000000000:
         W.memo[:] = 0
         W.ds[:] = 0
