@@ -183,6 +183,23 @@ def test_a_bad_weight_is_refused_in_one_line(tmp_path, capsys):
     assert "half.toml: half: weights.coach_first: must be 0 or 1 (a switch), got 0.5" in lines[-1]
 
 
+@pytest.mark.parametrize("weights, message", [
+    ("search_mat = 1.5", "weights.search_mat: must be a whole number from 0 to 2, got 1.5"),
+    ("search_from = 0.8\nsearch_to = 0.5",
+     "weights.search_from: must be below search_to (0.5): the reference would never search; got 0.8"),
+])
+def test_the_reference_search_weights_are_refused_in_one_line_when_meaningless(tmp_path, capsys, weights, message):
+    """search_mat names one of three choices, and search_from .. search_to must leave the reference
+    somewhere to search: anything else is refused with the file, persona and field, exit status 2."""
+    path = tmp_path / "gate.toml"
+    path.write_text(f'name = "gate"\nkind = "reference"\nbase = "distilled"\n[weights]\nrollouts = 2\n{weights}\n')
+    code = main(["run", "--trail", "Kurz", "--players", str(path), "--races", "4", "--jobs", "1"])
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+    assert code == 2 and 1 <= len(lines) <= 2 and "Traceback" not in err
+    assert f"gate.toml: gate: {message}" in lines[-1]
+
+
 def test_a_weight_added_at_its_default_leaves_the_recorded_players_as_before():
     """A results folder's identity holds each player's recorded weights: the six card weights of
     the hand and the race, added after folders were written, are recorded only where a persona

@@ -86,6 +86,8 @@ WEIGHTS: dict[str, tuple[float, float, str]] = {
 assert tuple(WEIGHTS) == K.PARAM_NAMES, "sim.blast.players.WEIGHTS must follow kernels' P_* order"
 #: weights that are switches: only the two ends of their range mean anything
 SWITCHES = ("coach_first", "card_ends", "finish_first")
+#: weights that name one of a few choices: whole numbers only
+WHOLE = ("search_mat",)
 
 KINDS = {"heuristic": K.HEURISTIC, "lookahead": K.LOOKAHEAD, "reference": K.REFERENCE}
 SEARCH_KINDS = (K.LOOKAHEAD, K.REFERENCE)       # kinds that choose their card by rollouts
@@ -145,11 +147,16 @@ def read_persona(path: Path, known: dict[str, Player], problems: Problems, doc: 
             value = wt.number(key, None, lo, hi)
             if key in SWITCHES and lo < value < hi:
                 wt.problem(key, f"must be {lo:g} or {hi:g} (a switch), got {value:g}")
+            if key in WHOLE and value != int(value):
+                wt.problem(key, f"must be a whole number from {lo:g} to {hi:g}, got {value:g}")
             weights[K.PARAM_NAMES.index(key)] = value
     wt.done(hint=WEIGHTS)
     t.done()
     if KINDS[kind] in SEARCH_KINDS and weights[K.P_ROLLOUTS] < 1:
         t.problem("weights.rollouts", f"a {kind} player needs at least 1 rollout per card")
+    if weights[K.P_SEARCH_FROM] >= weights[K.P_SEARCH_TO]:
+        t.problem("weights.search_from", f"must be below search_to ({weights[K.P_SEARCH_TO]:g}): the reference "
+                                         f"would never search; got {weights[K.P_SEARCH_FROM]:g}")
     if not name:
         return None
     return Player(name.lower(), KINDS[kind], tuple(weights), description, file)
